@@ -1,0 +1,44 @@
+/*
+ * parray — copy between any two layouts (PARRAY's "copy S(src) to D(dst)").
+ *
+ * pa_copy sets dst[dst_type(k)] = src[src_type(k)] for every flat index k in [0, size).  Both types must have
+ * the same size and element size.  The planner compiles both types, coalesces their layouts jointly and picks
+ * a strategy (memcpy runs, element loops specialised by size, cache-blocked transposes, gathers, several
+ * threads for large copies).  Plans are cached per pair of types.  Setting PA_PLAN_INFO=1 in the environment
+ * prints the one-line explanation of every plan when it is made.
+ */
+#ifndef PARRAY_COPY_H
+#define PARRAY_COPY_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "type.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Copies every element of src (read through src_type) to dst (written through dst_type).  Source and
+ * destination must not overlap.
+ * \return PA_OK, PA_ERR_INVAL (NULL argument), PA_ERR_SIZE (sizes differ: both sizes are in the message),
+ *         PA_ERR_ELM (element sizes differ or are unspecified), PA_ERR_MTT (no strategy for the memory types),
+ *         PA_ERR_NOMEM.  Nothing is written when an error is returned.
+ */
+PA_API int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src);
+
+/**
+ * Writes one line saying what pa_copy(dst_type, ..., src_type, ...) does: the strategy, the jointly
+ * coalesced shape, the run length, the number of threads and why.
+ * \return the length of the full line (as snprintf), or a negative error (as pa_copy).
+ */
+PA_API int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf, size_t len);
+
+/** Sets the most threads a host copy may use (0: the default, the number of cores).  \return PA_OK. */
+PA_API int pa_copy_set_threads(int nthreads);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,67 @@
+/*
+ * parray — memory: create and destroy arrays of a type's memory type.
+ *
+ * The pointer and its type stay separate, as in PARRAY: the same pointer may be read through several types.
+ * pa_create() allocates enough elements for every offset of the type (its extent: the largest offset + 1,
+ * which is the size for ordinary types and more for a window into a larger array).
+ *
+ * Host memory types: paged (aligned malloc), numa (libnuma: on a node, or interleaved), mmap (a file image;
+ * destroy writes it back).  Other memory types come with their backends (pinned, dmem, mpimem, gamem).
+ */
+#ifndef PARRAY_MEM_H
+#define PARRAY_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "type.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Options for pa_create_opts(); initialise with pa_mem_opts_init(). */
+typedef struct pa_mem_opts {
+    size_t alignment;     /**< paged/numa: alignment in bytes, a power of two (default 64) */
+    int numa_node;        /**< numa: the node to place on; -1 (default) interleaves over all nodes */
+    int mmap_fd;          /**< mmap: file descriptor (PARRAY's mmap_file); -1 maps anonymous memory */
+    off_t mmap_offset;    /**< mmap: offset in the file, a multiple of the page size (default 0) */
+    int mmap_prot;        /**< mmap: PROT_* (default PROT_READ|PROT_WRITE) */
+    int mmap_flags;       /**< mmap: MAP_* (default MAP_SHARED) */
+    void *mmap_addr;      /**< mmap: address hint (default NULL) */
+} pa_mem_opts;
+
+/** Fills opts with the defaults. */
+PA_API void pa_mem_opts_init(pa_mem_opts *opts);
+
+/**
+ * Allocates an array of the type's memory type (PARRAY's create/malloc) with default options.
+ * \return the pointer, or NULL with the error set: PA_ERR_MTT (no allocator for the mtt, or one that is not
+ *         available on this machine), PA_ERR_ELM (no element type), PA_ERR_RANGE (negative offsets),
+ *         PA_ERR_NOMEM, PA_ERR_SYS (mmap failed, with errno's text).
+ */
+PA_API void *pa_create(const pa_type *type);
+
+/** As pa_create() with options (NULL: defaults). */
+PA_API void *pa_create_opts(const pa_type *type, const pa_mem_opts *opts);
+
+/**
+ * Frees an array made by pa_create() (PARRAY's destroy).  For mmap the image is written back (msync) and
+ * unmapped.  NULL is accepted and does nothing.
+ * \return PA_OK, PA_ERR_INVAL (the pointer was not made by pa_create, or was made for another memory type),
+ *         PA_ERR_SYS (msync/munmap failed; the mapping is still released where possible).
+ */
+PA_API int pa_destroy(const pa_type *type, void *ptr);
+
+/** Number of bytes pa_create() allocates for the type.  \return the count, or 0 with the error set. */
+PA_API size_t pa_alloc_bytes(const pa_type *type);
+
+/** \return 1 if the memory type name is known and usable on this machine, else 0. */
+PA_API int pa_mtt_available(const char *mtt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

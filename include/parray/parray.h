@@ -1,0 +1,16 @@
+/*
+ * parray — PARRAY's programming model as a C library.  Include this header for everything.
+ */
+#ifndef PARRAY_PARRAY_H
+#define PARRAY_PARRAY_H
+
+#include "error.h"
+#include "type.h"
+#include "mem.h"
+#include "copy.h"
+
+#define PA_VERSION_MAJOR 0
+#define PA_VERSION_MINOR 1
+#define PA_VERSION_PATCH 0
+
+#endif

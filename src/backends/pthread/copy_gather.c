@@ -1,0 +1,1 @@
+/* parray — copy_gather (to be written). */

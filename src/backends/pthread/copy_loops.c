@@ -1,0 +1,1 @@
+/* parray — copy_loops (to be written). */

@@ -1,0 +1,1 @@
+/* parray — copy_runs (to be written). */

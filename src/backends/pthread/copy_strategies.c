@@ -1,0 +1,1 @@
+/* parray — copy_strategies (to be written). */

@@ -1,0 +1,1 @@
+/* parray — copy_threads (to be written). */

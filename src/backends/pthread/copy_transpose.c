@@ -1,0 +1,1 @@
+/* parray — copy_transpose (to be written). */

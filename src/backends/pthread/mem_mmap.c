@@ -1,0 +1,1 @@
+/* parray — mem_mmap (to be written). */

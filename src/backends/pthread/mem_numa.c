@@ -1,0 +1,1 @@
+/* parray — mem_numa (to be written). */

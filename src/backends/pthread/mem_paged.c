@@ -1,0 +1,1 @@
+/* parray — mem_paged (to be written). */

@@ -1,0 +1,1 @@
+/* parray — builder (to be written). */

@@ -1,0 +1,1 @@
+/* parray — copy (to be written). */

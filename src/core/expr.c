@@ -1,0 +1,1 @@
+/* parray — expr (to be written). */

@@ -1,0 +1,1 @@
+/* parray — format (to be written). */

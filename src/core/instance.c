@@ -1,0 +1,1 @@
+/* parray — instance (to be written). */

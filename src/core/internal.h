@@ -1,0 +1,114 @@
+/*
+ * parray — internal declarations shared by the core and the backends.  Never included from a public header.
+ */
+#ifndef PARRAY_INTERNAL_H
+#define PARRAY_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "parray/parray.h"
+
+#define PA__HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- errors (src/core/error.c) ------------------------------------------------------------------------ */
+
+/** Sets the calling thread's detailed message and returns status, for "return pa__err(...)". */
+int pa__err(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- compiled layouts (src/core/layout*.c) ------------------------------------------------------------- */
+
+/*
+ * A compiled layout: offset(k) = base + sum over modes m of contribution_m(digit_m(k)), where the digits are
+ * k's row-major decomposition over the mode sizes (modes[0] outermost, modes[nmodes-1] innermost).  An
+ * affine mode contributes digit*stride; a gathered mode (table != NULL) contributes table[digit].
+ */
+#define PA__MAX_MODES 32
+
+typedef struct pa__mode {
+    int64_t size;
+    int64_t stride;         /* affine modes */
+    const int64_t *table;   /* gathered modes: size entries, owned by the layout's type */
+} pa__mode;
+
+typedef struct pa__layout {
+    int64_t size;           /* product of the mode sizes: the type's size */
+    int64_t base;
+    int64_t min_off, max_off;
+    int nmodes;
+    int affine;             /* 1 when no mode is gathered */
+    pa__mode modes[PA__MAX_MODES];
+} pa__layout;
+
+/** The compiled, coalesced layout of a type (made once, cached on the type).  NULL with the error set. */
+const pa__layout *pa__type_layout(const pa_type *t);
+/** Offset of flat index k through a compiled layout (0 <= k < size). */
+int64_t pa__layout_offset(const pa__layout *l, int64_t k);
+/** Merges adjacent affine modes where outer.stride == inner.stride * inner.size and drops size-1 modes. */
+void pa__layout_coalesce(pa__layout *l);
+/** Writes the canonical "(s0,s1):(d0,d1)+base" form.  \return as snprintf. */
+int pa__layout_format(const pa__layout *l, char *buf, size_t len);
+/** The reference semantics: the offset of flat index i by walking the dimension tree (the test oracle). */
+int64_t pa__offset_walk(const pa_type *t, int64_t i);
+
+/* ---- memory types (src/core/mtt.c; allocators in the backends) ----------------------------------------- */
+
+typedef enum pa__mtt_kind { PA__MTT_NONE, PA__MTT_MEMORY, PA__MTT_THREAD } pa__mtt_kind;
+
+/** An allocator for one memory type, registered by a backend. */
+typedef struct pa__mem_ops {
+    const char *name;                  /* "paged", "mmap", "numa", ... */
+    int host_accessible;               /* 1 when the CPU may load and store it directly */
+    int (*available)(void);            /* 1 when usable on this machine */
+    int (*alloc)(size_t bytes, const pa_mem_opts *opts, void **out, void **cookie);
+    int (*free)(void *ptr, size_t bytes, void *cookie);
+} pa__mem_ops;
+
+/** The allocator for a memory type name, or NULL. */
+const pa__mem_ops *pa__mem_find(const char *name);
+/** Kind of an mtt name (memory, thread, or not an mtt). */
+pa__mtt_kind pa__mtt_kind_of(const char *name);
+/** The memory type of a pointer made by pa_create (looked up in the allocation registry), or NULL. */
+const pa__mem_ops *pa__mem_of(const void *ptr);
+
+/* ---- copy strategies (src/core/plan*.c; kernels in the backends) -------------------------------------- */
+
+/* The jointly coalesced shape of a copy: the same loop nest over both sides. */
+typedef struct pa__copy_shape {
+    int nmodes;                      /* modes[0] outermost */
+    int64_t size[PA__MAX_MODES];
+    int64_t dst_stride[PA__MAX_MODES];
+    int64_t src_stride[PA__MAX_MODES];
+    const int64_t *dst_table[PA__MAX_MODES];   /* gathered modes, else NULL */
+    const int64_t *src_table[PA__MAX_MODES];
+    int64_t dst_base, src_base;
+    size_t elm;                      /* bytes per element */
+    int64_t total;                   /* elements */
+    const pa__mem_ops *dst_mem, *src_mem;
+} pa__copy_shape;
+
+struct pa__plan;
+
+/*
+ * A copy strategy: a name, a probe that says whether it applies to a shape and at what estimated cost (in
+ * nanoseconds), and its operations.  Backends list theirs in a table; the planner picks the cheapest.
+ */
+typedef struct pa__strategy {
+    const char *name;
+    int (*probe)(const pa__copy_shape *shape, double *cost, char *why, size_t whylen);
+    int (*exec)(const struct pa__plan *plan, void *dst, const void *src);
+} pa__strategy;
+
+/** The host strategies (src/backends/pthread/), NULL-terminated. */
+extern const pa__strategy *const pa__host_strategies[];
+
+/* ---- the type model (src/core/type_*.c) ----------------------------------------------------------------- */
+
+/* Opaque here; the copy planner and backends use only the query functions and pa__type_layout. */
+
+/** Name of the mtt of a type ("any" when unspecified); the node's own mtt for a distributed type's dimension. */
+const char *pa__type_mtt(const pa_type *t);
+
+#endif

@@ -1,0 +1,1 @@
+/* parray — layout (to be written). */

@@ -1,0 +1,1 @@
+/* parray — layout_compile (to be written). */

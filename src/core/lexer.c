@@ -1,0 +1,1 @@
+/* parray — lexer (to be written). */

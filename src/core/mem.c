@@ -1,0 +1,1 @@
+/* parray — mem (to be written). */

@@ -1,0 +1,1 @@
+/* parray — mtt (to be written). */

@@ -1,0 +1,1 @@
+/* parray — parser (to be written). */

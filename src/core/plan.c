@@ -1,0 +1,1 @@
+/* parray — plan (to be written). */

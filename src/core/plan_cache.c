@@ -1,0 +1,1 @@
+/* parray — plan_cache (to be written). */

@@ -1,0 +1,1 @@
+/* parray — query (to be written). */

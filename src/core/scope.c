@@ -1,0 +1,1 @@
+/* parray — scope (to be written). */

@@ -1,0 +1,1 @@
+/* parray — text (to be written). */

@@ -1,0 +1,1 @@
+/* parray — walk (to be written). */

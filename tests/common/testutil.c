@@ -1,0 +1,38 @@
+/* parray tests — shared helpers. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+int pa_test_run(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
+
+uint64_t pa_rng_next(pa_rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+int64_t pa_rng_range(pa_rng *r, int64_t lo, int64_t hi)
+{
+    uint64_t span = (uint64_t)(hi - lo) + 1;
+    return lo + (int64_t)(pa_rng_next(r) % span);
+}
+
+uint64_t pa_test_seed(const char *what)
+{
+    const char *env = getenv("PA_TEST_SEED");
+    uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)clock();
+    fprintf(stderr, "%s: seed %llu (replay with PA_TEST_SEED=%llu)\n", what, (unsigned long long)seed,
+            (unsigned long long)seed);
+    return seed;
+}

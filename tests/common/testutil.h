@@ -1,0 +1,39 @@
+/* parray tests — shared helpers: running a Check suite, a seeded random generator, status assertions. */
+#ifndef PARRAY_TESTUTIL_H
+#define PARRAY_TESTUTIL_H
+
+#include <check.h>
+#include <stdint.h>
+
+#include "parray/parray.h"
+
+/** Runs a suite (CK_NORMAL) and returns the process exit status: 0 when every test passed. */
+int pa_test_run(Suite *s);
+
+/** A small seeded generator (splitmix64), so that failures can be replayed from the printed seed. */
+typedef struct pa_rng { uint64_t s; } pa_rng;
+uint64_t pa_rng_next(pa_rng *r);
+/** Uniform in [lo, hi]. */
+int64_t pa_rng_range(pa_rng *r, int64_t lo, int64_t hi);
+/** The seed from PA_TEST_SEED, or one from the clock; printed to stderr either way. */
+uint64_t pa_test_seed(const char *what);
+
+/** Asserts that a status is PA_OK and prints pa_last_error() when it is not. */
+#define PA_CK_OK(expr)                                                                                   \
+    do {                                                                                                 \
+        int pa__st = (expr);                                                                             \
+        ck_assert_msg(pa__st == PA_OK, "%s returned %s: %s", #expr, pa_status_name(pa__st),            \
+                      pa_last_error());                                                                  \
+    } while (0)
+
+/** Asserts that a status equals an expected error code and that a message was set. */
+#define PA_CK_ERR(expr, code)                                                                            \
+    do {                                                                                                 \
+        pa_clear_error();                                                                                \
+        int pa__st = (expr);                                                                             \
+        ck_assert_msg(pa__st == (code), "%s returned %s, expected %s (%s)", #expr,                      \
+                      pa_status_name(pa__st), pa_status_name(code), pa_last_error());                   \
+        ck_assert_msg(pa_last_error()[0] != '\0', "%s set no message", #expr);                          \
+    } while (0)
+
+#endif
