@@ -164,6 +164,7 @@ static int mirror(build *b, pa_type *n, const pa_type *target)
 }
 
 static int build_node(build *b, const pa__adim *a, pa_type *parent, int index, pa_type **out);
+static int finish_node(pa_type *n, const pa__decl *d, const pa_type *elm_from, const char *base, const char *args);
 
 static int build_children(build *b, pa_type *n, pa__adim *const *dims, int ndims)
 {
@@ -187,15 +188,18 @@ static int build_anonymous(build *b, const pa__item *it, const pa_type **out)
 {
     pa__adim wrapper = {0};
     pa__item item = *it;
-    pa_type *n;
+    pa_type *n = NULL;
     int st;
-    if (it->ndims == 1)
-        return build_node(b, it->dims[0], NULL, 0, (pa_type **)out);
     wrapper.items = &item;
     wrapper.nitems = 1;
     wrapper.col = it->col;
     item.kind = PA__I_DIMS;
-    st = build_node(b, &wrapper, NULL, 0, &n);
+    if (it->ndims == 1)
+        st = build_node(b, it->dims[0], NULL, 0, &n);
+    else
+        st = build_node(b, &wrapper, NULL, 0, &n);
+    if (st == PA_OK)
+        st = finish_node(n, NULL, NULL, "(anonymous)", "");
     *out = n;
     return st;
 }
@@ -249,7 +253,7 @@ static int build_item(build *b, pa_type *n, const pa__item *it, int k, int si)
 
 static int build_node(build *b, const pa__adim *a, pa_type *parent, int index, pa_type **out)
 {
-    pa_type *n;
+    pa_type *n = NULL;
     int st, si = size_item(a);
     if ((st = new_node(b, parent, index, &n)))
         return st;
@@ -340,7 +344,8 @@ static int make_inst(pa__decl *d, const int64_t *args, int nargs, pa__inst **out
         free(b.inst);
         return pa__err(PA_ERR_NOMEM, "no memory for a type instance");
     }
-    memcpy(b.inst->args, args, (size_t)nargs * sizeof *args);
+    if (nargs)
+        memcpy(b.inst->args, args, (size_t)nargs * sizeof *args);
     b.inst->nargs = nargs;
     b.inst->decl = d;
     b.inst->var_gen = var_generation;

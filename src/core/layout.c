@@ -26,8 +26,11 @@ void pa__layout_coalesce(pa__layout *l)
     int n = 0;
     for (int i = 0; i < l->nmodes; i++) {
         pa__mode m = l->modes[i];
-        if (m.size == 1)
+        if (m.size == 1) {
+            if (m.table)
+                l->base += m.table[0];    /* a gathered single element still contributes its entry */
             continue;
+        }
         if (n > 0 && !m.table && !l->modes[n - 1].table && l->modes[n - 1].stride == m.stride * m.size) {
             l->modes[n - 1].size *= m.size;
             l->modes[n - 1].stride = m.stride;
