@@ -120,7 +120,7 @@ static int resolve_ref(build *b, const pa__item *it, const pa_type **out)
         return PA_OK;
     }
     if ((st = pa__split_ref(b->env.scope, it->ref, &d, path, &depth)))
-        return pa__err(st, "in \"%s\" at column %d: %s", b->env.text, it->col, pa_last_error() + 5);
+        return pa__err_wrap(st, "in \"%s\" at column %d", b->env.text, it->col);
     if (it->nargs != d->nparams || it->nargs > 16)
         return pa__err(PA_ERR_PARAM, "in \"%s\" at column %d: %s takes %d parameter%s, %d given", b->env.text,
                        it->col, d->name, d->nparams, d->nparams == 1 ? "" : "s", it->nargs);

@@ -12,7 +12,7 @@ static int check_refs(pa_scope *s, const pa__decl *d, const pa__adim *a)
     for (int k = 0; k < a->nitems; k++) {
         const pa__item *it = &a->items[k];
         if (it->kind == PA__I_REF && it->ref && (st = pa__split_ref(s, it->ref, &target, path, &depth)))
-            return pa__err(st, "in \"%s\" at column %d: %s", d->text, it->col, pa_last_error() + 5);
+            return pa__err_wrap(st, "in \"%s\" at column %d", d->text, it->col);
         for (int i = 0; i < it->ndims; i++)
             if ((st = check_refs(s, d, it->dims[i])))
                 return st;

@@ -80,11 +80,8 @@ int pa_declare_text(pa_scope *s, const char *text)
         if ((c = strstr(p, "//")) != NULL)
             *c = '\0';
         stmt = trim(p);
-        if (*stmt && (st = statement(s, stmt)) != PA_OK) {
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", pa_last_error());
-            pa__err(st, "line %d: %s", line, strncmp(msg, "ERR_", 4) == 0 ? strchr(msg, ' ') + 1 : msg);
-        }
+        if (*stmt && (st = statement(s, stmt)) != PA_OK)
+            pa__err_wrap(st, "line %d", line);
         line += sep == '\n';
         p += n + (sep != '\0');
     }
