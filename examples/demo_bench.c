@@ -98,9 +98,9 @@ static double median_seconds(const demo_options *opt, const struct job *job)
     return t[runs / 2];
 }
 
-static void print_row(const char *label, const char *threads, size_t bytes, double sec)
+static void print_row(const char *what, size_t bytes, double sec)
 {
-    printf("  %-44s %10.1f %8s %10.3f %8.2f\n", label, (double)bytes / (1 << 20), threads, sec * 1e3,
+    printf("    %-26s %8.1f MiB %10.3f ms %8.2f GB/s\n", what, (double)bytes / (1 << 20), sec * 1e3,
            (double)bytes / sec * 1e-9);
 }
 
@@ -118,8 +118,8 @@ static int64_t copy_and_verify(const pa_type *dst_t, uint32_t *dst, const pa_typ
     int64_t bad = 0, size = pa_size(dst_t);
     for (int64_t k = 0; k < size; k++) {
         if (dst[k] != expect(k, shape) && bad++ == 0)
-            printf("  first mismatch: %s[%lld] = %u, expected %u\n", pa_type_name(dst_t), (long long)k,
-                   (unsigned)dst[k], (unsigned)expect(k, shape));
+            printf("    first wrong element: dst[%lld] = %u, expected %u\n", (long long)k, (unsigned)dst[k],
+                   (unsigned)expect(k, shape));
     }
     return bad;
 }
@@ -127,8 +127,13 @@ static int64_t copy_and_verify(const pa_type *dst_t, uint32_t *dst, const pa_typ
 void demo_bench_pair(const demo_options *opt, const pa_type *dst_t, const pa_type *src_t, const char *label,
                      demo_expect_fn expect, const int64_t *shape)
 {
+    char decl[256], plan[512];
     if (pa_elm_size(dst_t) != 4 || pa_elm_size(src_t) != 4)
         demo_die("demo_bench_pair: 4-byte elements");
+    if (pa_type_format(src_t, decl, sizeof decl) < 0 || pa_copy_explain(dst_t, src_t, plan, sizeof plan) < 0)
+        demo_die(label);
+    printf("\n  %s, where %s = %s\n    plan: %s\n", label, pa_type_name(src_t), decl, plan);
+
     uint32_t *src = pa_create(src_t), *dst = pa_create(dst_t);
     if (src == NULL || dst == NULL)
         demo_die("pa_create");
@@ -136,22 +141,17 @@ void demo_bench_pair(const demo_options *opt, const pa_type *dst_t, const pa_typ
     for (size_t k = 0; k < src_elems; k++)
         src[k] = (uint32_t)k;
 
-    char plan[512];
-    if (pa_copy_explain(dst_t, src_t, plan, sizeof plan) < 0)
-        demo_die("pa_copy_explain");
     int64_t bad = copy_and_verify(dst_t, dst, src_t, src, expect, shape);
     if (bad >= 0)
-        demo_check(bad == 0, "%s: %lld elements checked, %lld wrong", label, (long long)pa_size(dst_t),
-                   (long long)bad);
-
-    struct job copy = {dst_t, src_t, dst, src, bytes}, mem = {NULL, NULL, dst, src, bytes};
+        demo_check(bad == 0, "every element checked: %lld of %lld wrong", (long long)bad,
+                   (long long)pa_size(dst_t));
     if (bad == 0) {
-        print_row(label, "default", bytes, median_seconds(opt, &copy));
+        struct job copy = {dst_t, src_t, dst, src, bytes}, mem = {NULL, NULL, dst, src, bytes};
+        print_row("pa_copy, default threads", bytes, median_seconds(opt, &copy));
         pa_copy_set_threads(1);
-        print_row("  the same with one thread", "1", bytes, median_seconds(opt, &copy));
+        print_row("pa_copy, one thread", bytes, median_seconds(opt, &copy));
         pa_copy_set_threads(0);
-        print_row("  memcpy of the same bytes", "1", bytes, median_seconds(opt, &mem));
-        printf("  plan: %s\n", plan);
+        print_row("memcpy of the same bytes", bytes, median_seconds(opt, &mem));
     }
     pa_destroy(src_t, src);
     pa_destroy(dst_t, dst);
