@@ -99,11 +99,12 @@ const pa_type *pa_type_get(pa_scope *s, const char *ref)
         pa__syntax(&lx, "'<' or the end of the type reference");
         return NULL;
     }
-    if (pa__split_ref(s, name, &d, path, &depth))
-        return NULL;
-    if (pa__inst_get(d, args, nargs, &in))
-        return NULL;
-    return pa__node_path(in->root, path, depth, ref);
+    pa__scope_lock(s);
+    st = pa__split_ref(s, name, &d, path, &depth);
+    if (st == PA_OK)
+        st = pa__inst_get(d, args, nargs, &in);
+    pa__scope_unlock(s);
+    return st ? NULL : pa__node_path(in->root, path, depth, ref);
 }
 
 const pa_type *pa_type_parse(pa_scope *s, const char *text)
@@ -114,6 +115,7 @@ const pa_type *pa_type_parse(pa_scope *s, const char *text)
         pa__err(PA_ERR_INVAL, "pa_type_parse: NULL %s", s ? "declaration" : "scope");
         return NULL;
     }
+    pa__scope_lock(s);
     if (pa__parse_decl(s, text, &d) || check_refs(s, d, d->root))
         goto fail;
     if (d->nparams) {
@@ -122,12 +124,12 @@ const pa_type *pa_type_parse(pa_scope *s, const char *text)
     }
     if (pa__inst_get(d, NULL, 0, &in))
         goto fail;
-    pa__scope_lock(s);
     d->next = s->anon;
     s->anon = d;
     pa__scope_unlock(s);
     return in->root;
 fail:
+    pa__scope_unlock(s);
     pa__decl_free(d);
     return NULL;
 }

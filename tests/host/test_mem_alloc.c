@@ -23,14 +23,10 @@
 
 /* ---- helpers ----------------------------------------------------------------------------------------- */
 
-/*
- * The documented defaults.  Until the type model is merged, mem.c (and so pa_mem_opts_init) cannot be linked
- * into this test; test_mem.c checks pa_mem_opts_init against these values once it can.
- */
 static pa_mem_opts default_opts(void)
 {
-    pa_mem_opts o = {.alignment = 64, .numa_node = -1, .mmap_fd = -1, .mmap_offset = 0,
-                     .mmap_prot = PROT_READ | PROT_WRITE, .mmap_flags = 0, .mmap_addr = NULL};
+    pa_mem_opts o;
+    pa_mem_opts_init(&o);
     return o;
 }
 
