@@ -394,8 +394,7 @@ int pa__plan_explain(const pa__plan *p, char *buf, size_t len)
     int in = s->nmodes - 1;
     int64_t run = (!s->dst_table[in] && !s->src_table[in] && s->dst_stride[in] == 1 && s->src_stride[in] == 1)
                       ? s->size[in] : 1;
-    int threads = pa__copy_threads_for(pa__bytes(s->total, s->elm));
-    return snprintf(buf, len, "copy %lld x %zu B: strategy=%s shape=%s run=%lld B threads=%d \xe2\x80\x94 %s",
+    return snprintf(buf, len, "copy %lld x %zu B: strategy=%s shape=%s run=%lld B threads=%d \xe2\x80\x94 %s%s",
                     (long long)s->total, s->elm, p->strategy->name, shape, (long long)pa__bytes(run, s->elm),
-                    threads, p->why);
+                    pa__host_threads(p), p->why, pa__host_streams(p) ? ", streaming stores" : "");
 }

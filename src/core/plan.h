@@ -76,7 +76,11 @@ void pa__copy_threads_set(int n);
 /** The most threads a copy may use now: min(cores, pa_copy_set_threads value). */
 int pa__copy_threads_limit(void);
 /** Threads worth using for a copy of this many bytes now: min(limit, bytes / chunk), at least 1. */
-int pa__copy_threads_for(int64_t bytes);
+int pa__copy_threads_for(int64_t bytes, int64_t chunk);
+/** The threads a host plan runs on now (1 for other backends' plans) (copy_strategies.c). */
+int pa__host_threads(const pa__plan *p);
+/** 1 when a host plan writes with streaming stores (destinations well beyond the caches). */
+int pa__host_streams(const pa__plan *p);
 /** Runs kernel over shape on up to nthreads threads, splitting one mode into contiguous slices. */
 int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, int nthreads,
                       pa__copy_kernel kernel);
@@ -87,6 +91,10 @@ int pa__kern_memcpy(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_runs(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_loops(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_transpose(const pa__copy_shape *s, char *dst, const char *src);
+/* Variants with streaming (non-temporal) stores, for destinations much larger than the caches. */
+int pa__kern_memcpy_nt(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_memcpy_runs_nt(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_transpose_nt(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_gather(const pa__copy_shape *s, char *dst, const char *src);
 /*
  * A two-level nest moving units of `unit` bytes: for i < n1, j < n0: copy d + i*dd1 + j*dd0 <- s + i*sd1 + j*sd0
@@ -95,10 +103,13 @@ int pa__kern_gather(const pa__copy_shape *s, char *dst, const char *src);
 typedef void (*pa__loop2_fn)(char *d, const char *s, int64_t n1, int64_t dd1, int64_t sd1, int64_t n0,
                              int64_t dd0, int64_t sd0, size_t unit);
 pa__loop2_fn pa__loop2_for(size_t unit);
+/** Copies n bytes with streaming stores (copy_runs.c); call pa__stream_fence() after the last one. */
+void pa__stream_copy(char *d, const char *s, size_t n);
+void pa__stream_fence(void);
 /** Finds the transpose's modes: a (contiguous on dst), b (contiguous on src) and the unit.  \return 1 if found. */
 int pa__transpose_modes(const pa__copy_shape *s, int *a, int *b, int64_t *unit);
-/** Tile edge of the transpose kernel, in units (measured; see copy_transpose.c). */
-extern const int pa__transpose_tile;
+/** Tile edge of the transpose kernel, in units (measured; see copy_transpose.c; the benchmark varies it). */
+extern int pa__transpose_tile;
 
 /*
  * An odometer over a subset of a shape's modes (the outer loops of every kernel), with offsets kept in bytes.

@@ -58,21 +58,26 @@ static int64_t rebase(pa__layout *l)
 
 /* ---- running and checking a copy ----------------------------------------------------------------------- */
 
+/* Each strategy's kernels: with ordinary stores, and with streaming stores where there is such a variant. */
 typedef struct kernel_of {
     const char *name;
-    pa__copy_kernel kernel;
+    pa__copy_kernel kernel[2];
 } kernel_of;
 
 static const kernel_of kernels[] = {
-    {"memcpy", pa__kern_memcpy},       {"memcpy_runs", pa__kern_memcpy_runs}, {"loops", pa__kern_loops},
-    {"transpose", pa__kern_transpose}, {"gather", pa__kern_gather},
+    {"memcpy", {pa__kern_memcpy, pa__kern_memcpy_nt}},
+    {"memcpy_runs", {pa__kern_memcpy_runs, pa__kern_memcpy_runs_nt}},
+    {"loops", {pa__kern_loops, NULL}},
+    {"transpose", {pa__kern_transpose, pa__kern_transpose_nt}},
+    {"gather", {pa__kern_gather, NULL}},
 };
 
-static pa__copy_kernel kernel_named(const char *name)
+static const kernel_of *kernels_named(const char *name)
 {
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (strcmp(kernels[i].name, name) == 0)
-            return kernels[i].kernel;
+            return &kernels[i];
+    ck_abort_msg("no kernels for strategy %s", name);
     return NULL;
 }
 
@@ -138,13 +143,18 @@ static void check_copy(pa__layout d, pa__layout s, size_t elm, const char *expec
         char why[160];
         if (!st->probe(&p->shape, &cost, why, sizeof why))
             continue;
-        for (int threads = 1; threads <= 3; threads += 2) {
+        const kernel_of *ks = kernels_named(st->name);
+        for (int v = 0; v < 4; v++) {
+            int threads = v % 2 ? 3 : 1, nt = v / 2;
             pa__copy_shape sh = p->shape;
+            if (!ks->kernel[nt])
+                continue;
             sh.dst_base += d.base;
             sh.src_base += s.base;
             memset(b.dst, 0xA5, (size_t)b.dn * elm);
-            PA_CK_OK(pa__copy_parallel(&sh, (char *)b.dst, (const char *)b.src, threads, kernel_named(st->name)));
-            snprintf(why, sizeof why, "%s on %d threads for %.100s", st->name, threads, line);
+            PA_CK_OK(pa__copy_parallel(&sh, (char *)b.dst, (const char *)b.src, threads, ks->kernel[nt]));
+            snprintf(why, sizeof why, "%s%s on %d threads for %.100s", st->name, nt ? " (streaming)" : "",
+                     threads, line);
             expect_same(&b, why);
         }
     }
@@ -344,9 +354,10 @@ END_TEST
 
 START_TEST(test_threads_large)
 {
-    /* Big enough for the planner to use the pool: 4 MiB contiguous, a 1024x1024 float transpose. */
+    /* Big enough for the planner to use the pool and streaming stores: 16 MiB contiguous, a 1024x1024 float
+     * transpose, 1000 rows of 4000 bytes. */
     pa__copy_threads_set(2);
-    check_copy(L(1, 0, 1 << 20, 1), L(1, 0, 1 << 20, 1), 4, "memcpy");
+    check_copy(L(1, 0, 1 << 22, 1), L(1, 0, 1 << 22, 1), 4, "memcpy");
     check_copy(L(2, 0, 1024, 1024, 1024, 1), L(2, 0, 1024, 1024, 1, 1024), 4, "transpose");
     check_copy(L(2, 0, 1000, 1000, 1000, 1), L(2, 0, 1000, 1000, 1024, 1), 4, "memcpy_runs");
     pa__copy_threads_set(0);

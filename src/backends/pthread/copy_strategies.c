@@ -5,18 +5,23 @@
  * fixed cost per unit of work (per memcpy call, per element, per tile).  Traffic counts whole cache lines for
  * a side that is walked with a stride of a line or more and the touched bytes otherwise.  It only has to rank
  * the strategies on one shape correctly; the constants below were measured on the development machine (AMD
- * EPYC, 2 cores, 512 KiB L2 per core, 32 MiB L3) with bench/copy_host, and their exact values matter only
- * near the crossovers.
+ * EPYC, 2 cores, 512 KiB L2 per core, 32 MiB L3) with bench/copy_calibrate, and their exact values matter
+ * only near the crossovers.
  */
 #include <stdio.h>
 
 #include "plan.h"
 
-/* Bytes of read + write traffic per ns on one thread: a 64 MiB memcpy moves ~9.5 GB/s, i.e. 19 B/ns both ways. */
-#define PA__BW_BYTES_PER_NS 19.0
-/* Fixed cost of one memcpy call on a short run (call, size dispatch, tail handling), ns. */
+/* Bytes of read + write traffic per ns on one thread: a 64 MiB memcpy moves 7-8 GB/s, 14-16 B/ns both ways. */
+#define PA__BW_BYTES_PER_NS 16.0
+/*
+ * Fixed cost of one memcpy call on a short run (call, size dispatch, tail handling), ns, and cost of one unit
+ * moved by the specialised element loops beyond its traffic, ns.  bench/copy_calibrate (runs) over 48 MiB of
+ * rows: memcpy_runs 6.3 ns per 8-byte run, 7.7 per 32, 11.3 per 64, 13.1 per 96; the loops 0.5-0.65 ns per
+ * 4-byte element, 8.5 ns per 64-byte row folded into one unit, 15.5 per 96-byte row (not folded).  So rows up
+ * to 64 bytes go to the loops and longer ones to memcpy_runs, which the model reproduces.
+ */
 #define PA__T_MEMCPY_CALL 6.0
-/* Cost of one unit moved by the specialised element loops beyond its traffic, ns. */
 #define PA__T_LOOP_UNIT 0.5
 /* Cost of starting one innermost loop (odometer step, loop set-up), ns. */
 #define PA__T_LOOP_START 5.0
@@ -51,12 +56,6 @@ static double traffic(double n, double unit, double step)
     return n * (step < PA__LINE ? step : PA__LINE > unit ? PA__LINE : unit);
 }
 
-static int threaded(const pa__plan *p, void *dst, const void *src, pa__copy_kernel k)
-{
-    const pa__copy_shape *s = &p->shape;
-    return pa__copy_parallel(s, dst, src, pa__copy_threads_for(pa__bytes(s->total, s->elm)), k);
-}
-
 /* ---- memcpy: one run ------------------------------------------------------------------------------------ */
 
 static int probe_memcpy(const pa__copy_shape *s, double *cost, char *why, size_t len)
@@ -67,11 +66,6 @@ static int probe_memcpy(const pa__copy_shape *s, double *cost, char *why, size_t
     *cost = 2 * bytes / PA__BW_BYTES_PER_NS + PA__T_MEMCPY_CALL;
     snprintf(why, len, "one contiguous run of %.0f bytes on both sides", bytes);
     return 1;
-}
-
-static int exec_memcpy(const pa__plan *p, void *dst, const void *src)
-{
-    return threaded(p, dst, src, pa__kern_memcpy);
 }
 
 /* ---- memcpy runs ------------------------------------------------------------------------------------------ */
@@ -86,11 +80,6 @@ static int probe_memcpy_runs(const pa__copy_shape *s, double *cost, char *why, s
     *cost = 2 * bytes / PA__BW_BYTES_PER_NS + runs * PA__T_MEMCPY_CALL;
     snprintf(why, len, "rows of %lld contiguous elements on both sides", (long long)s->size[in]);
     return 1;
-}
-
-static int exec_memcpy_runs(const pa__plan *p, void *dst, const void *src)
-{
-    return threaded(p, dst, src, pa__kern_memcpy_runs);
 }
 
 /* ---- strided element loops -------------------------------------------------------------------------------- */
@@ -115,11 +104,6 @@ static int probe_loops(const pa__copy_shape *s, double *cost, char *why, size_t 
     return 1;
 }
 
-static int exec_loops(const pa__plan *p, void *dst, const void *src)
-{
-    return threaded(p, dst, src, pa__kern_loops);
-}
-
 /* ---- cache-blocked transpose -------------------------------------------------------------------------------- */
 
 static int probe_transpose(const pa__copy_shape *s, double *cost, char *why, size_t len)
@@ -134,11 +118,6 @@ static int probe_transpose(const pa__copy_shape *s, double *cost, char *why, siz
     snprintf(why, len, "transpose of %lldx%lld units of %lld B in %dx%d tiles", (long long)s->size[b],
              (long long)s->size[a], (long long)pa__bytes(u, s->elm), pa__transpose_tile, pa__transpose_tile);
     return 1;
-}
-
-static int exec_transpose(const pa__plan *p, void *dst, const void *src)
-{
-    return threaded(p, dst, src, pa__kern_transpose);
 }
 
 /* ---- gather: any layout ------------------------------------------------------------------------------------ */
@@ -161,15 +140,72 @@ static int probe_gather(const pa__copy_shape *s, double *cost, char *why, size_t
     return 1;
 }
 
-static int exec_gather(const pa__plan *p, void *dst, const void *src)
-{
-    return threaded(p, dst, src, pa__kern_gather);
-}
+static int exec_host(const pa__plan *p, void *dst, const void *src);
 
-static const pa__strategy memcpy_one = {"memcpy", probe_memcpy, exec_memcpy};
-static const pa__strategy memcpy_runs = {"memcpy_runs", probe_memcpy_runs, exec_memcpy_runs};
-static const pa__strategy loops = {"loops", probe_loops, exec_loops};
-static const pa__strategy transpose = {"transpose", probe_transpose, exec_transpose};
-static const pa__strategy gather = {"gather", probe_gather, exec_gather};
+static const pa__strategy memcpy_one = {"memcpy", probe_memcpy, exec_host};
+static const pa__strategy memcpy_runs = {"memcpy_runs", probe_memcpy_runs, exec_host};
+static const pa__strategy loops = {"loops", probe_loops, exec_host};
+static const pa__strategy transpose = {"transpose", probe_transpose, exec_host};
+static const pa__strategy gather = {"gather", probe_gather, exec_host};
 
 const pa__strategy *const pa__host_strategies[] = {&memcpy_one, &memcpy_runs, &transpose, &loops, &gather, NULL};
+
+/*
+ * How each strategy runs: its kernels (with ordinary and with streaming stores) and the bytes per thread below
+ * which a second thread does not pay.  Measured with bench/copy_calibrate (threads, streaming):
+ * - copies bound by memory bandwidth (memcpy, memcpy_runs) gain from a second thread only once they leave the
+ *   32 MiB L3: 4 MiB ran 123 us on one thread and 148 us on two, 16 MiB 1357 us against 737 us;
+ * - copies bound by the core (transposes, element loops, gathers) gain from 256 KiB on: 44 us against 36 us;
+ * - streaming stores win once the destination no longer fits the L3 alongside the source.  Transposes:
+ *   8 MiB 8.9 GB/s streamed against 7.2, 4 MiB 9.9 against 15.5, so from 8 MiB.  Runs of 32 KiB: 16 MiB 19.8
+ *   against 13.7, 8 MiB 20.5 against 27.5, so from 16 MiB.  Rows shorter than 256 B are not streamed,
+ *   because their partial lines would be flushed half empty.
+ */
+#define PA__NT_MIN_RUN 256
+#define MiB ((int64_t)1 << 20)
+#define KiB ((int64_t)1 << 10)
+
+typedef struct host_run {
+    const pa__strategy *strategy;
+    pa__copy_kernel kernel, kernel_nt;
+    int64_t chunk;           /* bytes per thread */
+    int64_t nt_bytes;        /* streaming stores from this many bytes on */
+} host_run;
+
+static const host_run host_runs[] = {
+    {&memcpy_one, pa__kern_memcpy, pa__kern_memcpy_nt, 8 * MiB, 16 * MiB},
+    {&memcpy_runs, pa__kern_memcpy_runs, pa__kern_memcpy_runs_nt, 8 * MiB, 16 * MiB},
+    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, 256 * KiB, 8 * MiB},
+    {&loops, pa__kern_loops, NULL, 256 * KiB, 0},
+    {&gather, pa__kern_gather, NULL, 256 * KiB, 0},
+};
+
+static const host_run *host_run_of(const pa__plan *p)
+{
+    for (size_t i = 0; i < sizeof host_runs / sizeof host_runs[0]; i++)
+        if (host_runs[i].strategy == p->strategy)
+            return &host_runs[i];
+    return NULL;
+}
+
+int pa__host_threads(const pa__plan *p)
+{
+    const host_run *r = host_run_of(p);
+    return r ? pa__copy_threads_for(pa__bytes(p->shape.total, p->shape.elm), r->chunk) : 1;
+}
+
+int pa__host_streams(const pa__plan *p)
+{
+    const host_run *r = host_run_of(p);
+    const pa__copy_shape *s = &p->shape;
+    int in = s->nmodes - 1;
+    if (!r || !r->kernel_nt || pa__bytes(s->total, s->elm) < r->nt_bytes)
+        return 0;
+    return r->strategy != &memcpy_runs || pa__bytes(s->size[in], s->elm) >= PA__NT_MIN_RUN;
+}
+
+static int exec_host(const pa__plan *p, void *dst, const void *src)
+{
+    const host_run *r = host_run_of(p);
+    return pa__copy_parallel(&p->shape, dst, src, pa__host_threads(p), pa__host_streams(p) ? r->kernel_nt : r->kernel);
+}
