@@ -110,6 +110,8 @@ void pa__stream_fence(void);
 int pa__transpose_modes(const pa__copy_shape *s, int *a, int *b, int64_t *unit);
 /** Tile edge of the transpose kernel, in units (measured; see copy_transpose.c; the benchmark varies it). */
 extern int pa__transpose_tile;
+/** The tile edge the transpose uses for units of this many bytes. */
+int pa__transpose_edge(int64_t unit_bytes);
 
 /*
  * An odometer over a subset of a shape's modes (the outer loops of every kernel), with offsets kept in bytes.

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "plan.h"
-#include "testutil.h"
+#include "test_copy.h"
 
 static pa_rng rng;
 
@@ -409,5 +409,6 @@ int main(void)
     tcase_add_test(tc, test_threads_large);
     tcase_add_test(tc, test_cache_and_errors);
     suite_add_tcase(s, tc);
+    suite_add_tcase(s, pa_test_copy_types_tcase());
     return pa_test_run(s);
 }

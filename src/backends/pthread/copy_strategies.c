@@ -113,10 +113,11 @@ static int probe_transpose(const pa__copy_shape *s, double *cost, char *why, siz
     if (!host(s) || !pa__transpose_modes(s, &a, &b, &u))
         return 0;
     double bytes = (double)pa__bytes(s->total, s->elm), units = (double)(s->total / u);
-    double tile = (double)pa__transpose_tile, tiles = units / (tile * tile);
+    int edge = pa__transpose_edge(pa__bytes(u, s->elm));
+    double tile = (double)edge, tiles = units / (tile * tile);
     *cost = 2 * bytes / PA__BW_BYTES_PER_NS + units * PA__T_LOOP_UNIT + tiles * PA__T_TILE;
     snprintf(why, len, "transpose of %lldx%lld units of %lld B in %dx%d tiles", (long long)s->size[b],
-             (long long)s->size[a], (long long)pa__bytes(u, s->elm), pa__transpose_tile, pa__transpose_tile);
+             (long long)s->size[a], (long long)pa__bytes(u, s->elm), edge, edge);
     return 1;
 }
 

@@ -136,6 +136,14 @@ static void tile_staged(char *d, const char *s, int64_t ta, int64_t tb, int64_t 
         pa__stream_copy(d + ib * dsb, out + ib * orow, (size_t)orow);
 }
 
+int pa__transpose_edge(int64_t unit_bytes)
+{
+    int T = pa__transpose_tile;
+    while (T > 4 && (int64_t)T * T * unit_bytes > PA__TILE_BUFFER)
+        T /= 2;
+    return T;
+}
+
 static int transpose(const pa__copy_shape *s, char *dst, const char *src, int nt)
 {
     int a, b;
@@ -152,9 +160,7 @@ static int transpose(const pa__copy_shape *s, char *dst, const char *src, int nt
     int64_t ssa = pa__bytes(s->src_stride[a], s->elm);   /* a: contiguous on dst, strided on src */
     int64_t dsb = pa__bytes(s->dst_stride[b], s->elm);   /* b: contiguous on src, strided on dst */
     int64_t sdb = pa__bytes(s->src_stride[b], s->elm);
-    int64_t T = pa__transpose_tile;
-    while (T > 4 && T * T * U > PA__TILE_BUFFER)
-        T /= 2;
+    int64_t T = pa__transpose_edge(U);
     _Alignas(64) char buf[PA__TILE_BUFFER], out[PA__TILE_BUFFER];
     int staged = T * T * U <= PA__TILE_BUFFER;
     pa__loop2_fn fn = pa__loop2_for((size_t)U);
