@@ -61,26 +61,15 @@ static int copy_key(pa__plan *p, const pa__layout *in, pa__layout *key)
 }
 
 /*
- * One side made ready for the joint split: size-1 modes dropped (a gathered one's only entry is added to
- * *shift) and neighbours contiguous on this side merged, so that cuts the other side does not need never
- * turn into gathered spans.
+ * One side made ready for the joint split: size-1 modes dropped (a gathered one's only entry goes into the
+ * base) and neighbours contiguous on this side merged, so that cuts the other side does not need never turn
+ * into gathered spans.  The key's base is 0, so what coalescing adds to it is the shift for the shape's base.
  */
 static void normalise_side(const pa__layout *in, pa__layout *out, int64_t *shift)
 {
     *out = *in;
-    out->nmodes = 0;
-    *shift = 0;
-    for (int m = 0; m < in->nmodes; m++) {
-        const pa__mode *md = &in->modes[m];
-        pa__mode *prev = out->nmodes ? &out->modes[out->nmodes - 1] : NULL;
-        if (md->size == 1)
-            *shift += md->table ? md->table[0] : 0;
-        else if (prev && !prev->table && !md->table && prev->stride == md->stride * md->size) {
-            prev->size *= md->size;
-            prev->stride = md->stride;
-        } else
-            out->modes[out->nmodes++] = *md;
-    }
+    pa__layout_coalesce(out);
+    *shift = out->base;
 }
 
 /* cum[i] = product of the i innermost mode sizes, so cum[0] = 1 and cum[nmodes] = size. */

@@ -1,6 +1,6 @@
 /*
  * Host copies through the planner's internal entry point, with hand-made layouts: every copy is compared byte
- * for byte with a naive loop over the layouts' offsets, into a destination poisoned with 0xA5 first, so that
+ * for byte with a naive loop over the layouts' offsets (pa__layout_offset), into a destination poisoned with 0xA5 first, so that
  * both wrong elements and stray writes outside the destination's offsets show.  Every strategy that says it
  * applies is also run on its own, on one and on three threads, so that a kernel the cost model does not pick
  * for a case is still checked on it.
@@ -31,24 +31,12 @@ static pa__layout mk(int n, const int64_t *sizes, const int64_t *strides, int64_
     return l;
 }
 
-/* The layout formula itself: k's row-major digits, modes[0] outermost. */
-static int64_t ref_offset(const pa__layout *l, int64_t k)
-{
-    int64_t off = l->base;
-    for (int m = l->nmodes - 1; m >= 0; m--) {
-        int64_t d = k % l->modes[m].size;
-        k /= l->modes[m].size;
-        off += l->modes[m].table ? l->modes[m].table[d] : d * l->modes[m].stride;
-    }
-    return off;
-}
-
 /* Moves the layout so that its smallest offset is 0; returns the number of elements its buffer needs. */
 static int64_t rebase(pa__layout *l)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int64_t k = 0; k < l->size; k++) {
-        int64_t o = ref_offset(l, k);
+        int64_t o = pa__layout_offset(l, k);
         lo = o < lo ? o : lo;
         hi = o > hi ? o : hi;
     }
@@ -100,7 +88,7 @@ static void bufs_make(bufs *b, pa__layout *d, pa__layout *s, size_t elm)
         b->src[i] = (unsigned char)pa_rng_next(&rng);
     memset(b->want, 0xA5, (size_t)b->dn * elm);
     for (int64_t k = 0; k < d->size; k++)
-        memcpy(b->want + ref_offset(d, k) * (int64_t)elm, b->src + ref_offset(s, k) * (int64_t)elm, elm);
+        memcpy(b->want + pa__layout_offset(d, k) * (int64_t)elm, b->src + pa__layout_offset(s, k) * (int64_t)elm, elm);
 }
 
 static void bufs_free(bufs *b)

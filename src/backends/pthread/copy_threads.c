@@ -44,12 +44,14 @@ static int joined, active, stopping;
 
 static int cores(void)
 {
-    static int n;
-    if (!n) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        n = c < 1 ? 1 : c > PA__MAX_WORKERS + 1 ? PA__MAX_WORKERS + 1 : (int)c;
+    static atomic_int n;   /* every thread computes the same value, so a race to set it is harmless */
+    int c = atomic_load_explicit(&n, memory_order_relaxed);
+    if (!c) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        c = online < 1 ? 1 : online > PA__MAX_WORKERS + 1 ? PA__MAX_WORKERS + 1 : (int)online;
+        atomic_store_explicit(&n, c, memory_order_relaxed);
     }
-    return n;
+    return c;
 }
 
 void pa__copy_threads_set(int n)
