@@ -13,7 +13,6 @@
  * a bandwidth section lists it in the backends table below (bandwidth_host is the model to follow).
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
