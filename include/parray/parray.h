@@ -8,6 +8,7 @@
 #include "type.h"
 #include "mem.h"
 #include "copy.h"
+#include "cuda.h"
 
 #define PA_VERSION_MAJOR 0
 #define PA_VERSION_MINOR 1

@@ -9,7 +9,8 @@
 
 #include "plan.h"
 
-/* The memory ops of a type's mtt: NULL for unspecified ("any") memory, which is treated as host memory. */
+/* The memory ops of a type's mtt: NULL for unspecified ("any") memory, which is treated as host memory.  A
+ * memory type without an allocator in this build has no copy strategy either. */
 static int memory_of(const pa_type *t, const pa__mem_ops **out)
 {
     const char *name = pa_mtt(t);
@@ -17,7 +18,7 @@ static int memory_of(const pa_type *t, const pa__mem_ops **out)
     if (!name || strcmp(name, "any") == 0)
         return PA_OK;
     *out = pa__mem_find(name);
-    return *out && (*out)->host_accessible ? PA_OK : PA_ERR_MTT;
+    return *out ? PA_OK : PA_ERR_MTT;
 }
 
 /* pa__type_layout() reports failure by NULL with the message set; its status is the message's "NAME:" prefix. */

@@ -105,6 +105,8 @@ typedef struct pa__strategy {
 
 /** The host strategies (src/backends/pthread/), NULL-terminated. */
 extern const pa__strategy *const pa__host_strategies[];
+/** The CUDA strategies (src/backends/cuda/copy_cuda_strategies.c, built with PA_HAVE_CUDA), NULL-terminated. */
+extern const pa__strategy *const pa__cuda_strategies[];
 
 /* ---- the type model (src/core/type_*.c) ----------------------------------------------------------------- */
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mem_internal.h"
+#include "pa_config.h"
 
 typedef struct mtt_entry {
     const char *name;
@@ -18,15 +19,20 @@ typedef struct mtt_entry {
 } mtt_entry;
 
 /*
- * The CUDA, MPI and Global Arrays backends will register pinned, dmem, mpimem and gamem here, each under its
- * own PA_HAVE_* switch, when they are written.
+ * The CUDA backend registers pinned and dmem under PA_HAVE_CUDA; the MPI and Global Arrays backends will
+ * register mpimem and gamem here, each under its own PA_HAVE_* switch, when they are written.
  */
 static const mtt_entry mtt_table[] = {
     {"paged", PA__MTT_MEMORY, &pa__mem_paged_ops, NULL},
     {"mmap", PA__MTT_MEMORY, &pa__mem_mmap_ops, NULL},
     {"numa", PA__MTT_MEMORY, &pa__mem_numa_ops, NULL},
+#if PA_HAVE_CUDA
+    {"pinned", PA__MTT_MEMORY, &pa__mem_pinned_ops, NULL},
+    {"dmem", PA__MTT_MEMORY, &pa__mem_dmem_ops, NULL},
+#else
     {"pinned", PA__MTT_MEMORY, NULL, "it needs the CUDA backend (cudaHostAlloc), which this build does not have"},
     {"dmem", PA__MTT_MEMORY, NULL, "it needs the CUDA backend (cudaMalloc), which this build does not have"},
+#endif
     {"mpimem", PA__MTT_MEMORY, NULL, "it needs the MPI backend (MPI_Alloc_mem), which this build does not have"},
     {"gamem", PA__MTT_MEMORY, NULL,
      "it needs the Global Arrays backend (NGA_Create), which this build does not have"},

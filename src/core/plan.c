@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pa_config.h"
 #include "plan.h"
 
 /* A joint mode while planning: affine on a side when its table is NULL. */
@@ -25,8 +26,14 @@ typedef struct jmode {
 
 #define PA__JMAX (2 * PA__MAX_MODES)
 
-/* The strategy tables the selector probes, in order; GPU and MPI backends add theirs here. */
-static const pa__strategy *const *const strategy_tables[] = {pa__host_strategies, NULL};
+/* The strategy tables the selector probes, in order; each backend built adds its own here. */
+static const pa__strategy *const *const strategy_tables[] = {
+    pa__host_strategies,
+#if PA_HAVE_CUDA
+    pa__cuda_strategies,
+#endif
+    NULL,
+};
 
 static int own_table(pa__plan *p, int64_t *t)
 {

@@ -1,0 +1,242 @@
+/*
+ * parray — the CUDA copy strategies: name, probe (does it apply, at what estimated cost, and why) and exec.
+ *
+ * They apply when at least one side is device memory (pinned <-> paged is a host copy).  Costs are the bytes
+ * over the ceilings measured on the lent H100 (shared/PERFORMANCE.md) plus a fixed cost per synchronous CUDA
+ * call; they only have to rank the strategies for one shape.  The strategies:
+ *  - cuda_dma: one cudaMemcpy, when both sides are one contiguous run;
+ *  - cuda_2d: one cudaMemcpy2D, when the copy is rows of a run common to both sides;
+ *  - cuda_permute: dmem -> dmem through the generic permute kernel (permute.cu);
+ *  - cuda_stage_permute: the host side is a dense block: DMA it to or from a device staging buffer and
+ *    permute on the device;
+ *  - cuda_stage_pack: any host side: pack it on the host into pinned staging in loop order, DMA, permute;
+ *  - cuda_pageable_pipeline: pageable host memory through a ring of pinned chunks filled by several threads.
+ */
+#include <stdio.h>
+
+#include "cuda_backend.h"
+
+/* Bytes per ns, from the ceilings: pinned and pageable DMA each way, and device -> device copies (2994 GB/s
+ * counting read and write, so 1497 bytes copied per ns; the tiled transpose 2799, so 1400). */
+#define BW_H2D_PINNED 53.8
+#define BW_D2H_PINNED 54.9
+#define BW_H2D_PAGEABLE 6.1
+#define BW_D2H_PAGEABLE 11.3
+#define BW_D2D_RW 2994.0
+#define BW_TILED_RW 2799.0
+/* A synchronous CUDA call (a DMA or a launch, then a synchronisation), ns. */
+#define T_CALL 10000.0
+/* cudaMemcpy2D's cost per row beyond its bytes: 16-byte rows ran 9.3 GB/s across PCIe (1.7 ns a row, 0.3 of
+ * them bytes) and 273 GB/s read + write on the device. */
+#define T_ROW_PCIE 1.42
+#define T_ROW_D2D 0.107
+/* Device work per word moved by the direct kernel (index arithmetic), ns summed over the whole GPU. */
+#define T_WORD 0.0015
+/* A host thread's memcpy into or out of pinned memory, bytes per ns (to be calibrated on the lent machine). */
+#define BW_HOST_THREAD 8.0
+/* Host packing per element through the gather loops, ns, and the pipeline's start (threads, first chunk). */
+#define T_PACK_ELEM 1.0
+#define T_PIPE_START 40000.0
+#define MiB (1024.0 * 1024.0)
+
+static int on_device(const pa__copy_shape *s, int dst)
+{
+    return pa_cuda__where_of(dst ? s->dst_mem : s->src_mem) == PA_CUDA__DEVICE;
+}
+
+/* 1 when both sides are memory this backend knows and at least one is on the device. */
+static int ours(const pa__copy_shape *s)
+{
+    pa_cuda__where d = pa_cuda__where_of(s->dst_mem), r = pa_cuda__where_of(s->src_mem);
+    return d != PA_CUDA__OTHER && r != PA_CUDA__OTHER && (d == PA_CUDA__DEVICE || r == PA_CUDA__DEVICE);
+}
+
+static int affine(const pa__copy_shape *s)
+{
+    for (int m = 0; m < s->nmodes; m++)
+        if (s->dst_table[m] || s->src_table[m])
+            return 0;
+    return 1;
+}
+
+static double bytes_of(const pa__copy_shape *s)
+{
+    return (double)pa__bytes(s->total, s->elm);
+}
+
+/* The DMA rate between the two sides, bytes per ns; pageable is the driver's own path. */
+static double dma_bw(const pa__copy_shape *s)
+{
+    int dd = on_device(s, 1), sd = on_device(s, 0);
+    if (dd && sd)
+        return BW_D2D_RW / 2;
+    pa_cuda__where host = pa_cuda__where_of(dd ? s->src_mem : s->dst_mem);
+    if (dd)
+        return host == PA_CUDA__PINNED ? BW_H2D_PINNED : BW_H2D_PAGEABLE;
+    return host == PA_CUDA__PINNED ? BW_D2H_PINNED : BW_D2H_PAGEABLE;
+}
+
+/* The direction in words, "pinned->dmem": a format fragment and its two arguments. */
+static const char *const where_names[] = {"paged", "pinned", "dmem", "other"};
+#define DIRF "%s->%s"
+#define DIRA(s) where_names[pa_cuda__where_of((s)->src_mem)], where_names[pa_cuda__where_of((s)->dst_mem)]
+
+/* The permute kernel's cost for a nest (whole-GPU time, ns) and how it runs, in words. */
+static double permute_cost(const pa_cuda__nest *n, int64_t total, char *how, size_t len)
+{
+    pa_cuda__pinfo info;
+    pa_cuda__permute_info(n, 16, &info);
+    double bytes = (double)total * (double)n->elm, units = bytes / (double)info.unit;
+    if (info.kind == PA_CUDA__TILED) {
+        snprintf(how, len, "tiled %lldx%lld transpose of %lld-B units in %d-B words", (long long)info.nb,
+                 (long long)info.na, (long long)info.unit, info.word);
+        return 2 * bytes / BW_TILED_RW;
+    }
+    /* Direct: a side whose innermost unit is not contiguous costs a 32-byte sector per unit. */
+    int last = n->nmodes - 1, fold = info.unit > (int64_t)n->elm || (n->nmodes == 1 && !n->dst_table[0] &&
+                                                                       !n->src_table[0] && n->dst_stride[0] == 1 &&
+                                                                       n->src_stride[0] == 1);
+    int in = fold ? last - 1 : last;
+    double traffic = 0;
+    for (int side = 0; side < 2; side++) {
+        const int64_t *st = side ? n->src_stride : n->dst_stride;
+        const int64_t *const *tb = side ? n->src_table : n->dst_table;
+        int contiguous = in < 0 || (!tb[in] && st[in] * (int64_t)n->elm == info.unit);
+        traffic += contiguous || info.unit >= 32 ? bytes : units * 32.0;
+    }
+    snprintf(how, len, "direct over %lld-B units in %d-B words", (long long)info.unit, info.word);
+    double t = traffic / BW_D2D_RW, w = bytes / info.word * T_WORD;
+    return t > w ? t : w;
+}
+
+static void shape_nest(const pa__copy_shape *s, int host_side, int dense, pa_cuda__nest *n)
+{
+    n->nmodes = s->nmodes;
+    n->elm = s->elm;
+    int64_t rm = 1;
+    for (int m = s->nmodes - 1; m >= 0; m--) {
+        n->size[m] = s->size[m];
+        n->dst_stride[m] = s->dst_stride[m];
+        n->src_stride[m] = s->src_stride[m];
+        n->dst_table[m] = s->dst_table[m];
+        n->src_table[m] = s->src_table[m];
+        if (host_side >= 0 && !dense) {
+            if (host_side == 0) { n->dst_stride[m] = rm; n->dst_table[m] = NULL; }
+            else { n->src_stride[m] = rm; n->src_table[m] = NULL; }
+        }
+        rm *= s->size[m];
+    }
+}
+
+/* ---- cuda_dma ------------------------------------------------------------------------------------------ */
+
+static int probe_dma(const pa__copy_shape *s, double *cost, char *why, size_t len)
+{
+    if (!ours(s) || s->nmodes != 1 || !affine(s) || s->dst_stride[0] != 1 ||
+        s->src_stride[0] != 1)
+        return 0;
+    *cost = T_CALL + bytes_of(s) / dma_bw(s);
+    snprintf(why, len, "one cudaMemcpy " DIRF " of %.0f contiguous bytes", DIRA(s), bytes_of(s));
+    return 1;
+}
+
+/* ---- cuda_2d ------------------------------------------------------------------------------------------- */
+
+static int probe_2d(const pa__copy_shape *s, double *cost, char *why, size_t len)
+{
+    if (!ours(s) || s->nmodes != 2 || !affine(s) || s->dst_stride[1] != 1 ||
+        s->src_stride[1] != 1 || s->dst_stride[0] < s->size[1] || s->src_stride[0] < s->size[1] ||
+        pa__bytes(s->dst_stride[0], s->elm) > INT32_MAX || pa__bytes(s->src_stride[0], s->elm) > INT32_MAX)
+        return 0;
+    double rows = (double)s->size[0], d2d = on_device(s, 1) && on_device(s, 0);
+    *cost = T_CALL + rows * (d2d ? T_ROW_D2D : T_ROW_PCIE) + bytes_of(s) / dma_bw(s);
+    snprintf(why, len, "one cudaMemcpy2D " DIRF " of %lld rows of %lld bytes", DIRA(s), (long long)s->size[0],
+             (long long)pa__bytes(s->size[1], s->elm));
+    return 1;
+}
+
+/* ---- cuda_permute: dmem -> dmem ----------------------------------------------------------------------- */
+
+static int probe_permute(const pa__copy_shape *s, double *cost, char *why, size_t len)
+{
+    if (!ours(s) || !on_device(s, 1) || !on_device(s, 0))
+        return 0;
+    pa_cuda__nest n;
+    char how[96];
+    shape_nest(s, -1, 0, &n);
+    *cost = T_CALL + permute_cost(&n, s->total, how, sizeof how) + (affine(s) ? 0 : T_CALL);
+    snprintf(why, len, "device permute kernel: %s%s", how, affine(s) ? "" : ", gather tables uploaded");
+    return 1;
+}
+
+/* ---- host <-> dmem through device staging ------------------------------------------------------------- */
+
+/* The host side of a copy with one device side: 0 dst, 1 src; -1 when not exactly one side is device. */
+static int host_side(const pa__copy_shape *s)
+{
+    int dd = on_device(s, 1), sd = on_device(s, 0);
+    return !ours(s) || dd == sd ? -1 : dd ? 1 : 0;
+}
+
+static int probe_stage_permute(const pa__copy_shape *s, double *cost, char *why, size_t len)
+{
+    int h = host_side(s);
+    if (h < 0 || !pa_cuda__side_dense(s, h == 0) || s->nmodes < 2)
+        return 0;
+    pa_cuda__nest n;
+    char how[96];
+    shape_nest(s, h, 1, &n);
+    *cost = 2 * T_CALL + bytes_of(s) / dma_bw(s) + permute_cost(&n, s->total, how, sizeof how);
+    snprintf(why, len, DIRF ": one DMA of the dense host block through a %.0f-byte device staging buffer, %s",
+             DIRA(s), bytes_of(s), how);
+    return 1;
+}
+
+static int probe_stage_pack(const pa__copy_shape *s, double *cost, char *why, size_t len)
+{
+    int h = host_side(s);
+    if (h < 0)
+        return 0;
+    pa_cuda__nest n;
+    char how[96];
+    shape_nest(s, h, 0, &n);
+    double bw = h == 0 ? BW_D2H_PINNED : BW_H2D_PINNED;
+    int threads = pa__copy_threads_for(pa__bytes(s->total, s->elm), (int64_t)256 << 10);
+    *cost = 3 * T_CALL + (double)s->total * T_PACK_ELEM / threads + bytes_of(s) / bw +
+            permute_cost(&n, s->total, how, sizeof how);
+    snprintf(why, len, DIRF ": packed on the host in loop order into %.0f bytes of pinned staging, one DMA through "
+             "device staging, %s", DIRA(s), bytes_of(s), how);
+    return 1;
+}
+
+static int probe_pipeline(const pa__copy_shape *s, double *cost, char *why, size_t len)
+{
+    int h = host_side(s);
+    if (h < 0 || pa_cuda__where_of(h == 0 ? s->dst_mem : s->src_mem) != PA_CUDA__PAGEABLE ||
+        !pa_cuda__side_dense(s, h == 0))
+        return 0;
+    int threads = pa_cuda__pipeline_threads();
+    double bw = h == 0 ? BW_D2H_PINNED : BW_H2D_PINNED, host = threads * BW_HOST_THREAD;
+    char how[96] = "no device staging";
+    double t = T_PIPE_START + bytes_of(s) / (host < bw ? host : bw) + (double)PA_CUDA__CHUNK / BW_HOST_THREAD;
+    if (s->nmodes > 1) {
+        pa_cuda__nest n;
+        shape_nest(s, h, 1, &n);
+        t += T_CALL + permute_cost(&n, s->total, how, sizeof how);
+    }
+    *cost = t;
+    snprintf(why, len, DIRF ": %d host threads through 2 x %d pinned chunks of %.0f MiB each%s, %s", DIRA(s),
+             threads, threads, PA_CUDA__CHUNK / MiB, s->nmodes > 1 ? " and a device staging buffer" : "", how);
+    return 1;
+}
+
+static const pa__strategy cuda_dma = {"cuda_dma", probe_dma, pa_cuda__exec_dma};
+static const pa__strategy cuda_2d = {"cuda_2d", probe_2d, pa_cuda__exec_2d};
+static const pa__strategy cuda_permute = {"cuda_permute", probe_permute, pa_cuda__exec_permute};
+static const pa__strategy cuda_stage_permute = {"cuda_stage_permute", probe_stage_permute, pa_cuda__exec_staged};
+static const pa__strategy cuda_stage_pack = {"cuda_stage_pack", probe_stage_pack, pa_cuda__exec_pack};
+static const pa__strategy cuda_pipeline = {"cuda_pageable_pipeline", probe_pipeline, pa_cuda__exec_pipeline};
+
+const pa__strategy *const pa__cuda_strategies[] = {&cuda_dma,           &cuda_2d,         &cuda_permute,
+                                                    &cuda_stage_permute, &cuda_stage_pack, &cuda_pipeline,
+                                                    NULL};

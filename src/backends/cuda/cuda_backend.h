@@ -1,0 +1,84 @@
+/*
+ * parray — declarations shared by the CUDA backend's C files (never by the core, which sees the backend only
+ * through its tables: the allocators in mtt.c and pa__cuda_strategies in plan.c).
+ */
+#ifndef PARRAY_CUDA_BACKEND_H
+#define PARRAY_CUDA_BACKEND_H
+
+#include <stddef.h>
+
+#include "cuda_internal.h"
+#include "mem_internal.h"
+#include "plan.h"
+
+/* ---- devices and errors (cuda_device.c) ---------------------------------------------------------------- */
+
+/** 1 when at least one GPU is usable (probed once; sets no message). */
+int pa_cuda__usable(void);
+/** PA_OK when a GPU is usable, else PA_ERR_NODEV with "<what>: <why none>". */
+int pa_cuda__ready(const char *what);
+/**
+ * Reports a failed CUDA call: "<what>: CUDA error N (name): text", as PA_ERR_NODEV (no driver or device),
+ * PA_ERR_NOMEM (allocation), PA_ERR_RANGE (invalid device) or PA_ERR_SYS (anything else).  \return the status.
+ */
+int pa_cuda__fail(cudaError_t e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- staging buffers (cuda_staging.c) ------------------------------------------------------------------ */
+
+/*
+ * Staged copies borrow buffers that the library allocates on first use, keeps (grown as needed) for later
+ * copies, and frees at exit.  One lock serialises the copies that use them; hold it from the first
+ * pa_cuda__stage_* call to the end of the copy.
+ */
+enum { PA_CUDA__STAGE_DATA, PA_CUDA__STAGE_TABLES, PA_CUDA__STAGE_SLOTS };
+#define PA_CUDA__RING_MAX 8
+
+typedef struct pa_cuda__ring {
+    int nthreads;
+    size_t chunk;
+    void *buf[PA_CUDA__RING_MAX][2];         /* pinned, chunk bytes each: two per thread (double buffering) */
+    cudaStream_t stream[PA_CUDA__RING_MAX];
+    cudaEvent_t done[PA_CUDA__RING_MAX][2];  /* recorded after each buffer's DMA */
+} pa_cuda__ring;
+
+void pa_cuda__stage_lock(void);
+void pa_cuda__stage_unlock(void);
+/** A device buffer of at least bytes on the current device, in one of the slots.  \return PA_OK or an error. */
+int pa_cuda__stage_dev(int slot, size_t bytes, void **out);
+/** A pinned host buffer of at least bytes. */
+int pa_cuda__stage_pinned(size_t bytes, void **out);
+/** The pinned ring of the pageable pipeline on the current device, for nthreads threads of chunk bytes. */
+int pa_cuda__stage_ring(int nthreads, size_t chunk, pa_cuda__ring **out);
+/** Bytes of device and pinned memory the staging cache holds now (for tests and explanations). */
+size_t pa_cuda__stage_held(void);
+/** Frees every staging buffer (run at exit; tests may call it). */
+void pa_cuda__stage_release(void);
+
+/* ---- the pageable pipeline (copy_pipeline.c) ----------------------------------------------------------- */
+
+/** Host threads the pipeline uses (PA_CUDA_PIPELINE_THREADS, default 4, at most PA_CUDA__RING_MAX). */
+int pa_cuda__pipeline_threads(void);
+/** Bytes per pipeline chunk. */
+#define PA_CUDA__CHUNK ((size_t)4 << 20)
+/**
+ * Copies bytes between pageable host memory and device memory through the pinned ring (the caller holds the
+ * staging lock): h2d 1 copies host src to device dst, 0 device src to host dst.  Synchronous.
+ */
+int pa_cuda__pipeline(void *dst, const void *src, size_t bytes, int h2d);
+
+/* ---- the copy executors (copy_cuda_exec.c) -------------------------------------------------------------- */
+
+/* Where a side of a copy lives. */
+typedef enum pa_cuda__where { PA_CUDA__PAGEABLE, PA_CUDA__PINNED, PA_CUDA__DEVICE, PA_CUDA__OTHER } pa_cuda__where;
+pa_cuda__where pa_cuda__where_of(const pa__mem_ops *m);
+/** 1 when one side (dst 1, src 0) of an affine shape covers a dense block from its base with strides >= 0. */
+int pa_cuda__side_dense(const pa__copy_shape *s, int dst);
+
+int pa_cuda__exec_dma(const struct pa__plan *p, void *dst, const void *src);
+int pa_cuda__exec_2d(const struct pa__plan *p, void *dst, const void *src);
+int pa_cuda__exec_permute(const struct pa__plan *p, void *dst, const void *src);
+int pa_cuda__exec_staged(const struct pa__plan *p, void *dst, const void *src);
+int pa_cuda__exec_pack(const struct pa__plan *p, void *dst, const void *src);
+int pa_cuda__exec_pipeline(const struct pa__plan *p, void *dst, const void *src);
+
+#endif

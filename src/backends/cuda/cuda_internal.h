@@ -1,0 +1,57 @@
+/*
+ * parray — the CUDA backend's internal interface, shared by its C files and its CUDA C++ kernels
+ * (permute.cu).  Only plain C types cross that boundary; the kernels' entry points are extern "C".
+ */
+#ifndef PARRAY_CUDA_INTERNAL_H
+#define PARRAY_CUDA_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PA_CUDA__MAX_MODES 32
+
+/*
+ * A loop nest for the device permute: dst[dst_off(k)] = src[src_off(k)] for every flat index k, row-major over
+ * the modes (modes[0] outermost).  Strides are in elements and may be negative; a gathered mode reads its
+ * offsets (in elements) from a table in device memory instead.  The pointers passed with a nest point at the
+ * element of offset 0 on each side.
+ */
+typedef struct pa_cuda__nest {
+    int nmodes;
+    size_t elm;
+    int64_t size[PA_CUDA__MAX_MODES];
+    int64_t dst_stride[PA_CUDA__MAX_MODES], src_stride[PA_CUDA__MAX_MODES];
+    const int64_t *dst_table[PA_CUDA__MAX_MODES], *src_table[PA_CUDA__MAX_MODES];
+} pa_cuda__nest;
+
+/* How the permute kernel will run a nest: for costs and explanations. */
+typedef enum pa_cuda__pkind { PA_CUDA__TILED, PA_CUDA__DIRECT } pa_cuda__pkind;
+typedef struct pa_cuda__pinfo {
+    pa_cuda__pkind kind;
+    int word;               /* bytes per load and store: 1, 2, 4, 8 or 16 */
+    int64_t unit;           /* bytes contiguous on both sides (a run), moved as unit/word words */
+    int64_t na, nb;         /* tiled: the transposed modes' sizes (a contiguous on dst, b on src) */
+} pa_cuda__pinfo;
+
+/**
+ * Says how pa_cuda__permute runs a nest with these base pointers' alignment (align: the largest power of two
+ * dividing both addresses, or 16 when unknown).
+ */
+void pa_cuda__permute_info(const pa_cuda__nest *n, int align, pa_cuda__pinfo *out);
+
+/**
+ * Launches the permute kernel for a nest on a stream (asynchronously).
+ * \return the CUDA status of the launch (cudaSuccess, or an error for the caller to report).
+ */
+cudaError_t pa_cuda__permute(const pa_cuda__nest *n, void *dst, const void *src, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

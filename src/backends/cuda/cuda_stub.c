@@ -1,0 +1,28 @@
+/*
+ * parray — the CUDA backend's public calls in a build without it.  They exist so that a program written for
+ * GPUs links against every build of the library and learns at run time, with a clear message, that this one
+ * has no CUDA backend.
+ */
+#include "internal.h"
+
+static int no_cuda(const char *call)
+{
+    return pa__err(PA_ERR_NODEV, "%s: this build of parray has no CUDA backend (configure with -Dcuda=enabled "
+                                 "where nvcc is installed)", call);
+}
+
+int pa_cuda_set_device(int n)
+{
+    (void)n;
+    return no_cuda("pa_cuda_set_device");
+}
+
+int pa_cuda_device_count(void)
+{
+    return no_cuda("pa_cuda_device_count");
+}
+
+int pa_cuda_get_device(void)
+{
+    return no_cuda("pa_cuda_get_device");
+}

@@ -1,0 +1,104 @@
+/*
+ * parray — the CUDA memory types: pinned (page-locked host memory from cudaHostAlloc, which the GPU reaches by
+ * DMA at full PCIe speed and the CPU reads like any host memory) and dmem (device memory from cudaMalloc on
+ * the calling thread's current GPU).
+ */
+#include "cuda_backend.h"
+
+static int cuda_available(void)
+{
+    return pa_cuda__usable();
+}
+
+/* The free and total memory of the current GPU, for out-of-memory messages ("free" unknown: 0). */
+static void device_memory(int *dev, size_t *free_b, size_t *total_b)
+{
+    *dev = -1;
+    *free_b = *total_b = 0;
+    if (cudaGetDevice(dev) != cudaSuccess || cudaMemGetInfo(free_b, total_b) != cudaSuccess)
+        (void)cudaGetLastError();
+}
+
+static int pinned_alloc(size_t bytes, const pa_mem_opts *opts, void **out, void **cookie)
+{
+    (void)opts;
+    void *p = NULL;
+    int st = pa_cuda__ready("pinned");
+    if (st != PA_OK)
+        return st;
+    /* Portable: the pages are pinned for every GPU, not only the current one. */
+    cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        return pa__err(PA_ERR_NOMEM, "pinned: cannot allocate %zu bytes of page-locked host memory "
+                                     "(cudaHostAlloc: %s)", bytes, cudaGetErrorString(e));
+    }
+    if (e != cudaSuccess)
+        return pa_cuda__fail(e, "pinned: cudaHostAlloc(%zu bytes)", bytes);
+    *out = p;
+    *cookie = NULL;
+    return PA_OK;
+}
+
+static int pinned_free(void *ptr, size_t bytes, void *cookie)
+{
+    (void)cookie;
+    cudaError_t e = cudaFreeHost(ptr);
+    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "pinned: cudaFreeHost of %zu bytes", bytes);
+}
+
+static int dmem_alloc(size_t bytes, const pa_mem_opts *opts, void **out, void **cookie)
+{
+    (void)opts;
+    void *p = NULL;
+    int st = pa_cuda__ready("dmem");
+    if (st != PA_OK)
+        return st;
+    cudaError_t e = cudaMalloc(&p, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        int dev;
+        size_t free_b, total_b;
+        (void)cudaGetLastError();
+        device_memory(&dev, &free_b, &total_b);
+        return pa__err(PA_ERR_NOMEM, "dmem: cannot allocate %zu bytes on GPU %d, which has %zu of %zu bytes "
+                                     "free (cudaMalloc: %s)", bytes, dev, free_b, total_b, cudaGetErrorString(e));
+    }
+    if (e != cudaSuccess)
+        return pa_cuda__fail(e, "dmem: cudaMalloc(%zu bytes)", bytes);
+    /* Remember the device, so that the free runs there even if the caller has switched GPUs since. */
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess)
+        (void)cudaGetLastError();
+    *out = p;
+    *cookie = (void *)(intptr_t)dev;
+    return PA_OK;
+}
+
+static int dmem_free(void *ptr, size_t bytes, void *cookie)
+{
+    int cur = 0, dev = (int)(intptr_t)cookie;
+    cudaError_t e = cudaGetDevice(&cur);
+    if (e == cudaSuccess && cur != dev)
+        e = cudaSetDevice(dev);
+    if (e == cudaSuccess)
+        e = cudaFree(ptr);
+    if (cur != dev)
+        (void)cudaSetDevice(cur);
+    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "dmem: cudaFree of %zu bytes on GPU %d", bytes, dev);
+}
+
+const pa__mem_ops pa__mem_pinned_ops = {
+    .name = "pinned",
+    .host_accessible = 1,
+    .available = cuda_available,
+    .alloc = pinned_alloc,
+    .free = pinned_free,
+};
+
+const pa__mem_ops pa__mem_dmem_ops = {
+    .name = "dmem",
+    .host_accessible = 0,
+    .available = cuda_available,
+    .alloc = dmem_alloc,
+    .free = dmem_free,
+};

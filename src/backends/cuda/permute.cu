@@ -1,0 +1,328 @@
+/*
+ * parray — the generic device permute: dst[dst_off(k)] = src[src_off(k)] over a loop nest of up to 32 modes.
+ *
+ * The nest is first rewritten in words: the innermost mode, when it is contiguous on both sides, is folded
+ * into a unit (a run of bytes common to both sides), and the widest word (16, 8, 4, 2 or 1 bytes) dividing the
+ * unit, every stride and both base addresses is chosen, so that a unit of 12 bytes moves as three 4-byte words
+ * and a float4 as one 16-byte word.  Two kernels then share the work:
+ *  - tiled: when one mode is contiguous on the destination and another on the source (a transpose in units of
+ *    up to 32 bytes), 32x32-unit tiles go through shared memory so that both the loads and the stores are
+ *    coalesced; the remaining modes are looped over by the grid;
+ *  - direct: every other nest, one word per thread step, offsets from the flat index by division (a fast
+ *    multiply-shift division when the index fits 31 bits); gathered modes read their offsets from device tables.
+ * Both are compiled ahead of time for every word width; nothing is generated at run time.
+ */
+#include <stdint.h>
+
+#include "cuda_internal.h"
+
+namespace {
+
+constexpr int MAXM = PA_CUDA__MAX_MODES;
+constexpr int TILE = 32;
+constexpr int THREADS = 256;
+constexpr int ILP = 4;
+
+/* Division by a run-time constant as a multiply and a shift (valid for dividends below 2^31). */
+struct FastDiv {
+    uint32_t d, mul, shift;
+};
+
+FastDiv make_div(uint32_t d)
+{
+    FastDiv f{d, 0, 0};
+    while ((1ull << f.shift) < d)
+        f.shift++;
+    f.mul = (uint32_t)(((1ull << 32) * ((1ull << f.shift) - d)) / d + 1);
+    return f;
+}
+
+__device__ __forceinline__ uint32_t div_q(uint32_t n, const FastDiv &f)
+{
+    return (__umulhi(n, f.mul) + n) >> f.shift;
+}
+
+/* A nest in words, as the direct kernel reads it. */
+struct WordNest {
+    int n;
+    int64_t total;
+    int64_t tmul;                          /* words per element, for table entries */
+    int64_t size[MAXM];
+    FastDiv div[MAXM];
+    int64_t ds[MAXM], ss[MAXM];
+    const int64_t *dt[MAXM], *st[MAXM];
+};
+
+/* What the tiled kernel reads: the transposed modes a (contiguous on dst) and b (contiguous on src), in units
+ * of uw words, and the outer modes, whose offsets each block computes once per tile. */
+struct TileNest {
+    int n;
+    int uw;
+    int64_t na, nb, tiles_a, tiles_b, ntiles;
+    int64_t ssa, dsb;                      /* src stride of a, dst stride of b, in words */
+    int64_t size[MAXM], ds[MAXM], ss[MAXM];
+};
+
+template <typename I>
+__device__ __forceinline__ I divide(I n, const WordNest &p, int m)
+{
+    if constexpr (sizeof(I) == 4)
+        return (I)div_q((uint32_t)n, p.div[m]);
+    else
+        return n / (I)p.size[m];
+}
+
+template <typename W, typename I>
+__device__ __forceinline__ void offsets(const WordNest &p, I k, int64_t &doff, int64_t &soff)
+{
+    doff = 0;
+    soff = 0;
+    for (int m = p.n - 1; m >= 0; m--) {
+        I q = divide<I>(k, p, m);
+        I digit = k - q * (I)p.size[m];
+        k = q;
+        doff += p.dt[m] ? p.dt[m][digit] * p.tmul : (int64_t)digit * p.ds[m];
+        soff += p.st[m] ? p.st[m][digit] * p.tmul : (int64_t)digit * p.ss[m];
+    }
+}
+
+template <typename W, typename I>
+__global__ void __launch_bounds__(THREADS) direct(const __grid_constant__ WordNest p, W *__restrict__ dst,
+                                                  const W *__restrict__ src)
+{
+    const I step = (I)gridDim.x * THREADS;
+    const I total = (I)p.total;
+    for (I k = (I)blockIdx.x * THREADS + threadIdx.x; k < total; k += ILP * step) {
+        /* ILP independent loads in flight before the first store. */
+        W v[ILP];
+        int64_t d[ILP];
+#pragma unroll
+        for (int j = 0; j < ILP; j++) {
+            I kj = k + (I)j * step;
+            if (kj < total) {
+                int64_t s;
+                offsets<W, I>(p, kj, d[j], s);
+                v[j] = src[s];
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < ILP; j++)
+            if (k + (I)j * step < total)
+                dst[d[j]] = v[j];
+    }
+}
+
+template <typename W, bool UW1>
+__global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNest p, W *__restrict__ dst,
+                                                 const W *__restrict__ src)
+{
+    extern __shared__ uint4 smem_raw[];
+    W *tile = reinterpret_cast<W *>(smem_raw);
+    const int uw = UW1 ? 1 : p.uw;
+    const int rowlen = TILE * uw;          /* words of one tile row */
+    const int pitch = rowlen + 1;          /* one word of padding keeps the column reads off one bank */
+    for (int64_t t = blockIdx.x; t < p.ntiles; t += gridDim.x) {
+        int64_t tb = t % p.tiles_b, r = t / p.tiles_b;
+        int64_t ta = r % p.tiles_a, o = r / p.tiles_a;
+        int64_t doff = 0, soff = 0;
+        for (int m = p.n - 1; m >= 0; m--) {
+            int64_t digit = o % p.size[m];
+            o /= p.size[m];
+            doff += digit * p.ds[m];
+            soff += digit * p.ss[m];
+        }
+        const int64_t a0 = ta * TILE, b0 = tb * TILE;
+        const int ea = (int)min((int64_t)TILE, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
+        /* Rows of the tile along a: each reads eb units contiguous on the source. */
+        const W *s = src + soff + a0 * p.ssa + b0 * uw;
+        const int scols = eb * uw;
+        for (int i = threadIdx.x; i < TILE * rowlen; i += THREADS) {
+            int ai = i / rowlen, c = i - ai * rowlen;
+            if (ai < ea && c < scols)
+                tile[ai * pitch + c] = s[ai * p.ssa + c];
+        }
+        __syncthreads();
+        /* Rows of the destination along b: each writes ea units contiguous on the destination. */
+        W *d = dst + doff + b0 * p.dsb + a0 * uw;
+        const int dcols = ea * uw;
+        for (int i = threadIdx.x; i < TILE * rowlen; i += THREADS) {
+            int bi = i / rowlen, c = i - bi * rowlen;
+            if (bi < eb && c < dcols) {
+                int ai = UW1 ? c : c / uw, w = UW1 ? 0 : c - ai * uw;
+                d[bi * p.dsb + c] = tile[ai * pitch + bi * uw + w];
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* The nest in bytes, with the unit folded out: what both the info and the launch start from. */
+struct Prepared {
+    int n;
+    int64_t elm, unit;
+    int word;
+    int64_t size[MAXM], ds[MAXM], ss[MAXM];
+    const int64_t *dt[MAXM], *st[MAXM];
+    int a, b;                              /* tiled modes, or -1 */
+};
+
+void prepare(const pa_cuda__nest *in, int align, Prepared *p)
+{
+    const int64_t e = (int64_t)in->elm;
+    int n = in->nmodes, tables = 0;
+    p->elm = e;
+    p->unit = e;
+    int last = n - 1;
+    if (n > 0 && !in->dst_table[last] && !in->src_table[last] && in->dst_stride[last] == 1 &&
+        in->src_stride[last] == 1) {
+        p->unit = in->size[last] * e;
+        n--;
+    }
+    p->n = n;
+    for (int m = 0; m < n; m++) {
+        p->size[m] = in->size[m];
+        p->ds[m] = in->dst_stride[m] * e;
+        p->ss[m] = in->src_stride[m] * e;
+        p->dt[m] = in->dst_table[m];
+        p->st[m] = in->src_table[m];
+        tables |= p->dt[m] || p->st[m];
+    }
+    int w = 16;
+    for (;; w /= 2) {
+        bool ok = p->unit % w == 0 && align % w == 0 && !(tables && e % w);
+        for (int m = 0; ok && m < n; m++)
+            ok = (p->dt[m] || p->ds[m] % w == 0) && (p->st[m] || p->ss[m] % w == 0);
+        if (ok || w == 1)
+            break;
+    }
+    p->word = w;
+    p->a = p->b = -1;
+    if (tables || p->unit > 32)
+        return;
+    for (int m = n - 1; m >= 0; m--) {
+        if (p->a < 0 && p->ds[m] == p->unit && p->size[m] > 1)
+            p->a = m;
+        else if (p->b < 0 && p->ss[m] == p->unit && p->size[m] > 1)
+            p->b = m;
+    }
+    if (p->a < 0 || p->b < 0)
+        p->a = p->b = -1;
+}
+
+template <typename W>
+cudaError_t launch_direct(const Prepared &p, void *dst, const void *src, cudaStream_t stream, int sms)
+{
+    WordNest wn{};
+    const int64_t w = p.word, uw = p.unit / w;
+    int n = 0;
+    for (int m = 0; m < p.n; m++, n++) {
+        wn.size[n] = p.size[m];
+        wn.ds[n] = p.ds[m] / w;
+        wn.ss[n] = p.ss[m] / w;
+        wn.dt[n] = p.dt[m];
+        wn.st[n] = p.st[m];
+    }
+    if (uw > 1) {
+        wn.size[n] = uw;
+        wn.ds[n] = wn.ss[n] = 1;
+        n++;
+    }
+    wn.n = n;
+    wn.tmul = p.elm / w;                   /* tables hold element offsets; with tables w divides elm */
+    wn.total = uw;
+    for (int m = 0; m < p.n; m++)
+        wn.total *= p.size[m];
+    if (wn.total == 0)
+        return cudaSuccess;
+    int64_t blocks = (wn.total + (int64_t)THREADS * ILP - 1) / ((int64_t)THREADS * ILP);
+    if (blocks > (int64_t)sms * 64)
+        blocks = (int64_t)sms * 64;
+    if (wn.total < (1ll << 31)) {
+        for (int m = 0; m < n; m++)
+            wn.div[m] = make_div((uint32_t)wn.size[m]);
+        direct<W, uint32_t><<<(unsigned)blocks, THREADS, 0, stream>>>(wn, (W *)dst, (const W *)src);
+    } else {
+        direct<W, uint64_t><<<(unsigned)blocks, THREADS, 0, stream>>>(wn, (W *)dst, (const W *)src);
+    }
+    return cudaGetLastError();
+}
+
+template <typename W>
+cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStream_t stream, int sms)
+{
+    TileNest tn{};
+    const int64_t w = p.word;
+    tn.uw = (int)(p.unit / w);
+    tn.na = p.size[p.a];
+    tn.nb = p.size[p.b];
+    tn.ssa = p.ss[p.a] / w;
+    tn.dsb = p.ds[p.b] / w;
+    tn.tiles_a = (tn.na + TILE - 1) / TILE;
+    tn.tiles_b = (tn.nb + TILE - 1) / TILE;
+    tn.ntiles = tn.tiles_a * tn.tiles_b;
+    for (int m = 0; m < p.n; m++) {
+        if (m == p.a || m == p.b)
+            continue;
+        tn.size[tn.n] = p.size[m];
+        tn.ds[tn.n] = p.ds[m] / w;
+        tn.ss[tn.n] = p.ss[m] / w;
+        tn.ntiles *= p.size[m];
+        tn.n++;
+    }
+    if (tn.ntiles == 0)
+        return cudaSuccess;
+    size_t smem = (size_t)TILE * (TILE * tn.uw + 1) * (size_t)w;
+    int64_t blocks = tn.ntiles < (int64_t)sms * 256 ? tn.ntiles : (int64_t)sms * 256;
+    if (tn.uw == 1)
+        tiled<W, true><<<(unsigned)blocks, THREADS, smem, stream>>>(tn, (W *)dst, (const W *)src);
+    else
+        tiled<W, false><<<(unsigned)blocks, THREADS, smem, stream>>>(tn, (W *)dst, (const W *)src);
+    return cudaGetLastError();
+}
+
+template <typename W>
+cudaError_t launch(const Prepared &p, void *dst, const void *src, cudaStream_t stream, int sms)
+{
+    return p.a >= 0 ? launch_tiled<W>(p, dst, src, stream, sms) : launch_direct<W>(p, dst, src, stream, sms);
+}
+
+int align_of(const void *dst, const void *src)
+{
+    uintptr_t x = (uintptr_t)dst | (uintptr_t)src;
+    int a = 16;
+    while (a > 1 && x % (uintptr_t)a)
+        a /= 2;
+    return a;
+}
+
+} // namespace
+
+extern "C" void pa_cuda__permute_info(const pa_cuda__nest *n, int align, pa_cuda__pinfo *out)
+{
+    Prepared p;
+    prepare(n, align, &p);
+    out->kind = p.a >= 0 ? PA_CUDA__TILED : PA_CUDA__DIRECT;
+    out->word = p.word;
+    out->unit = p.unit;
+    out->na = p.a >= 0 ? p.size[p.a] : 0;
+    out->nb = p.b >= 0 ? p.size[p.b] : 0;
+}
+
+extern "C" cudaError_t pa_cuda__permute(const pa_cuda__nest *n, void *dst, const void *src, cudaStream_t stream)
+{
+    Prepared p;
+    prepare(n, align_of(dst, src), &p);
+    int dev = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess)
+        return e;
+    switch (p.word) {
+    case 16: return launch<uint4>(p, dst, src, stream, sms);
+    case 8: return launch<uint2>(p, dst, src, stream, sms);
+    case 4: return launch<uint32_t>(p, dst, src, stream, sms);
+    case 2: return launch<uint16_t>(p, dst, src, stream, sms);
+    default: return launch<uint8_t>(p, dst, src, stream, sms);
+    }
+}
