@@ -1,0 +1,224 @@
+/*
+ * GPU copy benchmark: targets P1, P2 and P3 of shared/PERFORMANCE.md.
+ *
+ *   P1  dmem -> dmem between layouts (2-D and 3-D transposes, a window, the manual's [[n][n]][m] transposition),
+ *       256 MiB, against cudaMemcpy device -> device of the same bytes: target >= 0.90;
+ *   P2  pinned <-> dmem with a layout change (4-, 16- and 8192-byte runs) against a contiguous pinned
+ *       cudaMemcpy of the same bytes in the same direction: target >= 0.90;
+ *   P3  paged <-> dmem, contiguous and with a layout change, against cudaMemcpy from or to the same pageable
+ *       buffer: target >= 3.0.
+ *
+ * Each case is timed with CUDA events around one call (every call is synchronous), after warm-up, as the
+ * median of several repeats; ours and the anchor run on the same buffers of random data.  The explanation of
+ * each plan is printed, and the table comes last.  Usage: copy_gpu [repeats]
+ */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parray/parray.h"
+
+#define CK(x)                                                                                            \
+    do {                                                                                                 \
+        cudaError_t e_ = (x);                                                                            \
+        if (e_ != cudaSuccess) {                                                                         \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));         \
+            exit(1);                                                                                     \
+        }                                                                                                \
+    } while (0)
+#define PK(x)                                                                                            \
+    do {                                                                                                 \
+        int s_ = (x);                                                                                    \
+        if (s_ != PA_OK) {                                                                               \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, pa_last_error());               \
+            exit(1);                                                                                     \
+        }                                                                                                \
+    } while (0)
+
+static int repeats = 15;
+static cudaEvent_t ev0, ev1;
+
+typedef struct row {
+    char name[48], target_op[4];
+    double mib, ours, anchor, target;
+} row;
+static row rows[32];
+static int nrows;
+
+static int cmp(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* One timed call: what == 0 runs pa_copy, else cudaMemcpy(kind). */
+typedef struct op {
+    const pa_type *dt, *st;
+    void *dst, *src;
+    size_t bytes;
+    int kind;   /* -1: pa_copy */
+} op;
+
+static void run_op(const op *o)
+{
+    if (o->kind < 0) PK(pa_copy(o->dt, o->dst, o->st, o->src));
+    else CK(cudaMemcpy(o->dst, o->src, o->bytes, (enum cudaMemcpyKind)o->kind));
+}
+
+static double time_ms(const op *o)
+{
+    float t[64];
+    int n = repeats > 64 ? 64 : repeats;
+    run_op(o);
+    run_op(o);
+    for (int i = 0; i < n; i++) {
+        CK(cudaEventRecord(ev0, 0));
+        run_op(o);
+        CK(cudaEventRecord(ev1, 0));
+        CK(cudaEventSynchronize(ev1));
+        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp);
+    return t[n / 2];
+}
+
+/* Fills an array of any memory type with random bytes (through a pinned bounce for dmem). */
+static void randomize(void *p, size_t bytes, int device)
+{
+    unsigned char *h = malloc(bytes);
+    uint64_t x = 0x9E3779B97F4A7C15ull ^ bytes;
+    for (size_t i = 0; i < bytes; i += 8) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        memcpy(h + i, &x, bytes - i < 8 ? bytes - i : 8);
+    }
+    if (device) CK(cudaMemcpy(p, h, bytes, cudaMemcpyHostToDevice));
+    else memcpy(p, h, bytes);
+    free(h);
+}
+
+static int is_dev(const pa_type *t)
+{
+    return strcmp(pa_mtt(t), "dmem") == 0;
+}
+
+/*
+ * Times pa_copy(TO <- FROM) against the anchor: a contiguous cudaMemcpy of the same bytes, between dmem
+ * buffers (P1), between the pinned buffer and dmem (P2), or between the same pageable buffer and dmem (P3).
+ */
+static void bench(const char *name, const char *decls, double target)
+{
+    pa_scope *s;
+    char line[1024];
+    PK(pa_scope_create(NULL, &s));
+    PK(pa_declare_text(s, decls));
+    const pa_type *ft = pa_type_get(s, "FROM"), *tt = pa_type_get(s, "TO");
+    if (!ft || !tt) {
+        fprintf(stderr, "%s: %s\n", name, pa_last_error());
+        exit(1);
+    }
+    size_t fb = pa_alloc_bytes(ft), tb = pa_alloc_bytes(tt), bytes = (size_t)pa_size(ft) * pa_elm_size(ft);
+    void *from = pa_create(ft), *to = pa_create(tt);
+    if (!from || !to) {
+        fprintf(stderr, "%s: %s\n", name, pa_last_error());
+        exit(1);
+    }
+    randomize(from, fb, is_dev(ft));
+    PK(pa_copy_explain(tt, ft, line, sizeof line) < 0 ? -1 : PA_OK);
+    printf("%-34s %s\n", name, line);
+    op ours = {tt, ft, to, from, bytes, -1}, anchor;
+    void *extra = NULL;
+    if (is_dev(ft) && is_dev(tt)) {
+        anchor = (op){NULL, NULL, to, from, bytes, cudaMemcpyDeviceToDevice};
+    } else {
+        /* The host side's own buffer against a device buffer; for pinned it is contiguous pinned memory. */
+        int h2d = is_dev(tt);
+        void *host = h2d ? from : to, *dev = h2d ? to : from;
+        size_t need = h2d ? tb : fb;
+        if (need < bytes) {
+            CK(cudaMalloc(&extra, bytes));
+            dev = extra;
+        }
+        anchor = h2d ? (op){NULL, NULL, dev, host, bytes, cudaMemcpyHostToDevice}
+                     : (op){NULL, NULL, host, dev, bytes, cudaMemcpyDeviceToHost};
+    }
+    double t_ours = time_ms(&ours), t_anchor = time_ms(&anchor);
+    row *r = &rows[nrows++];
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->mib = (double)bytes / (1 << 20);
+    r->ours = (double)bytes / t_ours / 1e6;
+    r->anchor = (double)bytes / t_anchor / 1e6;
+    r->target = target;
+    if (extra) CK(cudaFree(extra));
+    PK(pa_destroy(ft, from));
+    PK(pa_destroy(tt, to));
+    pa_scope_destroy(s);
+    (void)tb;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) repeats = atoi(argv[1]);
+    if (pa_cuda_device_count() <= 0) {
+        fprintf(stderr, "copy_gpu: %s\n", pa_last_error());
+        return 77;
+    }
+    struct cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    CK(cudaEventCreate(&ev0));
+    CK(cudaEventCreate(&ev1));
+    printf("device: %s, %d SMs; repeats %d (median)\n\n", prop.name, prop.multiProcessorCount, repeats);
+
+    /* P1: dmem -> dmem, 256 MiB. */
+    bench("P1 2-D transpose float 8192^2", "parray dmem float [8192][8192] FROM\n"
+          "parray dmem float [[#FROM_1][#FROM_0]] TO", 0.90);
+    bench("P1 2-D transpose 16B 4096^2", "parray dmem bytes16 [4096][4096] FROM\n"
+          "parray dmem bytes16 [[#FROM_1][#FROM_0]] TO", 0.90);
+    bench("P1 2-D transpose double 8192x4096", "parray dmem double [8192][4096] FROM\n"
+          "parray dmem double [[#FROM_1][#FROM_0]] TO", 0.90);
+    bench("P1 3-D (2,1,0) float 256x512x512", "parray dmem float [256][512][512] FROM\n"
+          "parray dmem float [[#FROM_2][#FROM_1][#FROM_0]] TO", 0.90);
+    bench("P1 3-D (1,0,2) float 512x512x256", "parray dmem float [512][512][256] FROM\n"
+          "parray dmem float [[#FROM_1][#FROM_0][#FROM_2]] TO", 0.90);
+    bench("P1 window 8192^2 of 8192x8320", "parray dmem float [8192][8320] P\n"
+          "parray dmem float [[8192 # disp(0) # P_0][8192 # disp(64) # P_1]] FROM\n"
+          "parray dmem float [8192][8192] TO", 0.90);
+    bench("P1 [[n][n]][m] n=2048 m=16", "parray dmem float [[2048][2048]][16] FROM\n"
+          "parray dmem float [[#FROM_0_1][#FROM_0_0]][#FROM_1] TO", 0.90);
+
+    /* P2: pinned <-> dmem with a layout change. */
+    bench("P2 H2D transpose float (4 B runs)", "parray pinned float [8192][8192] FROM\n"
+          "parray dmem float [[#FROM_1][#FROM_0]] TO", 0.90);
+    bench("P2 D2H transpose float (4 B runs)", "parray dmem float [8192][8192] FROM\n"
+          "parray pinned float [[#FROM_1][#FROM_0]] TO", 0.90);
+    bench("P2 H2D transpose 16B (16 B runs)", "parray pinned bytes16 [4096][4096] FROM\n"
+          "parray dmem bytes16 [[#FROM_1][#FROM_0]] TO", 0.90);
+    bench("P2 D2H transpose 16B (16 B runs)", "parray dmem bytes16 [4096][4096] FROM\n"
+          "parray pinned bytes16 [[#FROM_1][#FROM_0]] TO", 0.90);
+    bench("P2 listing 15 H2D (8 KiB runs)", "parray pinned double [[1024][16]][1024] FROM\n"
+          "parray dmem double [[#FROM_0_1][#FROM_0_0]][#FROM_1] TO", 0.90);
+    bench("P2 listing 15 D2H (8 KiB runs)", "parray dmem double [[1024][16]][1024] FROM\n"
+          "parray pinned double [[#FROM_0_1][#FROM_0_0]][#FROM_1] TO", 0.90);
+
+    /* P3: paged <-> dmem against the driver's pageable path. */
+    bench("P3 H2D contiguous 256 MiB", "parray paged float [67108864] FROM\nparray dmem float [67108864] TO", 3.0);
+    bench("P3 D2H contiguous 256 MiB", "parray dmem float [67108864] FROM\nparray paged float [67108864] TO", 3.0);
+    bench("P3 H2D transpose float 8192^2", "parray paged float [8192][8192] FROM\n"
+          "parray dmem float [[#FROM_1][#FROM_0]] TO", 3.0);
+    bench("P3 D2H transpose float 8192^2", "parray dmem float [8192][8192] FROM\n"
+          "parray paged float [[#FROM_1][#FROM_0]] TO", 3.0);
+
+    int fails = 0;
+    printf("\n%-34s %9s %12s %12s %7s %7s %s\n", "case", "MiB", "ours GB/s", "anchor GB/s", "ratio", "target",
+           "result");
+    for (int i = 0; i < nrows; i++) {
+        row *r = &rows[i];
+        double ratio = r->ours / r->anchor;
+        int pass = ratio >= r->target;
+        fails += !pass;
+        printf("%-34s %9.0f %12.1f %12.1f %7.3f %7.2f %s\n", r->name, r->mib, r->ours, r->anchor, ratio, r->target,
+               pass ? "pass" : "FAIL");
+    }
+    printf("%d of %d cases meet their target\n", nrows - fails, nrows);
+    return 0;
+}

@@ -1,0 +1,143 @@
+/*
+ * The CUDA backend's errors.  This suite runs on every machine: without a GPU (or without the backend) it
+ * checks that every GPU call fails cleanly with PA_ERR_NODEV and a message saying why, while planning and
+ * host copies still work; with a GPU it checks the bad inputs: allocating past the card, an invalid device
+ * number, copies between types of different sizes.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pa_config.h"
+#include "testutil.h"
+
+static pa_scope *scope;
+
+static void setup(void)
+{
+    PA_CK_OK(pa_scope_create(NULL, &scope));
+}
+
+static void teardown(void)
+{
+    pa_scope_destroy(scope);
+}
+
+/* The status of a pa_create that failed, read back from the message's "ERR_NAME:" prefix. */
+static int create_status(const pa_type *t)
+{
+    void *p = pa_create(t);
+    if (p) {
+        pa_destroy(t, p);
+        return PA_OK;
+    }
+    const char *msg = pa_last_error();
+    for (int st = -1; st >= -20; st--) {
+        size_t n = strlen(pa_status_name(st));
+        if (strncmp(msg, pa_status_name(st), n) == 0 && msg[n] == ':')
+            return st;
+    }
+    return PA_ERR_INVAL;
+}
+
+static const pa_type *parse(const char *decl)
+{
+    const pa_type *t = pa_type_parse(scope, decl);
+    ck_assert_msg(t, "%s: %s", decl, pa_last_error());
+    return t;
+}
+
+START_TEST(test_no_gpu)
+{
+    if (pa_cuda_device_count() > 0)
+        return;   /* a GPU is present: the errors below do not apply */
+    PA_CK_ERR(pa_cuda_device_count(), PA_ERR_NODEV);
+#if PA_HAVE_CUDA
+    ck_assert_msg(strstr(pa_last_error(), "no usable GPU"), "%s", pa_last_error());
+#else
+    ck_assert_msg(strstr(pa_last_error(), "no CUDA backend"), "%s", pa_last_error());
+#endif
+    PA_CK_ERR(pa_cuda_set_device(0), PA_ERR_NODEV);
+    PA_CK_ERR(pa_cuda_get_device(), PA_ERR_NODEV);
+    ck_assert_int_eq(pa_mtt_available("dmem"), 0);
+    ck_assert_int_eq(pa_mtt_available("pinned"), 0);
+    ck_assert_int_eq(pa_mtt_available("paged"), 1);
+
+    const pa_type *dev = parse("dmem float [64][32]"), *pin = parse("pinned float [64][32]");
+    const pa_type *host = parse("paged float [64][32]");
+    PA_CK_OK(pa_declare(scope, "D", "dmem float [64][32]"));
+    const pa_type *tr = parse("dmem float [[#D_1][#D_0]]");
+#if PA_HAVE_CUDA
+    PA_CK_ERR(create_status(dev), PA_ERR_NODEV);
+    ck_assert_msg(strstr(pa_last_error(), "dmem") && strstr(pa_last_error(), "no usable GPU"), "%s",
+                  pa_last_error());
+    PA_CK_ERR(create_status(pin), PA_ERR_NODEV);
+    ck_assert_msg(strstr(pa_last_error(), "pinned"), "%s", pa_last_error());
+
+    /* Planning needs no GPU: the plan is explained; running it says there is none, and writes nothing. */
+    char line[512];
+    ck_assert_int_gt(pa_copy_explain(dev, host, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, "strategy=cuda_dma"), "%s", line);
+    ck_assert_int_gt(pa_copy_explain(tr, host, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, "strategy=cuda_stage_permute") && strstr(line, "staging"), "%s", line);
+    ck_assert_int_gt(pa_copy_explain(tr, dev, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, "strategy=cuda_permute") && strstr(line, "tiled"), "%s", line);
+    float src[64 * 32], dst[64 * 32];
+    memset(src, 0, sizeof src);
+    memset(dst, 0xA5, sizeof dst);
+    PA_CK_ERR(pa_copy(dev, dst, host, src), PA_ERR_NODEV);
+    ck_assert_msg(strstr(pa_last_error(), "no usable GPU"), "%s", pa_last_error());
+    PA_CK_ERR(pa_copy(host, dst, dev, src), PA_ERR_NODEV);
+    for (size_t i = 0; i < sizeof dst; i++)
+        ck_assert_int_eq(((unsigned char *)dst)[i], 0xA5);
+    /* pinned <-> paged is a host copy, and pinned memory is ordinary host memory to it. */
+    PA_CK_OK(pa_copy(pin, dst, host, src));
+#else
+    PA_CK_ERR(create_status(dev), PA_ERR_MTT);
+    ck_assert_msg(strstr(pa_last_error(), "CUDA backend"), "%s", pa_last_error());
+    (void)pin;
+    (void)host;
+    (void)tr;
+#endif
+}
+END_TEST
+
+START_TEST(test_bad_input_gpu)
+{
+    if (pa_cuda_device_count() <= 0)
+        return;   /* covered by test_no_gpu */
+    int n = pa_cuda_device_count();
+    PA_CK_ERR(pa_cuda_set_device(n), PA_ERR_RANGE);
+    ck_assert_msg(strstr(pa_last_error(), "GPU"), "%s", pa_last_error());
+    PA_CK_ERR(pa_cuda_set_device(-1), PA_ERR_RANGE);
+    PA_CK_OK(pa_cuda_set_device(0));
+    ck_assert_int_eq(pa_cuda_get_device(), 0);
+    ck_assert_int_eq(pa_mtt_available("dmem"), 1);
+
+    /* 16 TiB is beyond any card: PA_ERR_NOMEM with the byte count. */
+    const pa_type *huge = parse("dmem char [4096][4096][1048576]");
+    PA_CK_ERR(create_status(huge), PA_ERR_NOMEM);
+    ck_assert_msg(strstr(pa_last_error(), "17592186044416"), "%s", pa_last_error());
+    /* The failure leaves the device usable. */
+    const pa_type *a = parse("dmem int [16][16]"), *b = parse("dmem int [15][16]");
+    void *pa = pa_create(a), *pb = pa_create(b);
+    ck_assert_msg(pa && pb, "%s", pa_last_error());
+    PA_CK_ERR(pa_copy(b, pb, a, pa), PA_ERR_SIZE);
+    ck_assert_msg(strstr(pa_last_error(), "256") && strstr(pa_last_error(), "240"), "%s", pa_last_error());
+    PA_CK_ERR(pa_copy(parse("dmem double [16][16]"), pa, a, pa), PA_ERR_ELM);
+    PA_CK_ERR(pa_destroy(parse("pinned int [16][16]"), pa), PA_ERR_INVAL);
+    PA_CK_OK(pa_destroy(a, pa));
+    PA_CK_OK(pa_destroy(b, pb));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cuda_errors");
+    TCase *tc = tcase_create("errors");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_no_gpu);
+    tcase_add_test(tc, test_bad_input_gpu);
+    suite_add_tcase(s, tc);
+    return pa_test_run(s);
+}
