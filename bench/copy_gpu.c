@@ -10,7 +10,7 @@
  *
  * Each case is timed with CUDA events around one call (every call is synchronous), after warm-up, as the
  * median of several repeats; ours and the anchor run on the same buffers of random data.  The explanation of
- * each plan is printed, and the table comes last.  Usage: copy_gpu [repeats]
+ * each plan is printed, and the table comes last.  Usage: copy_gpu [repeats [case-prefix]]
  */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -37,6 +37,7 @@
     } while (0)
 
 static int repeats = 15;
+static const char *only = "";   /* run only the cases whose name starts with this */
 static cudaEvent_t ev0, ev1;
 
 typedef struct row {
@@ -110,6 +111,8 @@ static void bench(const char *name, const char *decls, double target)
 {
     pa_scope *s;
     char line[1024];
+    if (strncmp(name, only, strlen(only)) != 0)
+        return;
     PK(pa_scope_create(NULL, &s));
     PK(pa_declare_text(s, decls));
     const pa_type *ft = pa_type_get(s, "FROM"), *tt = pa_type_get(s, "TO");
@@ -159,6 +162,7 @@ static void bench(const char *name, const char *decls, double target)
 int main(int argc, char **argv)
 {
     if (argc > 1) repeats = atoi(argv[1]);
+    if (argc > 2) only = argv[2];
     if (pa_cuda_device_count() <= 0) {
         fprintf(stderr, "copy_gpu: %s\n", pa_last_error());
         return 77;

@@ -303,7 +303,9 @@ START_TEST(test_create_errors)
     PA_CK_ERR(create_status(dist, NULL), PA_ERR_MTT);
     ck_assert_ptr_nonnull(strstr(pa_last_error(), "distributed"));
     PA_CK_ERR(bytes_status(dist), PA_ERR_MTT);
+#if !PA_HAVE_CUDA
     ck_assert_int_eq(pa_mtt_available("dmem"), 0);
+#endif
 
     const pa_type *thr = parse("pthd [4]");
     PA_CK_ERR(create_status(thr, NULL), PA_ERR_MTT);

@@ -56,7 +56,7 @@ void pa_cuda__stage_release(void);
 
 /* ---- the pageable pipeline (copy_pipeline.c) ----------------------------------------------------------- */
 
-/** Host threads the pipeline uses (PA_CUDA_PIPELINE_THREADS, default 4, at most PA_CUDA__RING_MAX). */
+/** Host threads the pipeline uses (PA_CUDA_PIPELINE_THREADS, default 8, at most PA_CUDA__RING_MAX). */
 int pa_cuda__pipeline_threads(void);
 /** Bytes per pipeline chunk. */
 #define PA_CUDA__CHUNK ((size_t)4 << 20)

@@ -6,7 +6,7 @@
  * unit, every stride and both base addresses is chosen, so that a unit of 12 bytes moves as three 4-byte words
  * and a float4 as one 16-byte word.  Two kernels then share the work:
  *  - tiled: when one mode is contiguous on the destination and another on the source (a transpose in units of
- *    up to 32 bytes), 32x32-unit tiles go through shared memory so that both the loads and the stores are
+ *    up to 64 bytes), 32x32-unit tiles go through shared memory so that both the loads and the stores are
  *    coalesced; the remaining modes are looped over by the grid;
  *  - direct: every other nest, one word per thread step, offsets from the flat index by division (a fast
  *    multiply-shift division when the index fits 31 bits); gathered modes read their offsets from device tables.
@@ -59,6 +59,7 @@ struct TileNest {
     int n;
     int uw;
     int64_t na, nb, tiles_a, tiles_b, ntiles;
+    FastDiv div_b, div_a, div[MAXM];       /* the tile index's divisors, when ntiles < 2^31 */
     int64_t ssa, dsb;                      /* src stride of a, dst stride of b, in words */
     int64_t size[MAXM], ds[MAXM], ss[MAXM];
 };
@@ -112,44 +113,82 @@ __global__ void __launch_bounds__(THREADS) direct(const __grid_constant__ WordNe
     }
 }
 
-template <typename W, bool UW1>
+/*
+ * UWC: words per unit when known at compile time (1, 2 or 4), else 0 (read from p.uw).  Each thread moves
+ * 4 * uw words per phase, in batches of 4 loads issued before their 4 stores, so that several loads are in
+ * flight at once.
+ */
+template <typename W, int UWC, bool FAST>
 __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNest p, W *__restrict__ dst,
                                                  const W *__restrict__ src)
 {
     extern __shared__ uint4 smem_raw[];
     W *tile = reinterpret_cast<W *>(smem_raw);
-    const int uw = UW1 ? 1 : p.uw;
+    const int uw = UWC ? UWC : p.uw;
     const int rowlen = TILE * uw;          /* words of one tile row */
     const int pitch = rowlen + 1;          /* one word of padding keeps the column reads off one bank */
+    const int iters = TILE * TILE / THREADS * uw;
     for (int64_t t = blockIdx.x; t < p.ntiles; t += gridDim.x) {
-        int64_t tb = t % p.tiles_b, r = t / p.tiles_b;
-        int64_t ta = r % p.tiles_a, o = r / p.tiles_a;
-        int64_t doff = 0, soff = 0;
-        for (int m = p.n - 1; m >= 0; m--) {
-            int64_t digit = o % p.size[m];
-            o /= p.size[m];
-            doff += digit * p.ds[m];
-            soff += digit * p.ss[m];
+        int64_t tb, ta, doff = 0, soff = 0;
+        if (FAST) {
+            /* The tile index by multiply-shift divisions: 64-bit ones would cost more than the tile's copy. */
+            uint32_t u = (uint32_t)t, q = div_q(u, p.div_b);
+            tb = u - q * p.div_b.d;
+            u = q;
+            q = div_q(u, p.div_a);
+            ta = u - q * p.div_a.d;
+            u = q;
+            for (int m = p.n - 1; m >= 0; m--) {
+                q = div_q(u, p.div[m]);
+                uint32_t digit = u - q * p.div[m].d;
+                u = q;
+                doff += (int64_t)digit * p.ds[m];
+                soff += (int64_t)digit * p.ss[m];
+            }
+        } else {
+            int64_t r = t / p.tiles_b, o;
+            tb = t - r * p.tiles_b;
+            o = r / p.tiles_a;
+            ta = r - o * p.tiles_a;
+            for (int m = p.n - 1; m >= 0; m--) {
+                int64_t digit = o % p.size[m];
+                o /= p.size[m];
+                doff += digit * p.ds[m];
+                soff += digit * p.ss[m];
+            }
         }
         const int64_t a0 = ta * TILE, b0 = tb * TILE;
         const int ea = (int)min((int64_t)TILE, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
         /* Rows of the tile along a: each reads eb units contiguous on the source. */
         const W *s = src + soff + a0 * p.ssa + b0 * uw;
         const int scols = eb * uw;
-        for (int i = threadIdx.x; i < TILE * rowlen; i += THREADS) {
-            int ai = i / rowlen, c = i - ai * rowlen;
-            if (ai < ea && c < scols)
-                tile[ai * pitch + c] = s[ai * p.ssa + c];
+        for (int k0 = 0; k0 < iters; k0 += 4) {
+            W v[4];
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                int i = (k0 + j) * THREADS + threadIdx.x, ai = i / rowlen, c = i - ai * rowlen;
+                if (ai < ea && c < scols)
+                    v[j] = s[ai * p.ssa + c];
+            }
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                int i = (k0 + j) * THREADS + threadIdx.x, ai = i / rowlen, c = i - ai * rowlen;
+                if (ai < ea && c < scols)
+                    tile[ai * pitch + c] = v[j];
+            }
         }
         __syncthreads();
         /* Rows of the destination along b: each writes ea units contiguous on the destination. */
         W *d = dst + doff + b0 * p.dsb + a0 * uw;
         const int dcols = ea * uw;
-        for (int i = threadIdx.x; i < TILE * rowlen; i += THREADS) {
-            int bi = i / rowlen, c = i - bi * rowlen;
-            if (bi < eb && c < dcols) {
-                int ai = UW1 ? c : c / uw, w = UW1 ? 0 : c - ai * uw;
-                d[bi * p.dsb + c] = tile[ai * pitch + bi * uw + w];
+        for (int k0 = 0; k0 < iters; k0 += 4) {
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                int i = (k0 + j) * THREADS + threadIdx.x, bi = i / rowlen, c = i - bi * rowlen;
+                if (bi < eb && c < dcols) {
+                    int ai = c / uw, w = c - ai * uw;
+                    d[bi * p.dsb + c] = tile[ai * pitch + bi * uw + w];
+                }
             }
         }
         __syncthreads();
@@ -197,7 +236,7 @@ void prepare(const pa_cuda__nest *in, int align, Prepared *p)
     }
     p->word = w;
     p->a = p->b = -1;
-    if (tables || p->unit > 32)
+    if (tables || p->unit > 64)
         return;
     for (int m = n - 1; m >= 0; m--) {
         if (p->a < 0 && p->ds[m] == p->unit && p->size[m] > 1)
@@ -247,6 +286,20 @@ cudaError_t launch_direct(const Prepared &p, void *dst, const void *src, cudaStr
     return cudaGetLastError();
 }
 
+/* Tiles of units over 32 bytes take more than the default 48 KiB of shared memory: raise the kernel's limit. */
+template <typename W>
+cudaError_t run_tiled(void (*k)(TileNest, W *, const W *), int64_t blocks, size_t smem, cudaStream_t stream,
+                      const TileNest &tn, void *dst, const void *src)
+{
+    if (smem > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess)
+            return e;
+    }
+    k<<<(unsigned)blocks, THREADS, smem, stream>>>(tn, (W *)dst, (const W *)src);
+    return cudaGetLastError();
+}
+
 template <typename W>
 cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStream_t stream, int sms)
 {
@@ -273,11 +326,19 @@ cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStre
         return cudaSuccess;
     size_t smem = (size_t)TILE * (TILE * tn.uw + 1) * (size_t)w;
     int64_t blocks = tn.ntiles < (int64_t)sms * 256 ? tn.ntiles : (int64_t)sms * 256;
-    if (tn.uw == 1)
-        tiled<W, true><<<(unsigned)blocks, THREADS, smem, stream>>>(tn, (W *)dst, (const W *)src);
-    else
-        tiled<W, false><<<(unsigned)blocks, THREADS, smem, stream>>>(tn, (W *)dst, (const W *)src);
-    return cudaGetLastError();
+    if (tn.ntiles < (1ll << 31)) {
+        tn.div_b = make_div((uint32_t)tn.tiles_b);
+        tn.div_a = make_div((uint32_t)tn.tiles_a);
+        for (int m = 0; m < tn.n; m++)
+            tn.div[m] = make_div((uint32_t)tn.size[m]);
+        switch (tn.uw) {
+        case 1: return run_tiled(tiled<W, 1, true>, blocks, smem, stream, tn, dst, src);
+        case 2: return run_tiled(tiled<W, 2, true>, blocks, smem, stream, tn, dst, src);
+        case 4: return run_tiled(tiled<W, 4, true>, blocks, smem, stream, tn, dst, src);
+        default: return run_tiled(tiled<W, 0, true>, blocks, smem, stream, tn, dst, src);
+        }
+    }
+    return run_tiled(tiled<W, 0, false>, blocks, smem, stream, tn, dst, src);
 }
 
 template <typename W>
