@@ -6,8 +6,7 @@
  * unit, every stride and both base addresses is chosen, so that a unit of 12 bytes moves as three 4-byte words
  * and a float4 as one 16-byte word.  Two kernels then share the work:
  *  - tiled: when one mode is contiguous on the destination and another on the source (a transpose in units of
- *    up to 64 bytes), 32x32-unit tiles (64x64 for units of up to 4 bytes) go through shared memory so that
- *    both the loads and the stores are
+ *    up to 64 bytes), 32x32-unit tiles go through shared memory so that both the loads and the stores are
  *    coalesced; the remaining modes are looped over by the grid;
  *  - direct: every other nest, one word per thread step, offsets from the flat index by division (a fast
  *    multiply-shift division when the index fits 31 bits); gathered modes read their offsets from device tables.
@@ -119,16 +118,16 @@ __global__ void __launch_bounds__(THREADS) direct(const __grid_constant__ WordNe
  * 4 * uw words per phase, in batches of 4 loads issued before their 4 stores, so that several loads are in
  * flight at once.
  */
-template <typename W, int UWC, bool FAST, int TE>
+template <typename W, int UWC, bool FAST>
 __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNest p, W *__restrict__ dst,
                                                  const W *__restrict__ src)
 {
     extern __shared__ uint4 smem_raw[];
     W *tile = reinterpret_cast<W *>(smem_raw);
     const int uw = UWC ? UWC : p.uw;
-    const int rowlen = TE * uw;          /* words of one tile row */
+    const int rowlen = TILE * uw;          /* words of one tile row */
     const int pitch = rowlen + 1;          /* one word of padding keeps the column reads off one bank */
-    const int iters = TE * TE / THREADS * uw;
+    const int iters = TILE * TILE / THREADS * uw;
     for (int64_t t = blockIdx.x; t < p.ntiles; t += gridDim.x) {
         int64_t tb, ta, doff = 0, soff = 0;
         if (FAST) {
@@ -158,8 +157,8 @@ __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNes
                 soff += digit * p.ss[m];
             }
         }
-        const int64_t a0 = ta * TE, b0 = tb * TE;
-        const int ea = (int)min((int64_t)TE, p.na - a0), eb = (int)min((int64_t)TE, p.nb - b0);
+        const int64_t a0 = ta * TILE, b0 = tb * TILE;
+        const int ea = (int)min((int64_t)TILE, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
         /* Rows of the tile along a: each reads eb units contiguous on the source. */
         const W *s = src + soff + a0 * p.ssa + b0 * uw;
         const int scols = eb * uw;
@@ -311,10 +310,8 @@ cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStre
     tn.nb = p.size[p.b];
     tn.ssa = p.ss[p.a] / w;
     tn.dsb = p.ds[p.b] / w;
-    /* Units of 4 bytes or less take 64x64 tiles: twice the work per tile, and 256-byte rows. */
-    const int te = tn.uw == 1 && w <= 4 ? 64 : TILE;
-    tn.tiles_a = (tn.na + te - 1) / te;
-    tn.tiles_b = (tn.nb + te - 1) / te;
+    tn.tiles_a = (tn.na + TILE - 1) / TILE;
+    tn.tiles_b = (tn.nb + TILE - 1) / TILE;
     tn.ntiles = tn.tiles_a * tn.tiles_b;
     for (int m = 0; m < p.n; m++) {
         if (m == p.a || m == p.b)
@@ -327,25 +324,21 @@ cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStre
     }
     if (tn.ntiles == 0)
         return cudaSuccess;
-    size_t smem = (size_t)te * (te * tn.uw + 1) * (size_t)w;
+    size_t smem = (size_t)TILE * (TILE * tn.uw + 1) * (size_t)w;
     int64_t blocks = tn.ntiles < (int64_t)sms * 256 ? tn.ntiles : (int64_t)sms * 256;
     if (tn.ntiles < (1ll << 31)) {
         tn.div_b = make_div((uint32_t)tn.tiles_b);
         tn.div_a = make_div((uint32_t)tn.tiles_a);
         for (int m = 0; m < tn.n; m++)
             tn.div[m] = make_div((uint32_t)tn.size[m]);
-        if (te == 64)
-            return run_tiled(tiled<W, 1, true, 64>, blocks, smem, stream, tn, dst, src);
         switch (tn.uw) {
-        case 1: return run_tiled(tiled<W, 1, true, TILE>, blocks, smem, stream, tn, dst, src);
-        case 2: return run_tiled(tiled<W, 2, true, TILE>, blocks, smem, stream, tn, dst, src);
-        case 4: return run_tiled(tiled<W, 4, true, TILE>, blocks, smem, stream, tn, dst, src);
-        default: return run_tiled(tiled<W, 0, true, TILE>, blocks, smem, stream, tn, dst, src);
+        case 1: return run_tiled(tiled<W, 1, true>, blocks, smem, stream, tn, dst, src);
+        case 2: return run_tiled(tiled<W, 2, true>, blocks, smem, stream, tn, dst, src);
+        case 4: return run_tiled(tiled<W, 4, true>, blocks, smem, stream, tn, dst, src);
+        default: return run_tiled(tiled<W, 0, true>, blocks, smem, stream, tn, dst, src);
         }
     }
-    if (te == 64)
-        return run_tiled(tiled<W, 1, false, 64>, blocks, smem, stream, tn, dst, src);
-    return run_tiled(tiled<W, 0, false, TILE>, blocks, smem, stream, tn, dst, src);
+    return run_tiled(tiled<W, 0, false>, blocks, smem, stream, tn, dst, src);
 }
 
 template <typename W>
