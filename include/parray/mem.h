@@ -29,7 +29,8 @@ typedef struct pa_mem_opts {
     int mmap_fd;          /**< mmap: file descriptor (PARRAY's mmap_file); -1 maps anonymous memory */
     off_t mmap_offset;    /**< mmap: offset in the file, a multiple of the page size (default 0) */
     int mmap_prot;        /**< mmap: PROT_* (default PROT_READ|PROT_WRITE) */
-    int mmap_flags;       /**< mmap: MAP_* (default MAP_SHARED) */
+    int mmap_flags;       /**< mmap: MAP_* (default 0: MAP_SHARED for a file, MAP_PRIVATE|MAP_ANONYMOUS
+                               when mmap_fd is -1, where MAP_ANONYMOUS is always added) */
     void *mmap_addr;      /**< mmap: address hint (default NULL) */
 } pa_mem_opts;
 
@@ -38,9 +39,12 @@ PA_API void pa_mem_opts_init(pa_mem_opts *opts);
 
 /**
  * Allocates an array of the type's memory type (PARRAY's create/malloc) with default options.
- * \return the pointer, or NULL with the error set: PA_ERR_MTT (no allocator for the mtt, or one that is not
- *         available on this machine), PA_ERR_ELM (no element type), PA_ERR_RANGE (negative offsets),
- *         PA_ERR_NOMEM, PA_ERR_SYS (mmap failed, with errno's text).
+ * \return the pointer, or NULL with the error set: PA_ERR_INVAL (NULL type, bad options: alignment, mmap
+ *         descriptor, offset or flags), PA_ERR_MTT (a thread type, no memory type, or no allocator for it in
+ *         this build: the message names the missing backend), PA_ERR_NODEV (numa: built without libnuma, or
+ *         NUMA not available on this machine), PA_ERR_ELM (no element type), PA_ERR_RANGE (negative offsets,
+ *         a byte count that overflows, an mmap file shorter than offset + bytes, a numa node out of range),
+ *         PA_ERR_NOMEM (with the byte count), PA_ERR_SYS (fstat or mmap failed, with errno's text).
  */
 PA_API void *pa_create(const pa_type *type);
 
@@ -50,12 +54,17 @@ PA_API void *pa_create_opts(const pa_type *type, const pa_mem_opts *opts);
 /**
  * Frees an array made by pa_create() (PARRAY's destroy).  For mmap the image is written back (msync) and
  * unmapped.  NULL is accepted and does nothing.
- * \return PA_OK, PA_ERR_INVAL (the pointer was not made by pa_create, or was made for another memory type),
+ * \return PA_OK, PA_ERR_INVAL (NULL type; the pointer was not made by pa_create, was already destroyed,
+ *         or was made for another memory type),
  *         PA_ERR_SYS (msync/munmap failed; the mapping is still released where possible).
  */
 PA_API int pa_destroy(const pa_type *type, void *ptr);
 
-/** Number of bytes pa_create() allocates for the type.  \return the count, or 0 with the error set. */
+/**
+ * Number of bytes pa_create() allocates for the type: (largest offset + 1) * element size.
+ * \return the count, or 0 with the error set (PA_ERR_INVAL, PA_ERR_MTT for a thread type, PA_ERR_ELM,
+ *         PA_ERR_RANGE).
+ */
 PA_API size_t pa_alloc_bytes(const pa_type *type);
 
 /** \return 1 if the memory type name is known and usable on this machine, else 0. */

@@ -47,3 +47,16 @@ int pa__err(int status, const char *fmt, ...)
     va_end(ap);
     return status;
 }
+
+int pa__err_wrap(int status, const char *fmt, ...)
+{
+    char prefix[512], detail[1024];
+    const char *colon = strchr(pa__errbuf, ':');
+    va_list ap;
+    /* The previous message without its "ERR_X: " head; copied first since it lives in the buffer we write. */
+    snprintf(detail, sizeof detail, "%s", colon && colon[1] == ' ' ? colon + 2 : pa__errbuf);
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    return pa__err(status, "%s: %s", prefix, detail);
+}

@@ -17,6 +17,8 @@
 
 /** Sets the calling thread's detailed message and returns status, for "return pa__err(...)". */
 int pa__err(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Re-raises the calling thread's last error with a prefix: "<prefix>: <previous detail>". */
+int pa__err_wrap(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- compiled layouts (src/core/layout*.c) ------------------------------------------------------------- */
 

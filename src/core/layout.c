@@ -1,1 +1,86 @@
-/* parray — layout (to be written). */
+/* parray — compiled layouts: evaluation, coalescing, the canonical text form and the per-type cache. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "type_internal.h"
+
+int64_t pa__layout_offset(const pa__layout *l, int64_t k)
+{
+    int64_t off = l->base;
+    for (int m = l->nmodes - 1; m >= 0; m--) {
+        const pa__mode *md = &l->modes[m];
+        int64_t d = k % md->size;
+        k /= md->size;
+        off += md->table ? md->table[d] : d * md->stride;
+    }
+    return off;
+}
+
+/*
+ * @post the layout maps every k to the same offset as before, no mode has size 1 (unless the layout is a
+ *       single element, which then has no modes), and no two adjacent affine modes satisfy
+ *       outer.stride == inner.stride * inner.size.
+ */
+void pa__layout_coalesce(pa__layout *l)
+{
+    int n = 0;
+    for (int i = 0; i < l->nmodes; i++) {
+        pa__mode m = l->modes[i];
+        if (m.size == 1) {
+            if (m.table)
+                l->base += m.table[0];    /* a gathered single element still contributes its entry */
+            continue;
+        }
+        if (n > 0 && !m.table && !l->modes[n - 1].table && l->modes[n - 1].stride == m.stride * m.size) {
+            l->modes[n - 1].size *= m.size;
+            l->modes[n - 1].stride = m.stride;
+            continue;
+        }
+        l->modes[n++] = m;
+    }
+    l->nmodes = n;
+    l->affine = 1;
+    for (int i = 0; i < n; i++)
+        if (l->modes[i].table)
+            l->affine = 0;
+}
+
+int pa__layout_format(const pa__layout *l, char *buf, size_t len)
+{
+    char s[512] = "(", d[512] = "(";
+    for (int i = 0; i < l->nmodes; i++) {
+        size_t a = strlen(s), b = strlen(d);
+        snprintf(s + a, sizeof s - a, "%s%lld", i ? "," : "", (long long)l->modes[i].size);
+        if (l->modes[i].table)
+            snprintf(d + b, sizeof d - b, "%s*", i ? "," : "");
+        else
+            snprintf(d + b, sizeof d - b, "%s%lld", i ? "," : "", (long long)l->modes[i].stride);
+    }
+    if (l->nmodes == 0)
+        return snprintf(buf, len, "(1):(0)%+lld", (long long)l->base);
+    return snprintf(buf, len, "%s):%s)%s%lld", s, d, l->base < 0 ? "" : "+", (long long)l->base);
+}
+
+const pa__layout *pa__type_layout(const pa_type *t)
+{
+    pa__layout *l = __atomic_load_n(&((pa_type *)t)->layout, __ATOMIC_ACQUIRE);
+    pa_scope *s = t->inst->decl->scope;
+    if (l)
+        return l;
+    pa__scope_lock(s);
+    l = t->layout;
+    if (!l && pa__layout_compile(t, &l) == PA_OK)
+        __atomic_store_n(&((pa_type *)t)->layout, l, __ATOMIC_RELEASE);
+    pa__scope_unlock(s);
+    return l;
+}
+
+int pa_layout_format(const pa_type *t, char *buf, size_t len)
+{
+    const pa__layout *l;
+    if (!t || (!buf && len))
+        return pa__err(PA_ERR_INVAL, "pa_layout_format: NULL type or buffer");
+    if (!(l = pa__type_layout(t)))
+        return PA_ERR_NOMEM;
+    return pa__layout_format(l, buf, len);
+}

@@ -1,1 +1,513 @@
-/* parray — layout_compile (to be written). */
+/*
+ * parray — compiling a dimension tree into a flat layout (pa__layout), symbolically.
+ *
+ * The walk in walk.c is followed step by step, but on symbolic values instead of numbers.  The digits are the
+ * leaves (and pure references) under the compiled dimension, in row-major order.  A value is an affine form
+ * cst + sum(coeff * part) over parts of digits, plus "groups": tables over a set of digits for the parts of
+ * the walk that are not affine (func, wrapping references, displaced references into transposed layouts).
+ * A reference whose target compiles to one affine mode scales the form; into several modes it composes per
+ * part when each part lines up with the target's modes (CuTe's divisibility condition), splitting a part into
+ * sub-parts; otherwise the value becomes a group whose table is computed by evaluating the rest numerically.
+ * When a value is fixed, its parts become the digits' final modes.  Layouts are checked against the walk by
+ * the property tests.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "type_internal.h"
+
+#define MAXD 64            /* digits under one dimension */
+#define MAXP 256           /* parts in one value */
+#define MAXG 32            /* groups */
+#define TABLE_CAP (INT64_C(1) << 26)
+
+typedef struct part { int digit; int64_t order, size, coeff; } part;
+typedef struct group { int ndig; int dig[MAXD]; int64_t n; int64_t *table; int live; } group;
+typedef struct symval { int64_t cst; int np, ng, touched; part p[MAXP]; int g[MAXG]; } symval;
+
+typedef struct comp {
+    int nd;
+    int64_t dsize[MAXD];
+    const pa_type *dnode[MAXD];
+    int kind[MAXD];                  /* 0 none, 1 parts, 2 alias, 3 group */
+    const pa__layout *alias[MAXD];
+    int group_of[MAXD];
+    part fp[MAXP];                   /* final parts */
+    int nfp;
+    group gr[MAXG];
+    int ngr;
+    int64_t base;
+} comp;
+
+enum { FAIL_IRREGULAR = 1 };         /* not compilable symbolically: fall back to one table */
+
+static int number_digits(comp *c, const pa_type *n)
+{
+    if (n->alias || n->nchild == 0) {
+        if (c->nd >= MAXD)
+            return FAIL_IRREGULAR;
+        c->dsize[c->nd] = n->size;
+        c->dnode[c->nd++] = n;
+        return 0;
+    }
+    for (int i = 0; i < n->nchild; i++)
+        if (number_digits(c, n->child[i]))
+            return FAIL_IRREGULAR;
+    return 0;
+}
+
+static int scale(comp *c, symval *v, int64_t s)
+{
+    int bad = __builtin_mul_overflow(v->cst, s, &v->cst);
+    for (int i = 0; i < v->np; i++)
+        bad |= __builtin_mul_overflow(v->p[i].coeff, s, &v->p[i].coeff);
+    for (int g = 0; g < v->ng; g++)
+        for (int64_t i = 0; i < c->gr[v->g[g]].n; i++)
+            bad |= __builtin_mul_overflow(c->gr[v->g[g]].table[i], s, &c->gr[v->g[g]].table[i]);
+    return bad ? pa__err(PA_ERR_RANGE, "offsets overflow 64 bits") : PA_OK;
+}
+
+static int part_cmp(const void *a, const void *b)
+{
+    const part *x = a, *y = b;
+    return x->digit != y->digit ? x->digit - y->digit : (x->order > y->order) - (x->order < y->order);
+}
+
+/* The value of one part when its digit has value j: the digit splits row-major over its parts. */
+static int64_t part_value(const symval *v, int k, int64_t j)
+{
+    int64_t inner = 1;
+    for (int i = 0; i < v->np; i++)
+        if (v->p[i].digit == v->p[k].digit && v->p[i].order > v->p[k].order)
+            inner *= v->p[i].size;
+    return (j / inner) % v->p[k].size;
+}
+
+/* Turns a whole value into one group: a table over the union of its digits. */
+static int to_group(comp *c, symval *v)
+{
+    int in[MAXD] = {0}, dig[MAXD], nd = 0;
+    int64_t n = 1, val[MAXD];
+    group *g;
+    for (int i = 0; i < v->np; i++)
+        in[v->p[i].digit] = 1;
+    for (int k = 0; k < v->ng; k++)
+        for (int i = 0; i < c->gr[v->g[k]].ndig; i++)
+            in[c->gr[v->g[k]].dig[i]] = 1;
+    for (int d = 0; d < c->nd; d++)
+        if (in[d]) {
+            dig[nd++] = d;
+            if (__builtin_mul_overflow(n, c->dsize[d], &n) || n > TABLE_CAP)
+                return FAIL_IRREGULAR;
+        }
+    if (c->ngr >= MAXG)
+        return FAIL_IRREGULAR;
+    g = &c->gr[c->ngr];
+    if (!(g->table = malloc((size_t)n * sizeof *g->table)))
+        return pa__err(PA_ERR_NOMEM, "no memory for a gather table of %lld offsets", (long long)n);
+    g->ndig = nd;
+    memcpy(g->dig, dig, sizeof dig);
+    g->n = n;
+    g->live = 1;
+    for (int64_t idx = 0; idx < n; idx++) {
+        int64_t x = v->cst, r = idx;
+        for (int i = nd - 1; i >= 0; i--) {
+            val[dig[i]] = r % c->dsize[dig[i]];
+            r /= c->dsize[dig[i]];
+        }
+        for (int i = 0; i < v->np; i++)
+            x += v->p[i].coeff * part_value(v, i, val[v->p[i].digit]);
+        for (int k = 0; k < v->ng; k++) {
+            const group *h = &c->gr[v->g[k]];
+            int64_t hi = 0;
+            for (int i = 0; i < h->ndig; i++)
+                hi = hi * c->dsize[h->dig[i]] + val[h->dig[i]];
+            x += h->table[hi];
+        }
+        g->table[idx] = x;
+    }
+    for (int k = 0; k < v->ng; k++) {
+        free(c->gr[v->g[k]].table);
+        c->gr[v->g[k]].table = NULL;
+        c->gr[v->g[k]].live = 0;
+    }
+    v->cst = 0;
+    v->np = 0;
+    v->ng = 1;
+    v->g[0] = c->ngr++;
+    return 0;
+}
+
+/* Composes one part (size s, coeff k) with a multi-mode affine layout; appends sub-parts to out. */
+static int compose_part(const pa__layout *l, const part *p, part *out, int *nout)
+{
+    int m = l->nmodes - 1, n = 0;
+    int64_t rem = p->coeff, take = p->size;
+    part sub[16];
+    while (m >= 0 && rem > 1) {
+        int64_t sz = l->modes[m].size;
+        if (rem % sz == 0) {
+            rem /= sz;
+            m--;
+        } else if (sz % rem == 0) {
+            break;
+        } else {
+            return FAIL_IRREGULAR;
+        }
+    }
+    while (take > 1) {
+        int64_t avail, t;
+        if (m < 0 || n >= 15)
+            return FAIL_IRREGULAR;
+        avail = l->modes[m].size / rem;
+        t = take <= avail ? take : avail;
+        if ((take <= avail && avail % take) || (take > avail && take % avail))
+            return FAIL_IRREGULAR;
+        sub[n].size = t;
+        sub[n++].coeff = l->modes[m].stride * rem;
+        take /= t;
+        rem = 1;
+        m--;
+    }
+    if (n == 0) {
+        sub[n].size = 1;
+        sub[n++].coeff = 0;
+    }
+    for (int i = 0; i < n; i++) {    /* sub[0] is the innermost */
+        out[*nout] = *p;
+        out[*nout].size = sub[i].size;
+        out[*nout].coeff = sub[i].coeff;
+        out[(*nout)++].order = p->order * 16 + (n - 1 - i);
+    }
+    return 0;
+}
+
+static int coeff_cmp(const void *a, const void *b)
+{
+    const part *x = a, *y = b;
+    return (x->coeff > y->coeff) - (x->coeff < y->coeff);
+}
+
+/* x -> T(x mod |T|) on an affine value; FAIL_IRREGULAR when that is not affine. */
+static int compose_ref(symval *v, const pa_type *T)
+{
+    const pa__layout *l = pa__type_layout(T);
+    int64_t lo = v->cst, hi = v->cst;
+    part out[MAXP], sorted[MAXP];
+    int nout = 0, ns = 0;
+    if (!l)
+        return PA_ERR_NOMEM;
+    if (!l->affine)
+        return FAIL_IRREGULAR;
+    for (int i = 0; i < v->np; i++) {
+        int64_t span = v->p[i].coeff * (v->p[i].size - 1);
+        if (span < 0)
+            lo += span;
+        else
+            hi += span;
+    }
+    if (lo < 0 || hi >= T->size)
+        return FAIL_IRREGULAR;        /* the reference wraps */
+    if (l->nmodes <= 1) {
+        int64_t st = l->nmodes ? l->modes[0].stride : 0;
+        v->cst = l->base + st * v->cst;
+        for (int i = 0; i < v->np; i++)
+            v->p[i].coeff *= st;
+        return 0;
+    }
+    if (v->cst != 0)
+        return FAIL_IRREGULAR;
+    for (int i = 0; i < v->np; i++)
+        if (v->p[i].coeff > 0 && v->p[i].size > 1)
+            sorted[ns++] = v->p[i];
+        else if (v->p[i].coeff < 0)
+            return FAIL_IRREGULAR;
+    qsort(sorted, (size_t)ns, sizeof *sorted, coeff_cmp);
+    for (int i = 1; i < ns; i++)
+        if (sorted[i].coeff < sorted[i - 1].coeff * sorted[i - 1].size)
+            return FAIL_IRREGULAR;    /* parts overlap: the sum would carry between the target's modes */
+    for (int i = 0; i < v->np; i++) {
+        if (nout + 16 > MAXP)
+            return FAIL_IRREGULAR;
+        if (v->p[i].coeff == 0 || v->p[i].size == 1) {
+            out[nout] = v->p[i];
+            out[nout++].order = v->p[i].order * 16;
+            out[nout - 1].coeff = 0;
+        } else if (compose_part(l, &v->p[i], out, &nout)) {
+            return FAIL_IRREGULAR;
+        }
+    }
+    memcpy(v->p, out, (size_t)nout * sizeof *out);
+    v->np = nout;
+    v->cst = l->base;
+    return 0;
+}
+
+static int apply_chain(comp *c, const pa_type *n, symval *v)
+{
+    int st;
+    for (int k = 0; k < n->nfn; k++) {
+        const pa__fn *f = &n->fn[k];
+        group *g;
+        if (f->kind == PA__F_DISP) {
+            v->cst += f->disp;
+            continue;
+        }
+        if (f->kind == PA__F_REF && v->ng == 0) {
+            symval save = *v;
+            if ((st = compose_ref(v, f->target)) != FAIL_IRREGULAR)
+                if (st == 0)
+                    continue;
+            if (st != FAIL_IRREGULAR)
+                return st;
+            *v = save;
+        }
+        if (v->np || v->ng != 1 || v->cst)
+            if ((st = to_group(c, v)))
+                return st;
+        g = &c->gr[v->g[0]];
+        for (int64_t i = 0; i < g->n; i++)
+            g->table[i] = f->kind == PA__F_REF ? pa__node_offset(f->target, pa__floor_mod(g->table[i], f->target->size))
+                                               : f->fn(g->table[i], f->ctx);
+    }
+    return 0;
+}
+
+static int finalize(comp *c, symval *v)
+{
+    c->base += v->cst;
+    for (int i = 0; i < v->np; i++) {
+        if (c->nfp >= MAXP)
+            return FAIL_IRREGULAR;
+        c->fp[c->nfp++] = v->p[i];
+        c->kind[v->p[i].digit] = 1;
+    }
+    for (int k = 0; k < v->ng; k++)
+        for (int i = 0; i < c->gr[v->g[k]].ndig; i++) {
+            c->kind[c->gr[v->g[k]].dig[i]] = 3;
+            c->group_of[c->gr[v->g[k]].dig[i]] = v->g[k];
+        }
+    memset(v, 0, offsetof(symval, p));
+    return 0;
+}
+
+static int digit_of(const comp *c, const pa_type *n)
+{
+    for (int d = 0; d < c->nd; d++)
+        if (c->dnode[d] == n)
+            return d;
+    return -1;
+}
+
+static int sym(comp *c, const pa_type *n, symval *v)
+{
+    int st, d;
+    memset(v, 0, offsetof(symval, p));
+    if (n->alias || n->nchild == 0) {
+        d = digit_of(c, n);
+        if (n->alias) {
+            if (!(c->alias[d] = pa__type_layout(n->alias)))
+                return PA_ERR_NOMEM;
+            c->kind[d] = 2;
+            c->base += c->alias[d]->base;
+            return 0;
+        }
+        v->p[0] = (part){d, 0, n->size, 1};
+        v->np = 1;
+        v->touched = 1;
+    }
+    for (int i = 0; i < n->nchild; i++) {
+        symval *w = malloc(sizeof *w);
+        if (!w)
+            return pa__err(PA_ERR_NOMEM, "no memory while compiling a layout");
+        if ((st = sym(c, n->child[i], w)) || (st = scale(c, w, n->child[i]->stride_in_parent)) ||
+            v->np + w->np > MAXP || v->ng + w->ng > MAXG) {
+            free(w);
+            return st ? st : FAIL_IRREGULAR;
+        }
+        v->cst += w->cst;
+        memcpy(v->p + v->np, w->p, (size_t)w->np * sizeof *w->p);
+        v->np += w->np;
+        memcpy(v->g + v->ng, w->g, (size_t)w->ng * sizeof *w->g);
+        v->ng += w->ng;
+        v->touched |= w->touched;
+        free(w);
+    }
+    if (n->nfn && v->touched) {
+        if ((st = apply_chain(c, n, v)))
+            return st;
+        if (n->fixed)
+            return finalize(c, v);
+    }
+    return 0;
+}
+
+static int keep_table(pa_type *t, int64_t *table)
+{
+    int64_t **p = realloc(t->tables, (size_t)(t->ntables + 1) * sizeof *p);
+    if (!p)
+        return pa__err(PA_ERR_NOMEM, "no memory while compiling a layout");
+    t->tables = p;
+    t->tables[t->ntables++] = table;
+    return PA_OK;
+}
+
+static int push_mode(pa__layout *l, int64_t size, int64_t stride, const int64_t *table)
+{
+    if (l->nmodes >= PA__MAX_MODES) {
+        pa__layout_coalesce(l);
+        if (l->nmodes >= PA__MAX_MODES)
+            return FAIL_IRREGULAR;
+    }
+    l->modes[l->nmodes++] = (pa__mode){size, table ? 0 : stride, table};
+    if (table)
+        l->affine = 0;
+    return 0;
+}
+
+/* Lays the digits' final forms out as modes, outermost first. */
+static int assemble(comp *c, pa_type *t, pa__layout *l)
+{
+    int st;
+    qsort(c->fp, (size_t)c->nfp, sizeof *c->fp, part_cmp);
+    l->base = c->base;
+    l->affine = 1;
+    for (int d = 0, k = 0; d < c->nd; d++) {
+        switch (c->kind[d]) {
+        case 1:
+            for (; k < c->nfp && c->fp[k].digit == d; k++)
+                if ((st = push_mode(l, c->fp[k].size, c->fp[k].coeff, NULL)))
+                    return st;
+            break;
+        case 2:
+            for (int i = 0; i < c->alias[d]->nmodes; i++)
+                if ((st = push_mode(l, c->alias[d]->modes[i].size, c->alias[d]->modes[i].stride,
+                                    c->alias[d]->modes[i].table)))
+                    return st;
+            break;
+        case 3: {
+            group *g = &c->gr[c->group_of[d]];
+            if (g->dig[0] != d)
+                return FAIL_IRREGULAR;            /* the group's digits are not adjacent */
+            for (int i = 1; i < g->ndig; i++)
+                if (g->dig[i] != d + i)
+                    return FAIL_IRREGULAR;
+            if ((st = push_mode(l, g->n, 0, g->table)) || (st = keep_table(t, g->table)))
+                return st;
+            g->live = 0;
+            d += g->ndig - 1;
+            break;
+        }
+        default:
+            return FAIL_IRREGULAR;
+        }
+    }
+    return 0;
+}
+
+/* The last resort: one table with every offset, from the walk. */
+static int whole_table(pa_type *t, pa__layout *l)
+{
+    int64_t *table;
+    if (t->size > TABLE_CAP)
+        return pa__err(PA_ERR_UNSUPPORTED, "%s is too irregular to compile and too large (%lld elements) for a table",
+                       t->name, (long long)t->size);
+    if (!(table = malloc((size_t)t->size * sizeof *table)))
+        return pa__err(PA_ERR_NOMEM, "no memory for a gather table of %lld offsets", (long long)t->size);
+    for (int64_t i = 0; i < t->size; i++)
+        table[i] = pa__node_offset(t, i);
+    if (keep_table(t, table)) {
+        free(table);
+        return PA_ERR_NOMEM;
+    }
+    memset(l, 0, sizeof *l);
+    l->nmodes = 1;
+    l->modes[0] = (pa__mode){t->size, 0, table};
+    return PA_OK;
+}
+
+static void extent(pa__layout *l)
+{
+    l->min_off = l->max_off = l->base;
+    for (int i = 0; i < l->nmodes; i++) {
+        const pa__mode *m = &l->modes[i];
+        int64_t lo = 0, hi = 0;
+        if (m->table) {
+            lo = hi = m->table[0];
+            for (int64_t k = 1; k < m->size; k++) {
+                lo = m->table[k] < lo ? m->table[k] : lo;
+                hi = m->table[k] > hi ? m->table[k] : hi;
+            }
+        } else if (m->stride < 0) {
+            lo = m->stride * (m->size - 1);
+        } else {
+            hi = m->stride * (m->size - 1);
+        }
+        l->min_off += lo;
+        l->max_off += hi;
+    }
+}
+
+int pa__layout_compile(const pa_type *ct, pa__layout **out)
+{
+    pa_type *t = (pa_type *)ct;   /* the layout and its tables are cached on the node */
+    comp *c = calloc(1, sizeof *c);
+    symval *v = malloc(sizeof *v);
+    pa__layout *l = calloc(1, sizeof *l);
+    int st = PA_ERR_NOMEM;
+    if (!c || !v || !l) {
+        pa__err(PA_ERR_NOMEM, "no memory while compiling a layout");
+        goto done;
+    }
+    if (t->alias) {
+        const pa__layout *a = pa__type_layout(t->alias);
+        if (a) {
+            *l = *a;
+            st = PA_OK;
+        }
+        goto done;
+    }
+    st = number_digits(c, t);
+    if (!st)
+        st = sym(c, t, v);
+    /* The position travels up through the ancestors, as in the walk. */
+    for (const pa_type *n = t; !st && v->touched && n->parent; n = n->parent) {
+        if ((st = scale(c, v, n->stride_in_parent)))
+            break;
+        if (n->parent->nfn && !(st = apply_chain(c, n->parent, v)) && n->parent->fixed) {
+            st = finalize(c, v);
+            break;
+        }
+    }
+    if (!st && v->touched)
+        st = finalize(c, v);
+    if (!st)
+        st = assemble(c, t, l);
+    if (st == FAIL_IRREGULAR) {
+        for (int i = 0; i < c->ngr; i++)
+            if (c->gr[i].live && c->gr[i].table) {
+                free(c->gr[i].table);
+                c->gr[i].live = 0;
+            }
+        /* Tables already handed to the node stay owned by it and are freed with it. */
+        st = whole_table(t, l);
+    }
+    if (!st) {
+        l->size = t->size;
+        pa__layout_coalesce(l);
+        extent(l);
+    }
+done:
+    if (c)
+        for (int i = 0; i < c->ngr; i++)
+            if (c->gr[i].live)
+                free(c->gr[i].table);
+    free(c);
+    free(v);
+    if (st) {
+        free(l);
+        return st;
+    }
+    *out = l;
+    return PA_OK;
+}

@@ -1,1 +1,89 @@
-/* parray — mtt (to be written). */
+/*
+ * parray — the registry of memory-and-thread type (mtt) names.
+ *
+ * Every name PARRAY knows is listed once, with its kind and, for memory types, either the allocator this build
+ * has for it or the reason it has none.  The host allocators are registered statically; a backend that is not
+ * built leaves its names in the table without an allocator, so that pa_create can say which backend is
+ * missing instead of calling the name unknown.
+ */
+#include <string.h>
+
+#include "mem_internal.h"
+
+typedef struct mtt_entry {
+    const char *name;
+    pa__mtt_kind kind;
+    const pa__mem_ops *ops;     /* memory types with an allocator in this build, else NULL */
+    const char *missing;        /* memory types without one: why, as a fragment of a sentence */
+} mtt_entry;
+
+/*
+ * The CUDA, MPI and Global Arrays backends will register pinned, dmem, mpimem and gamem here, each under its
+ * own PA_HAVE_* switch, when they are written.
+ */
+static const mtt_entry mtt_table[] = {
+    {"paged", PA__MTT_MEMORY, &pa__mem_paged_ops, NULL},
+    {"mmap", PA__MTT_MEMORY, &pa__mem_mmap_ops, NULL},
+    {"numa", PA__MTT_MEMORY, &pa__mem_numa_ops, NULL},
+    {"pinned", PA__MTT_MEMORY, NULL, "it needs the CUDA backend (cudaHostAlloc), which this build does not have"},
+    {"dmem", PA__MTT_MEMORY, NULL, "it needs the CUDA backend (cudaMalloc), which this build does not have"},
+    {"mpimem", PA__MTT_MEMORY, NULL, "it needs the MPI backend (MPI_Alloc_mem), which this build does not have"},
+    {"gamem", PA__MTT_MEMORY, NULL,
+     "it needs the Global Arrays backend (NGA_Create), which this build does not have"},
+    {"smem", PA__MTT_MEMORY, NULL,
+     "CUDA shared memory exists only inside kernels and cannot be created from the host"},
+    {"rmem", PA__MTT_MEMORY, NULL, "CUDA registers exist only inside kernels and cannot be created from the host"},
+    {"micmem", PA__MTT_MEMORY, NULL, "it is Xeon Phi (MIC) memory, retired hardware with no backend in this build"},
+    {"vmem", PA__MTT_MEMORY, NULL,
+     "it is a vector register file that exists only inside kernels, with no allocator in this build"},
+    {"pthd", PA__MTT_THREAD, NULL, NULL},
+    {"omp", PA__MTT_THREAD, NULL, NULL},
+    {"cuda", PA__MTT_THREAD, NULL, NULL},
+    {"mpi", PA__MTT_THREAD, NULL, NULL},
+    {"mic", PA__MTT_THREAD, NULL, NULL},
+};
+
+static const mtt_entry *mtt_lookup(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof mtt_table / sizeof mtt_table[0]; i++)
+        if (strcmp(mtt_table[i].name, name) == 0)
+            return &mtt_table[i];
+    return NULL;
+}
+
+pa__mtt_kind pa__mtt_kind_of(const char *name)
+{
+    const mtt_entry *e = mtt_lookup(name);
+    return e ? e->kind : PA__MTT_NONE;
+}
+
+const pa__mem_ops *pa__mem_find(const char *name)
+{
+    const mtt_entry *e = mtt_lookup(name);
+    return e ? e->ops : NULL;
+}
+
+const char *pa__mem_missing(const char *name)
+{
+    const mtt_entry *e = mtt_lookup(name);
+    if (e == NULL || e->kind != PA__MTT_MEMORY)
+        return NULL;
+    return e->ops ? NULL : e->missing;
+}
+
+int pa_mtt_available(const char *mtt)
+{
+    const pa__mem_ops *ops = pa__mem_find(mtt);
+    return ops != NULL && ops->available() ? 1 : 0;
+}
+
+int pa__mem_check_alignment(const char *mtt, size_t alignment)
+{
+    /* posix_memalign's own rule; a smaller power of two would be satisfied by any malloc anyway. */
+    if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0)
+        return pa__err(PA_ERR_INVAL, "%s: alignment %zu is not a power of two of at least sizeof(void *) = %zu",
+                       mtt, alignment, sizeof(void *));
+    return PA_OK;
+}

@@ -1,1 +1,385 @@
-/* parray — query (to be written). */
+/* parray — taking type handles (declare, get, parse, dimensions, binding) and querying them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "type_internal.h"
+
+/* Checks that every named reference in a declaration tree names a declared type. */
+static int check_refs(pa_scope *s, const pa__decl *d, const pa__adim *a)
+{
+    pa__decl *target;
+    int path[PA__MAX_DEPTH], depth, st;
+    for (int k = 0; k < a->nitems; k++) {
+        const pa__item *it = &a->items[k];
+        if (it->kind == PA__I_REF && it->ref && (st = pa__split_ref(s, it->ref, &target, path, &depth)))
+            return pa__err_wrap(st, "in \"%s\" at column %d", d->text, it->col);
+        for (int i = 0; i < it->ndims; i++)
+            if ((st = check_refs(s, d, it->dims[i])))
+                return st;
+    }
+    return PA_OK;
+}
+
+int pa_declare(pa_scope *s, const char *name, const char *text)
+{
+    pa__decl *d = NULL;
+    int st;
+    if (!s || !name || !text)
+        return pa__err(PA_ERR_INVAL, "pa_declare: NULL %s", !s ? "scope" : !name ? "name" : "declaration");
+    if (!pa__valid_name(name))
+        return pa__err(PA_ERR_INVAL, "'%s' is not a valid type name (an identifier not ending in _<digit>)", name);
+    pa__scope_lock(s);
+    for (pa__decl *e = s->decls; e; e = e->next)
+        if (strcmp(e->name, name) == 0) {
+            pa__scope_unlock(s);
+            return pa__err(PA_ERR_EXISTS, "type '%s' is already declared in this scope as \"%s\"", name, e->text);
+        }
+    if ((st = pa__parse_decl(s, text, &d)) || (st = check_refs(s, d, d->root)))
+        goto fail;
+    if (!(d->name = pa__strdup(name))) {
+        st = pa__err(PA_ERR_NOMEM, "no memory for a declaration");
+        goto fail;
+    }
+    d->next = s->decls;
+    s->decls = d;
+    pa__scope_unlock(s);
+    return PA_OK;
+fail:
+    pa__scope_unlock(s);
+    pa__decl_free(d);
+    return st;
+}
+
+/* "Name_0_1<e, e>" */
+const pa_type *pa_type_get(pa_scope *s, const char *ref)
+{
+    pa__lexer lx;
+    pa__env env = {0};
+    pa__decl *d;
+    pa__inst *in;
+    int64_t args[16];
+    int nargs = 0, path[PA__MAX_DEPTH], depth, st;
+    char name[128];
+    if (!s || !ref) {
+        pa__err(PA_ERR_INVAL, "pa_type_get: NULL %s", s ? "reference" : "scope");
+        return NULL;
+    }
+    env.scope = s;
+    env.text = ref;
+    pa__lex_init(&lx, ref);
+    if (pa__lex_next(&lx))
+        return NULL;
+    if (lx.kind != PA__T_IDENT) {
+        pa__syntax(&lx, "a type name");
+        return NULL;
+    }
+    snprintf(name, sizeof name, "%s", lx.ident);
+    if (pa__lex_next(&lx))
+        return NULL;
+    if (pa__lex_is(&lx, '<')) {
+        do {
+            pa__expr *e = NULL;
+            if (nargs >= 16) {
+                pa__err(PA_ERR_PARAM, "in \"%s\": more than 16 parameters", ref);
+                return NULL;
+            }
+            if (pa__lex_next(&lx) || pa__parse_expr(&lx, &e))
+                return NULL;
+            st = pa__expr_eval(e, &env, &args[nargs++]);
+            pa__expr_free(e);
+            if (st)
+                return NULL;
+        } while (pa__lex_is(&lx, ','));
+        if (!pa__lex_is(&lx, '>') || pa__lex_next(&lx)) {
+            pa__syntax(&lx, "',' or '>'");
+            return NULL;
+        }
+    }
+    if (lx.kind != PA__T_EOF) {
+        pa__syntax(&lx, "'<' or the end of the type reference");
+        return NULL;
+    }
+    pa__scope_lock(s);
+    st = pa__split_ref(s, name, &d, path, &depth);
+    if (st == PA_OK)
+        st = pa__inst_get(d, args, nargs, &in);
+    pa__scope_unlock(s);
+    return st ? NULL : pa__node_path(in->root, path, depth, ref);
+}
+
+const pa_type *pa_type_parse(pa_scope *s, const char *text)
+{
+    pa__decl *d = NULL;
+    pa__inst *in;
+    if (!s || !text) {
+        pa__err(PA_ERR_INVAL, "pa_type_parse: NULL %s", s ? "declaration" : "scope");
+        return NULL;
+    }
+    pa__scope_lock(s);
+    if (pa__parse_decl(s, text, &d) || check_refs(s, d, d->root))
+        goto fail;
+    if (d->nparams) {
+        pa__err(PA_ERR_PARAM, "in \"%s\": an anonymous type cannot have parameters; declare it with a name", text);
+        goto fail;
+    }
+    if (pa__inst_get(d, NULL, 0, &in))
+        goto fail;
+    d->next = s->anon;
+    s->anon = d;
+    pa__scope_unlock(s);
+    return in->root;
+fail:
+    pa__scope_unlock(s);
+    pa__decl_free(d);
+    return NULL;
+}
+
+const pa_type *pa_type_dim(const pa_type *t, const char *path)
+{
+    int idx[PA__MAX_DEPTH], n = 0;
+    if (!t || !path) {
+        pa__err(PA_ERR_INVAL, "pa_type_dim: NULL %s", t ? "path" : "type");
+        return NULL;
+    }
+    for (const char *p = path; *p; p++) {
+        if (*p == '_' && p == path)
+            continue;
+        if (*p < '0' || *p > '9' || n >= PA__MAX_DEPTH || (p[1] && p[1] != '_')) {
+            pa__err(PA_ERR_DIM, "'%s' is not a dimension path such as \"0_1\"", path);
+            return NULL;
+        }
+        idx[n++] = *p - '0';
+        if (p[1])
+            p++;
+    }
+    return pa__node_path(t, idx, n, t->name);
+}
+
+const pa_type *pa_type_child(const pa_type *t, int i)
+{
+    if (!t) {
+        pa__err(PA_ERR_INVAL, "pa_type_child: NULL type");
+        return NULL;
+    }
+    if (i < 0 || i >= t->nchild) {
+        pa__err(PA_ERR_DIM, "%s has %d sub-dimensions; there is no sub-dimension %d", t->name, t->nchild, i);
+        return NULL;
+    }
+    return t->child[i];
+}
+
+const pa_type *pa_type_root(const pa_type *t)
+{
+    while (t && t->parent)
+        t = t->parent;
+    return t;
+}
+
+const pa_type *pa_type_bind(const pa_type *t, int nargs, const int64_t *args)
+{
+    int path[PA__MAX_DEPTH], depth = 0;
+    const pa_type *r;
+    pa__inst *in;
+    if (!t || (nargs && !args)) {
+        pa__err(PA_ERR_INVAL, "pa_type_bind: NULL %s", t ? "arguments" : "type");
+        return NULL;
+    }
+    if (!t->inst->decl || !t->inst->decl->name) {
+        pa__err(PA_ERR_PARAM, "%s is not a declared type with parameters", t->name);
+        return NULL;
+    }
+    for (r = t; r->parent; r = r->parent)
+        depth++;
+    if (r != t->inst->root) {
+        pa__err(PA_ERR_PARAM, "%s is inside a referenced tree; bind the type it belongs to", t->name);
+        return NULL;
+    }
+    r = t;
+    for (int i = depth - 1; i >= 0; i--, r = r->parent)
+        path[i] = r->index;
+    if (pa__inst_get(t->inst->decl, args, nargs, &in))
+        return NULL;
+    return pa__node_path(in->root, path, depth, t->name);
+}
+
+pa_scope *pa_type_scope(const pa_type *t)
+{
+    return t && t->inst->decl ? t->inst->decl->scope : NULL;
+}
+
+int64_t pa_size(const pa_type *t)
+{
+    return t ? t->size : -1;
+}
+
+int pa_ndim(const pa_type *t)
+{
+    return t ? t->nchild : -1;
+}
+
+int pa_nleaves(const pa_type *t)
+{
+    return t ? t->nleaves : -1;
+}
+
+const char *pa_elm(const pa_type *t)
+{
+    return t ? t->elm : NULL;
+}
+
+size_t pa_elm_size(const pa_type *t)
+{
+    return t ? t->elm_size : 0;
+}
+
+const char *pa_mtt(const pa_type *t)
+{
+    return t ? t->mtt : NULL;
+}
+
+const char *pa__type_mtt(const pa_type *t)
+{
+    return t->mtt;
+}
+
+const char *pa_type_name(const pa_type *t)
+{
+    return t ? t->name : NULL;
+}
+
+int64_t pa_offset(const pa_type *t, int64_t i)
+{
+    const pa__layout *l;
+    if (!t) {
+        pa__err(PA_ERR_INVAL, "pa_offset: NULL type");
+        return PA_BAD_OFFSET;
+    }
+    if (i < 0 || i >= t->size) {
+        pa__err(PA_ERR_RANGE, "index %lld is outside %s, whose size is %lld", (long long)i, t->name,
+                (long long)t->size);
+        return PA_BAD_OFFSET;
+    }
+    l = pa__type_layout(t);
+    return l ? pa__layout_offset(l, i) : pa__node_offset(t, i);
+}
+
+/* The flat index of an index per leaf dimension, in the leaves' order. */
+static int leaf_index(const pa_type *t, const int64_t *idx, int *k, int64_t *flat)
+{
+    if (t->nchild == 0) {
+        if (idx[*k] < 0 || idx[*k] >= t->size)
+            return pa__err(PA_ERR_RANGE, "index %lld is outside %s, whose size is %lld", (long long)idx[*k],
+                           t->name, (long long)t->size);
+        *flat = *flat * t->size + idx[(*k)++];
+        return PA_OK;
+    }
+    for (int c = 0; c < t->nchild; c++)
+        if (leaf_index(t->child[c], idx, k, flat))
+            return PA_ERR_RANGE;
+    return PA_OK;
+}
+
+int64_t pa_offset_nd(const pa_type *t, int n, const int64_t *idx)
+{
+    int64_t flat = 0;
+    int k = 0;
+    if (!t || !idx) {
+        pa__err(PA_ERR_INVAL, "pa_offset_nd: NULL %s", t ? "index" : "type");
+        return PA_BAD_OFFSET;
+    }
+    if (n == 1)
+        return pa_offset(t, idx[0]);
+    if (n == t->nchild) {
+        for (int c = 0; c < n; c++) {
+            if (idx[c] < 0 || idx[c] >= t->child[c]->size) {
+                pa__err(PA_ERR_RANGE, "index %lld is outside %s, whose size is %lld", (long long)idx[c],
+                        t->child[c]->name, (long long)t->child[c]->size);
+                return PA_BAD_OFFSET;
+            }
+            flat = flat * t->child[c]->size + idx[c];
+        }
+        return pa_offset(t, flat);
+    }
+    if (n == t->nleaves)
+        return leaf_index(t, idx, &k, &flat) ? PA_BAD_OFFSET : pa_offset(t, flat);
+    pa__err(PA_ERR_DIM, "%s takes 1, %d (sub-dimensions) or %d (leaf dimensions) indices, not %d", t->name,
+            t->nchild, t->nleaves, n);
+    return PA_BAD_OFFSET;
+}
+
+int64_t pa_stp(const pa_type *t)
+{
+    const pa__layout *l;
+    if (!t || !(l = pa__type_layout(t)))
+        return 0;
+    if (t->size == 1)
+        return 1;
+    if (l->nmodes != 1)
+        return 0;
+    if (!l->modes[0].table)
+        return l->modes[0].stride;
+    int64_t d = l->modes[0].table[1] - l->modes[0].table[0];
+    for (int64_t i = 2; i < l->modes[0].size; i++)
+        if (l->modes[0].table[i] - l->modes[0].table[i - 1] != d)
+            return 0;
+    return d;
+}
+
+int pa_cnt(const pa_type *t)
+{
+    return pa_stp(t) == 1;
+}
+
+int pa_extent(const pa_type *t, int64_t *min_off, int64_t *max_off)
+{
+    const pa__layout *l;
+    if (!t || !min_off || !max_off)
+        return pa__err(PA_ERR_INVAL, "pa_extent: NULL argument");
+    if (!(l = pa__type_layout(t)))
+        return PA_ERR_NOMEM;
+    *min_off = l->min_off;
+    *max_off = l->max_off;
+    return PA_OK;
+}
+
+int pa_nparams(const pa_type *t)
+{
+    return t && t->inst->decl ? t->inst->decl->nparams : 0;
+}
+
+static int list_params(const pa_type *t, char *buf, size_t len, int what)
+{
+    size_t n = 0;
+    int r;
+    if (!t || (!buf && len))
+        return pa__err(PA_ERR_INVAL, "NULL type or buffer");
+    if (len)
+        buf[0] = '\0';
+    for (int i = 0; i < pa_nparams(t); i++) {
+        const pa__decl *d = t->inst->decl;
+        const char *sep = i ? ", " : "";
+        if (what == 0)
+            r = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s %s", sep, d->ptypes[i], d->pnames[i]);
+        else if (what == 1)
+            r = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s", sep, d->pnames[i]);
+        else
+            r = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%lld", sep, (long long)t->inst->args[i]);
+        n += (size_t)r;
+    }
+    return (int)n;
+}
+
+int pa_args(const pa_type *t, char *buf, size_t len)
+{
+    return list_params(t, buf, len, 0);
+}
+
+int pa_vars(const pa_type *t, char *buf, size_t len)
+{
+    return list_params(t, buf, len, 1);
+}
+
+int pa_para(const pa_type *t, char *buf, size_t len)
+{
+    return list_params(t, buf, len, 2);
+}

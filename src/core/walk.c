@@ -1,1 +1,92 @@
-/* parray — walk (to be written). */
+/*
+ * parray — the reference semantics of offsets: evaluating an index by walking the dimension tree.
+ *
+ * Every dimension turns its index into a "regular" position: a leaf's position is its index; a dimension with
+ * sub-dimensions adds its children's positions, each scaled by the product of the later siblings' sizes (row
+ * major).  A dimension with a chain (# disp(e), # T, # func(f)) then transforms its position: disp adds e, a
+ * reference to T evaluates T at the position modulo T's size, func calls the user's function.  When the chain
+ * holds a reference or a func the result is final ("whenever there is a type reference the offset of that
+ * dimension will be fixed"): it is added to the offset and no dimension above transforms it.  Otherwise the
+ * result is still a regular position and travels up.  A pure reference (alias) evaluates exactly as its target.
+ * Positions that reach the root untransformed are offsets themselves.
+ *
+ * This walk is the oracle for the compiled layouts (layout_compile.c) that the copy planner uses.
+ */
+#include "type_internal.h"
+
+typedef struct walkval {
+    int64_t reg;      /* regular position in the dimension's own index units */
+    int64_t fixed;    /* final offsets already determined */
+    int touched;      /* 1 when some leaf below contributes a regular position */
+} walkval;
+
+static int64_t apply_chain(const pa_type *n, int64_t x)
+{
+    for (int k = 0; k < n->nfn; k++) {
+        const pa__fn *f = &n->fn[k];
+        switch (f->kind) {
+        case PA__F_DISP: x += f->disp; break;
+        case PA__F_REF: x = pa__node_offset(f->target, pa__floor_mod(x, f->target->size)); break;
+        case PA__F_FUNC: x = f->fn(x, f->ctx); break;
+        }
+    }
+    return x;
+}
+
+static walkval rec(const pa_type *n, int64_t j)
+{
+    walkval v = {0, 0, 0};
+    if (n->alias) {
+        v.fixed = pa__node_offset(n->alias, j);
+        return v;
+    }
+    if (n->nchild == 0) {
+        v.reg = j;
+        v.touched = 1;
+    }
+    for (int c = n->nchild - 1; c >= 0; c--) {
+        const pa_type *ch = n->child[c];
+        walkval w = rec(ch, j % ch->size);
+        j /= ch->size;
+        v.fixed += w.fixed;
+        if (w.touched) {
+            v.reg += w.reg * ch->stride_in_parent;
+            v.touched = 1;
+        }
+    }
+    if (n->nfn && v.touched) {
+        int64_t x = apply_chain(n, v.reg);
+        if (n->fixed) {
+            v.fixed += x;
+            v.reg = 0;
+            v.touched = 0;
+        } else {
+            v.reg = x;
+        }
+    }
+    return v;
+}
+
+int64_t pa__node_offset(const pa_type *t, int64_t i)
+{
+    walkval v = rec(t, i);
+    int64_t reg = v.reg;
+    if (!v.touched)
+        return v.fixed;
+    /* The regular position travels up until a chain fixes it or it reaches the root. */
+    for (const pa_type *n = t; n->parent; n = n->parent) {
+        const pa_type *p = n->parent;
+        reg *= n->stride_in_parent;
+        if (p->nfn) {
+            reg = apply_chain(p, reg);
+            if (p->fixed)
+                return v.fixed + reg;
+        }
+    }
+    return v.fixed + reg;
+}
+
+int64_t pa__offset_walk(const pa_type *t, int64_t i)
+{
+    return pa__node_offset(t, i);
+}

@@ -1,0 +1,70 @@
+/*
+ * parray — internal declarations of the memory types: the host allocators, the registry of mtt names and the
+ * allocation table.  Included by src/core/mtt.c, src/core/mem*.c and the host allocators; never by a public
+ * header.
+ */
+#ifndef PARRAY_MEM_INTERNAL_H
+#define PARRAY_MEM_INTERNAL_H
+
+#include <stddef.h>
+
+#include "internal.h"
+
+/* ---- host allocators (src/backends/pthread/mem_*.c), registered statically in src/core/mtt.c ---------- */
+
+/*
+ * The core always passes the allocators a filled-in pa_mem_opts (the defaults when the caller gave NULL), and
+ * bytes > 0; allocators set the error message themselves on failure.
+ */
+
+extern const pa__mem_ops pa__mem_paged_ops;
+extern const pa__mem_ops pa__mem_mmap_ops;
+extern const pa__mem_ops pa__mem_numa_ops;
+
+/** The default alignment of paged and numa arrays, in bytes (a cache line). */
+#define PA__MEM_DEFAULT_ALIGNMENT 64
+
+/**
+ * Checks an alignment request: a power of two, at least sizeof(void *) (posix_memalign's own rule).
+ * \return PA_OK, or PA_ERR_INVAL with a message naming the memory type and the value.
+ */
+int pa__mem_check_alignment(const char *mtt, size_t alignment);
+
+/* ---- the registry of mtt names (src/core/mtt.c) ------------------------------------------------------- */
+
+/**
+ * Why a memory type name has no allocator in this build, as a sentence fragment for error messages
+ * ("it needs the CUDA backend, which this build does not have"); NULL for names that have one.
+ */
+const char *pa__mem_missing(const char *name);
+
+/* ---- the allocation table (src/core/mem_registry.c) --------------------------------------------------- */
+
+/* What pa_destroy needs to release a pointer made by pa_create. */
+typedef struct pa__alloc_rec {
+    const pa__mem_ops *ops;
+    size_t bytes;
+    void *cookie;           /* the allocator's own per-allocation datum */
+} pa__alloc_rec;
+
+/** Outcome of pa__alloc_unregister. */
+typedef enum pa__alloc_take {
+    PA__ALLOC_TAKEN,        /* found with the expected allocator and removed; *out holds its record */
+    PA__ALLOC_UNKNOWN,      /* not in the table: never made by pa_create, or already destroyed */
+    PA__ALLOC_OTHER_MTT     /* made by another allocator; left in place, *out holds its record */
+} pa__alloc_take;
+
+/**
+ * Records a new allocation.
+ * \return PA_OK, PA_ERR_NOMEM, or PA_ERR_EXISTS when ptr is already recorded (nothing is changed then).
+ *         No message is set; the caller words it.
+ */
+int pa__alloc_register(void *ptr, const pa__alloc_rec *rec);
+
+/** Looks up ptr and removes it only when it was made by expect (compared by pointer).  Thread-safe. */
+pa__alloc_take pa__alloc_unregister(const void *ptr, const pa__mem_ops *expect, pa__alloc_rec *out);
+
+/** Number of live allocations in the table (for tests and leak checks). */
+size_t pa__alloc_count(void);
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * parray — the type model's internal structures: declarations (parsed syntax), instances (dimension trees
+ * with every size, displacement and reference resolved) and scopes.
+ */
+#ifndef PARRAY_TYPE_INTERNAL_H
+#define PARRAY_TYPE_INTERNAL_H
+
+#include "internal.h"
+
+#define PA__MAX_CHILDREN 10     /* the manual: at most 10 sub-dimensions per dimension */
+#define PA__MAX_DEPTH 32        /* nesting of brackets and of references */
+#define PA__MAX_NODES 4096      /* nodes in one instance, inherited sub-trees included */
+#define PA__MAX_SIZE (INT64_C(1) << 50)
+
+/* ---- lexer (lexer.c) ---- */
+
+typedef enum { PA__T_EOF, PA__T_IDENT, PA__T_NUM, PA__T_PUNCT } pa__tkind;
+typedef struct pa__lexer {
+    const char *src;
+    size_t pos;
+    pa__tkind kind;             /* the current token */
+    char punct;
+    char ident[128];
+    int64_t num;
+    int col;                    /* 1-based column of the current token */
+    int err;
+} pa__lexer;
+
+void pa__lex_init(pa__lexer *lx, const char *src);
+int pa__lex_next(pa__lexer *lx);
+int pa__lex_is(const pa__lexer *lx, char punct);
+/** Peeks at the next non-blank character after the current token. */
+char pa__lex_peekc(const pa__lexer *lx);
+int pa__syntax(const pa__lexer *lx, const char *expected);
+
+/* ---- expressions (expr.c) ---- */
+
+typedef enum { PA__X_NUM, PA__X_VAR, PA__X_SIZE, PA__X_NEG, PA__X_ADD, PA__X_SUB, PA__X_MUL, PA__X_DIV,
+               PA__X_MOD } pa__xkind;
+
+typedef struct pa__expr {
+    pa__xkind kind;
+    int64_t num;
+    char *name;                 /* VAR: variable or parameter; SIZE: type reference text */
+    struct pa__expr *a, *b;
+    int col;
+} pa__expr;
+
+struct pa__inst;
+/* What names in an expression resolve to while an instance is being made. */
+typedef struct pa__env {
+    pa_scope *scope;
+    const struct pa__decl *decl;  /* its parameters */
+    const int64_t *args;
+    const char *text;           /* the declaration text, for messages */
+    int uses_vars;              /* set when a scope variable was read */
+} pa__env;
+
+int pa__parse_expr(pa__lexer *lx, pa__expr **out);
+void pa__expr_free(pa__expr *e);
+int pa__expr_eval(const pa__expr *e, pa__env *env, int64_t *out);
+int pa__expr_format(const pa__expr *e, char *buf, size_t len);
+
+/* ---- declarations (parser.c) ---- */
+
+typedef enum { PA__I_EXPR, PA__I_REF, PA__I_DIMS, PA__I_DISP, PA__I_FUNC } pa__ikind;
+
+struct pa__adim;
+typedef struct pa__item {
+    pa__ikind kind;
+    pa__expr *expr;             /* EXPR: size; DISP: displacement */
+    char *ref;                  /* REF: "A_0_1" */
+    pa__expr **args;            /* REF: <...> */
+    int nargs;
+    const pa_type *target;      /* REF made by the builder */
+    struct pa__adim **dims;     /* DIMS */
+    int ndims;
+    char *func;                 /* FUNC by name */
+    pa_offset_fn fn;            /* FUNC made by the builder */
+    void *fn_ctx;
+    int col;
+} pa__item;
+
+typedef struct pa__adim {
+    pa__item *items;
+    int nitems;
+    int col;
+} pa__adim;
+
+typedef struct pa__decl {
+    char *name;                 /* NULL when anonymous */
+    char *text;
+    int nparams;
+    char **pnames, **ptypes;
+    char *mtt;                  /* NULL when unspecified */
+    char *elm;
+    size_t elm_size;
+    pa__adim *root;
+    pa_scope *scope;
+    struct pa__inst *insts;     /* instances made from it (a list) */
+    struct pa__decl *next;      /* in its scope */
+} pa__decl;
+
+int pa__parse_decl(pa_scope *scope, const char *text, pa__decl **out);
+void pa__decl_free(pa__decl *d);
+void pa__adim_free(pa__adim *d);
+
+/* ---- instances (instance.c) ---- */
+
+typedef enum { PA__F_DISP, PA__F_REF, PA__F_FUNC } pa__fkind;
+typedef struct pa__fn {
+    pa__fkind kind;
+    int64_t disp;
+    const pa_type *target;
+    pa_offset_fn fn;
+    void *ctx;
+    const char *fname;          /* FUNC: the name it was declared with, or NULL */
+} pa__fn;
+
+struct pa_type {
+    struct pa__inst *inst;
+    struct pa_type *parent;
+    struct pa_type **child;
+    int nchild;
+    int index;                  /* position among its siblings */
+    int64_t size;
+    int64_t stride_in_parent;   /* product of the later siblings' sizes */
+    pa__fn *fn;                 /* the chain after the size */
+    int nfn;
+    int fixed;                  /* the chain holds a reference or func: offsets are final */
+    const pa_type *alias;       /* a pure reference: evaluates exactly as its target */
+    const char *mtt;
+    const char *elm;
+    size_t elm_size;
+    int nleaves;
+    char *name;
+    pa__layout *layout;         /* compiled on first use */
+    int64_t **tables;           /* gather tables owned by this node's layout */
+    int ntables;
+    struct pa_type *next_alloc; /* every node of an instance, for freeing */
+};
+
+typedef struct pa__inst {
+    pa__decl *decl;             /* NULL for a builder type */
+    int64_t *args;
+    int nargs;
+    pa_type *root;
+    pa_type *nodes;             /* all nodes */
+    int nnodes;
+    int uses_vars;
+    uint64_t var_gen;           /* the scope's variable generation it was made with */
+    struct pa__inst *next;      /* in its decl (or the scope's list of builder/anonymous instances) */
+} pa__inst;
+
+/** The instance of a declaration for the given arguments and the scope's current variables. */
+/** Invalidates instances that read scope variables (called when any variable is set). */
+void pa__bump_var_generation(void);
+int pa__inst_get(pa__decl *d, const int64_t *args, int nargs, pa__inst **out);
+void pa__inst_free(pa__inst *in);
+/** Resolves "Name_0_1" to a declaration and a path (digits), searching the scope and its parents. */
+int pa__split_ref(pa_scope *s, const char *ref, pa__decl **d, int *path, int *depth);
+/** Follows a path of child indices from a node.  NULL with PA_ERR_DIM when a step does not exist. */
+const pa_type *pa__node_path(const pa_type *t, const int *path, int depth, const char *what);
+/** Makes an instance of a declaration tree built in memory (builder); takes ownership of d. */
+int pa__inst_from_decl(pa__decl *d, pa__inst **out);
+
+/* ---- scopes (scope.c) ---- */
+
+struct pa_scope {
+    pa_scope *parent;
+    pthread_mutex_t lock;       /* recursive: guards everything below, and lazy layouts */
+    struct pa__var { char *name; int64_t value; struct pa__var *next; } *vars;
+    struct pa__func { char *name; pa_offset_fn fn; void *ctx; struct pa__func *next; } *funcs;
+    struct pa__elm { char *name; size_t size; struct pa__elm *next; } *elms;
+    pa__decl *decls;
+    pa__decl *anon;             /* anonymous and builder declarations */
+};
+
+void pa__scope_lock(pa_scope *s);
+void pa__scope_unlock(pa_scope *s);
+pa__decl *pa__scope_find_decl(pa_scope *s, const char *name);
+int pa__scope_find_func(pa_scope *s, const char *name, pa_offset_fn *fn, void **ctx);
+/** Size of an element type name (built in or registered), or 0 when unknown. */
+size_t pa__scope_elm_size(pa_scope *s, const char *name);
+/** A valid type or variable name: an identifier not ending in "_<digit>". */
+int pa__valid_name(const char *name);
+char *pa__strdup(const char *s);
+int64_t pa__floor_mod(int64_t a, int64_t m);
+
+/* ---- evaluation (walk.c, layout_compile.c) ---- */
+
+int64_t pa__node_offset(const pa_type *t, int64_t i);
+int pa__layout_compile(const pa_type *t, pa__layout **out);
+
+#endif

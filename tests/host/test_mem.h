@@ -1,0 +1,10 @@
+/* The host_mem suite's parts: test_mem.c (through types, and main) and test_mem_alloc.c (allocators). */
+#ifndef PARRAY_TEST_MEM_H
+#define PARRAY_TEST_MEM_H
+
+#include <check.h>
+
+/** The allocator-level cases: mtt registry, paged, mmap and numa ops, the allocation table. */
+TCase *pa_test_mem_alloc_tcase(void);
+
+#endif
