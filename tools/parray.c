@@ -243,7 +243,7 @@ static int explain_copy(pa_scope *scope, const char *dst_ref, const char *src_re
     char small[512];
     int n = pa_copy_explain(dst, src, small, sizeof small);
     if (n < 0) {
-        fprintf(stderr, "parray: copy %s to %s: %s: %s\n", src_ref, dst_ref, pa_status_name(n), pa_last_error());
+        fprintf(stderr, "parray: copy %s to %s: %s\n", src_ref, dst_ref, pa_last_error());
         return -1;
     }
     if ((size_t)n < sizeof small) {
