@@ -21,7 +21,9 @@ extern "C" {
 
 /**
  * Copies every element of src (read through src_type) to dst (written through dst_type).  Source and
- * destination must not overlap.
+ * destination must not overlap.  When dst_type maps several indices to the same offset (a stride of 0, a
+ * func that repeats), one of their source elements lands there; which one is unspecified, since the loops
+ * may be reordered and split over threads.
  * \return PA_OK, PA_ERR_INVAL (NULL argument), PA_ERR_SIZE (sizes differ: both sizes are in the message),
  *         PA_ERR_ELM (element sizes differ or are unspecified), PA_ERR_MTT (no strategy for the memory types),
  *         PA_ERR_NOMEM.  Nothing is written when an error is returned.

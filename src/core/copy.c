@@ -1,1 +1,93 @@
-/* parray — copy (to be written). */
+/*
+ * parray — copy between any two layouts: the public entry points.
+ *
+ * Everything that can fail is checked before a byte is written: the arguments, the sizes, the element sizes,
+ * the memory types, the compiled layouts and the plan.  The plan comes from the cache (plan_cache.c), so a
+ * repeated copy between the same pair of types costs a hash and a few compares before its kernel runs.
+ */
+#include <string.h>
+
+#include "plan.h"
+
+/* The memory ops of a type's mtt: NULL for unspecified ("any") memory, which is treated as host memory. */
+static int memory_of(const pa_type *t, const pa__mem_ops **out)
+{
+    const char *name = pa_mtt(t);
+    *out = NULL;
+    if (!name || strcmp(name, "any") == 0)
+        return PA_OK;
+    *out = pa__mem_find(name);
+    return *out && (*out)->host_accessible ? PA_OK : PA_ERR_MTT;
+}
+
+/* pa__type_layout() reports failure by NULL with the message set; its status is the message's "NAME:" prefix. */
+static int status_of_last_error(void)
+{
+    const char *msg = pa_last_error();
+#define PA__STATUS_MATCH(name, value, text)                                                             \
+    if ((value) != 0 && strncmp(msg, #name ":", strlen(#name ":")) == 0)                                  \
+        return value;
+    PA_STATUS_MAP(PA__STATUS_MATCH)
+#undef PA__STATUS_MATCH
+    return pa__err(PA_ERR_INVAL, "copy: a type could not be compiled into a layout");
+}
+
+/* Checks a pair of types and finds their plan; *dl and *sl get the compiled layouts. */
+static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, const pa__layout **sl,
+                   pa__plan **out)
+{
+    const pa__mem_ops *dm, *sm;
+    if (!dt || !st)
+        return pa__err(PA_ERR_INVAL, "copy: NULL %s type", !dt ? "destination" : "source");
+    int64_t dsize = pa_size(dt), ssize = pa_size(st);
+    if (dsize != ssize)
+        return pa__err(PA_ERR_SIZE, "copy from %s (%lld elements) to %s (%lld elements): sizes differ",
+                       pa_type_name(st), (long long)ssize, pa_type_name(dt), (long long)dsize);
+    size_t de = pa_elm_size(dt), se = pa_elm_size(st);
+    if (de == 0 || se == 0 || de != se)
+        return pa__err(PA_ERR_ELM, "copy from %s (%s, %zu bytes) to %s (%s, %zu bytes): element sizes %s",
+                       pa_type_name(st), pa_elm(st), se, pa_type_name(dt), pa_elm(dt), de,
+                       de == 0 || se == 0 ? "unspecified" : "differ");
+    if (memory_of(dt, &dm) != PA_OK || memory_of(st, &sm) != PA_OK)
+        return pa__err(PA_ERR_MTT, "copy from %s (%s) to %s (%s): no copy strategy exists for this pair of "
+                       "memory types yet", pa_type_name(st), pa_mtt(st), pa_type_name(dt), pa_mtt(dt));
+    if (!(*dl = pa__type_layout(dt)) || !(*sl = pa__type_layout(st)))
+        return status_of_last_error();
+    return pa__plan_get(*dl, *sl, de, dm, sm, out);
+}
+
+int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src)
+{
+    const pa__layout *dl, *sl;
+    pa__plan *p = NULL;
+    if (!dst || !src)
+        return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
+    int st = prepare(dst_type, src_type, &dl, &sl, &p);
+    if (st != PA_OK)
+        return st;
+    st = pa__plan_exec(p, dst, dl->base, src, sl->base);
+    pa__plan_unref(p);
+    return st;
+}
+
+int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf, size_t len)
+{
+    const pa__layout *dl, *sl;
+    pa__plan *p = NULL;
+    if (!buf && len > 0)
+        return pa__err(PA_ERR_INVAL, "copy_explain: NULL buffer of length %zu", len);
+    int st = prepare(dst_type, src_type, &dl, &sl, &p);
+    if (st != PA_OK)
+        return st;
+    int n = pa__plan_explain(p, buf, len);
+    pa__plan_unref(p);
+    return n;
+}
+
+int pa_copy_set_threads(int nthreads)
+{
+    if (nthreads < 0)
+        return pa__err(PA_ERR_INVAL, "copy_set_threads: %d threads", nthreads);
+    pa__copy_threads_set(nthreads);
+    return PA_OK;
+}

@@ -1,1 +1,212 @@
-/* parray — copy_strategies (to be written). */
+/*
+ * parray — the host copy strategies: name, probe (does it apply, and at what estimated cost) and exec.
+ *
+ * The cost model is deliberately simple: the memory traffic a strategy causes divided by the bandwidth, plus a
+ * fixed cost per unit of work (per memcpy call, per element, per tile).  Traffic counts whole cache lines for
+ * a side that is walked with a stride of a line or more and the touched bytes otherwise.  It only has to rank
+ * the strategies on one shape correctly; the constants below were measured on the development machine (AMD
+ * EPYC, 2 cores, 512 KiB L2 per core, 32 MiB L3) with bench/copy_calibrate, and their exact values matter
+ * only near the crossovers.
+ */
+#include <stdio.h>
+
+#include "plan.h"
+
+/* Bytes of read + write traffic per ns on one thread: a 64 MiB memcpy moves 7-8 GB/s, 14-16 B/ns both ways. */
+#define PA__BW_BYTES_PER_NS 16.0
+/*
+ * Fixed cost of one memcpy call on a short run (call, size dispatch, tail handling), ns, and cost of one unit
+ * moved by the specialised element loops beyond its traffic, ns.  bench/copy_calibrate (runs) over 48 MiB of
+ * rows: memcpy_runs 6.3 ns per 8-byte run, 7.7 per 32, 11.3 per 64, 13.1 per 96; the loops 0.5-0.65 ns per
+ * 4-byte element, 8.5 ns per 64-byte row folded into one unit, 15.5 per 96-byte row (not folded).  So rows up
+ * to 64 bytes go to the loops and longer ones to memcpy_runs, which the model reproduces.
+ */
+#define PA__T_MEMCPY_CALL 6.0
+#define PA__T_LOOP_UNIT 0.5
+/* Cost of starting one innermost loop (odometer step, loop set-up), ns. */
+#define PA__T_LOOP_START 5.0
+/* Extra cost of one element when its offsets come from tables, ns. */
+#define PA__T_GATHER_ELEM 1.0
+/* Cost of one transpose tile's set-up (loop and pointer arithmetic), ns. */
+#define PA__T_TILE 20.0
+/* A cache line, bytes. */
+#define PA__LINE 64.0
+/* Innermost runs up to this many bytes are folded into one unit by the loops (copy_loops.c). */
+#define PA__LOOP_FOLD_MAX 64
+
+static int host(const pa__copy_shape *s)
+{
+    return (!s->dst_mem || s->dst_mem->host_accessible) && (!s->src_mem || s->src_mem->host_accessible);
+}
+
+static int all_affine(const pa__copy_shape *s)
+{
+    for (int m = 0; m < s->nmodes; m++)
+        if (s->dst_table[m] || s->src_table[m])
+            return 0;
+    return 1;
+}
+
+/* Traffic in bytes of n accesses of `unit` bytes at a stride of `step` bytes (lines counted whole). */
+static double traffic(double n, double unit, double step)
+{
+    if (step < 0) step = -step;
+    if (step == 0) return unit;                 /* the same bytes every time: cached */
+    if (step < unit) step = unit;
+    return n * (step < PA__LINE ? step : PA__LINE > unit ? PA__LINE : unit);
+}
+
+/* ---- memcpy: one run ------------------------------------------------------------------------------------ */
+
+static int probe_memcpy(const pa__copy_shape *s, double *cost, char *why, size_t len)
+{
+    if (!host(s) || s->nmodes != 1 || !all_affine(s) || s->dst_stride[0] != 1 || s->src_stride[0] != 1)
+        return 0;
+    double bytes = (double)pa__bytes(s->total, s->elm);
+    *cost = 2 * bytes / PA__BW_BYTES_PER_NS + PA__T_MEMCPY_CALL;
+    snprintf(why, len, "one contiguous run of %.0f bytes on both sides", bytes);
+    return 1;
+}
+
+/* ---- memcpy runs ------------------------------------------------------------------------------------------ */
+
+static int probe_memcpy_runs(const pa__copy_shape *s, double *cost, char *why, size_t len)
+{
+    int in = s->nmodes - 1;
+    if (!host(s) || s->nmodes < 2 || s->dst_table[in] || s->src_table[in] || s->dst_stride[in] != 1 ||
+        s->src_stride[in] != 1)
+        return 0;
+    double bytes = (double)pa__bytes(s->total, s->elm), runs = (double)(s->total / s->size[in]);
+    *cost = 2 * bytes / PA__BW_BYTES_PER_NS + runs * PA__T_MEMCPY_CALL;
+    snprintf(why, len, "rows of %lld contiguous elements on both sides", (long long)s->size[in]);
+    return 1;
+}
+
+/* ---- strided element loops -------------------------------------------------------------------------------- */
+
+static int probe_loops(const pa__copy_shape *s, double *cost, char *why, size_t len)
+{
+    if (!host(s) || !all_affine(s))
+        return 0;
+    int in = s->nmodes - 1;
+    double unit = (double)s->elm;
+    if (s->nmodes > 1 && s->dst_stride[in] == 1 && s->src_stride[in] == 1 &&
+        pa__bytes(s->size[in], s->elm) <= PA__LOOP_FOLD_MAX) {
+        unit = (double)pa__bytes(s->size[in], s->elm);
+        in--;
+    }
+    double units = (double)pa__bytes(s->total, s->elm) / unit;
+    double t = traffic(units, unit, (double)pa__bytes(s->dst_stride[in], s->elm)) +
+               traffic(units, unit, (double)pa__bytes(s->src_stride[in], s->elm));
+    *cost = t / PA__BW_BYTES_PER_NS + units * PA__T_LOOP_UNIT + units / (double)s->size[in] * PA__T_LOOP_START;
+    snprintf(why, len, "element loop over units of %.0f B, inner strides dst %lld src %lld", unit,
+             (long long)s->dst_stride[in], (long long)s->src_stride[in]);
+    return 1;
+}
+
+/* ---- cache-blocked transpose -------------------------------------------------------------------------------- */
+
+static int probe_transpose(const pa__copy_shape *s, double *cost, char *why, size_t len)
+{
+    int a, b;
+    int64_t u;
+    if (!host(s) || !pa__transpose_modes(s, &a, &b, &u))
+        return 0;
+    double bytes = (double)pa__bytes(s->total, s->elm), units = (double)(s->total / u);
+    int edge = pa__transpose_edge(pa__bytes(u, s->elm));
+    double tile = (double)edge, tiles = units / (tile * tile);
+    *cost = 2 * bytes / PA__BW_BYTES_PER_NS + units * PA__T_LOOP_UNIT + tiles * PA__T_TILE;
+    snprintf(why, len, "transpose of %lldx%lld units of %lld B in %dx%d tiles", (long long)s->size[b],
+             (long long)s->size[a], (long long)pa__bytes(u, s->elm), edge, edge);
+    return 1;
+}
+
+/* ---- gather: any layout ------------------------------------------------------------------------------------ */
+
+static int probe_gather(const pa__copy_shape *s, double *cost, char *why, size_t len)
+{
+    if (!host(s))
+        return 0;
+    int in = s->nmodes - 1, nd = 0, ns = 0;
+    for (int m = 0; m < s->nmodes; m++) {
+        nd += s->dst_table[m] != NULL;
+        ns += s->src_table[m] != NULL;
+    }
+    double n = (double)s->total, e = (double)s->elm;
+    double dstep = s->dst_table[in] ? PA__LINE : (double)pa__bytes(s->dst_stride[in], s->elm);
+    double sstep = s->src_table[in] ? PA__LINE : (double)pa__bytes(s->src_stride[in], s->elm);
+    *cost = (traffic(n, e, dstep) + traffic(n, e, sstep)) / PA__BW_BYTES_PER_NS +
+            n * (PA__T_LOOP_UNIT + PA__T_GATHER_ELEM) + n / (double)s->size[in] * PA__T_LOOP_START;
+    snprintf(why, len, "element loop reading offsets from %d destination and %d source tables", nd, ns);
+    return 1;
+}
+
+static int exec_host(const pa__plan *p, void *dst, const void *src);
+
+static const pa__strategy memcpy_one = {"memcpy", probe_memcpy, exec_host};
+static const pa__strategy memcpy_runs = {"memcpy_runs", probe_memcpy_runs, exec_host};
+static const pa__strategy loops = {"loops", probe_loops, exec_host};
+static const pa__strategy transpose = {"transpose", probe_transpose, exec_host};
+static const pa__strategy gather = {"gather", probe_gather, exec_host};
+
+const pa__strategy *const pa__host_strategies[] = {&memcpy_one, &memcpy_runs, &transpose, &loops, &gather, NULL};
+
+/*
+ * How each strategy runs: its kernels (with ordinary and with streaming stores) and the bytes per thread below
+ * which a second thread does not pay.  Measured with bench/copy_calibrate (threads, streaming):
+ * - copies bound by memory bandwidth (memcpy, memcpy_runs) gain from a second thread only once they leave the
+ *   32 MiB L3: 4 MiB ran 123 us on one thread and 148 us on two, 16 MiB 1357 us against 737 us;
+ * - copies bound by the core (transposes, element loops, gathers) gain from 256 KiB on: 44 us against 36 us;
+ * - streaming stores win once the destination no longer fits the L3 alongside the source.  Transposes:
+ *   8 MiB 8.9 GB/s streamed against 7.2, 4 MiB 9.9 against 15.5, so from 8 MiB.  Runs of 32 KiB: 16 MiB 19.8
+ *   against 13.7, 8 MiB 20.5 against 27.5, so from 16 MiB.  Rows shorter than 256 B are not streamed,
+ *   because their partial lines would be flushed half empty.
+ */
+#define PA__NT_MIN_RUN 256
+#define MiB ((int64_t)1 << 20)
+#define KiB ((int64_t)1 << 10)
+
+typedef struct host_run {
+    const pa__strategy *strategy;
+    pa__copy_kernel kernel, kernel_nt;
+    int64_t chunk;           /* bytes per thread */
+    int64_t nt_bytes;        /* streaming stores from this many bytes on */
+} host_run;
+
+static const host_run host_runs[] = {
+    {&memcpy_one, pa__kern_memcpy, pa__kern_memcpy_nt, 8 * MiB, 16 * MiB},
+    {&memcpy_runs, pa__kern_memcpy_runs, pa__kern_memcpy_runs_nt, 8 * MiB, 16 * MiB},
+    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, 256 * KiB, 8 * MiB},
+    {&loops, pa__kern_loops, NULL, 256 * KiB, 0},
+    {&gather, pa__kern_gather, NULL, 256 * KiB, 0},
+};
+
+static const host_run *host_run_of(const pa__plan *p)
+{
+    for (size_t i = 0; i < sizeof host_runs / sizeof host_runs[0]; i++)
+        if (host_runs[i].strategy == p->strategy)
+            return &host_runs[i];
+    return NULL;
+}
+
+int pa__host_threads(const pa__plan *p)
+{
+    const host_run *r = host_run_of(p);
+    return r ? pa__copy_threads_for(pa__bytes(p->shape.total, p->shape.elm), r->chunk) : 1;
+}
+
+int pa__host_streams(const pa__plan *p)
+{
+    const host_run *r = host_run_of(p);
+    const pa__copy_shape *s = &p->shape;
+    int in = s->nmodes - 1;
+    if (!r || !r->kernel_nt || pa__bytes(s->total, s->elm) < r->nt_bytes)
+        return 0;
+    return r->strategy != &memcpy_runs || pa__bytes(s->size[in], s->elm) >= PA__NT_MIN_RUN;
+}
+
+static int exec_host(const pa__plan *p, void *dst, const void *src)
+{
+    const host_run *r = host_run_of(p);
+    return pa__copy_parallel(&p->shape, dst, src, pa__host_threads(p), pa__host_streams(p) ? r->kernel_nt : r->kernel);
+}

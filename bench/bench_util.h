@@ -1,0 +1,115 @@
+/* Helpers shared by the host copy benchmarks: a clock, medians, hand-made layouts, random buffers, timers. */
+#ifndef PARRAY_BENCH_UTIL_H
+#define PARRAY_BENCH_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plan.h"
+
+static inline double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static inline double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+static inline pa__layout mk(int n, const int64_t *sizes, const int64_t *strides)
+{
+    pa__layout l;
+    memset(&l, 0, sizeof l);
+    l.nmodes = n;
+    l.size = 1;
+    l.affine = 1;
+    for (int i = 0; i < n; i++) {
+        l.modes[i].size = sizes[i];
+        l.modes[i].stride = strides[i];
+        l.size *= sizes[i];
+    }
+    return l;
+}
+#define L(n, ...) mk_list(n, (const int64_t[]){__VA_ARGS__})
+static inline pa__layout mk_list(int n, const int64_t *v)
+{
+    return mk(n, v, v + n);
+}
+
+/* Largest offset + 1 of an affine layout with non-negative strides. */
+static inline int64_t extent(const pa__layout *l)
+{
+    int64_t hi = l->base;
+    for (int m = 0; m < l->nmodes; m++)
+        hi += (l->modes[m].size - 1) * l->modes[m].stride;
+    return hi + 1;
+}
+
+static inline void *random_buffer(size_t bytes)
+{
+    unsigned char *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!p) {
+        fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
+        exit(1);
+    }
+    uint64_t x = 0x9e3779b97f4a7c15ULL ^ bytes;
+    for (size_t i = 0; i < bytes; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        p[i] = (unsigned char)x;
+    }
+    return p;
+}
+
+static inline double time_kernel(const pa__copy_shape *s, void *d, const void *src, int threads, pa__copy_kernel k,
+                          int reps)
+{
+    double v[256];
+    for (int i = 0; i < 2; i++)
+        pa__copy_parallel(s, d, src, threads, k);
+    for (int i = 0; i < reps; i++) {
+        double t0 = now();
+        pa__copy_parallel(s, d, src, threads, k);
+        v[i] = now() - t0;
+    }
+    return median(v, reps);
+}
+
+static inline double time_plan(const pa__plan *p, void *d, const void *s, int reps)
+{
+    double v[256];
+    for (int i = 0; i < 2; i++)
+        pa__plan_exec(p, d, 0, s, 0);
+    for (int i = 0; i < reps; i++) {
+        double t0 = now();
+        pa__plan_exec(p, d, 0, s, 0);
+        v[i] = now() - t0;
+    }
+    return median(v, reps);
+}
+
+static inline double time_memcpy(void *d, const void *s, size_t bytes, int reps)
+{
+    double v[256];
+    for (int i = 0; i < 2; i++)
+        memcpy(d, s, bytes);
+    for (int i = 0; i < reps; i++) {
+        double t0 = now();
+        memcpy(d, s, bytes);
+        v[i] = now() - t0;
+    }
+    return median(v, reps);
+}
+
+#endif

@@ -1,0 +1,159 @@
+/*
+ * parray — the copy planner's internal interface (core) and the host kernels' shared helpers (pthread backend).
+ *
+ * The planner takes two compiled layouts, coalesces them jointly into one pa__copy_shape (internal.h), asks
+ * every strategy table for a cost and keeps the cheapest strategy in a pa__plan.  Plans are reference counted
+ * and cached by the contents of the two layouts (bases excluded: a plan is made relative to offset 0 and the
+ * bases are added when it runs, so parameterised windows that differ only by their displacement share a plan).
+ * A plan owns copies of every table it uses, so it never points into a type that may be freed.
+ */
+#ifndef PARRAY_PLAN_H
+#define PARRAY_PLAN_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+typedef struct pa__plan {
+    pa__copy_shape shape;             /* relative to both layouts' bases (0); tables owned below */
+    const pa__strategy *strategy;
+    double cost_ns;                   /* the chosen strategy's estimate for one thread */
+    int max_threads;                  /* most threads worth using for this many bytes */
+    char why[160];                    /* the strategy's reason, for the explanation */
+    /* The cache key: both layouts with their tables copied (base set to 0), element size and memory ops. */
+    pa__layout key_dst, key_src;
+    uint64_t hash;
+    int64_t **owned;                  /* tables this plan allocated (key copies and expanded groups) */
+    int nowned;
+    atomic_int refs;
+} pa__plan;
+
+/* A kernel runs a (sub-)shape whose bases are absolute element offsets from dst and src. */
+typedef int (*pa__copy_kernel)(const pa__copy_shape *shape, char *dst, const char *src);
+
+/* ---- planner (src/core/plan.c) ------------------------------------------------------------------------- */
+
+/**
+ * Makes a new plan for dst[dst(k)] = src[src(k)], k in [0, size).  NULL memory ops mean host memory.
+ * \return PA_OK, PA_ERR_SIZE, PA_ERR_ELM, PA_ERR_MTT (no strategy applies) or PA_ERR_NOMEM.
+ */
+int pa__plan_make(const pa__layout *dst, const pa__layout *src, size_t elm, const pa__mem_ops *dst_mem,
+                  const pa__mem_ops *src_mem, pa__plan **out);
+/** Runs a plan: the layouts' bases are passed here because the plan is relative to them. */
+int pa__plan_exec(const pa__plan *p, void *dst, int64_t dst_base, const void *src, int64_t src_base);
+/** Writes the one-line explanation.  \return as snprintf. */
+int pa__plan_explain(const pa__plan *p, char *buf, size_t len);
+/** Takes one more reference. */
+void pa__plan_ref(pa__plan *p);
+/** Drops a reference; the last one frees the plan.  NULL is ignored. */
+void pa__plan_unref(pa__plan *p);
+/** 1 when the plan was made for exactly these inputs (bases aside). */
+int pa__plan_matches(const pa__plan *p, const pa__layout *dst, const pa__layout *src, size_t elm,
+                     const pa__mem_ops *dst_mem, const pa__mem_ops *src_mem);
+/** The hash of the inputs (bases aside) that the cache files plans under. */
+uint64_t pa__plan_hash(const pa__layout *dst, const pa__layout *src, size_t elm, const pa__mem_ops *dst_mem,
+                       const pa__mem_ops *src_mem);
+
+/* ---- plan cache (src/core/plan_cache.c) --------------------------------------------------------------- */
+
+/**
+ * Finds or makes the plan for these inputs; the caller owns one reference (pa__plan_unref).  When made,
+ * PA_PLAN_INFO=1 prints its explanation to stderr.  \return as pa__plan_make.
+ */
+int pa__plan_get(const pa__layout *dst, const pa__layout *src, size_t elm, const pa__mem_ops *dst_mem,
+                 const pa__mem_ops *src_mem, pa__plan **out);
+/** Drops every cached plan (tests; also run at exit). */
+void pa__plan_cache_clear(void);
+/** Number of plans made (cache misses) since start, for tests. */
+long pa__plan_cache_misses(void);
+
+/* ---- threads (src/backends/pthread/copy_threads.c) ----------------------------------------------------- */
+
+/** Sets the most threads a host copy may use (0: the number of cores). */
+void pa__copy_threads_set(int n);
+/** The most threads a copy may use now: min(cores, pa_copy_set_threads value). */
+int pa__copy_threads_limit(void);
+/** Threads worth using for a copy of this many bytes now: min(limit, bytes / chunk), at least 1. */
+int pa__copy_threads_for(int64_t bytes, int64_t chunk);
+/** The threads a host plan runs on now (1 for other backends' plans) (copy_strategies.c). */
+int pa__host_threads(const pa__plan *p);
+/** 1 when a host plan writes with streaming stores (destinations well beyond the caches). */
+int pa__host_streams(const pa__plan *p);
+/** Runs kernel over shape on up to nthreads threads, splitting one mode into contiguous slices. */
+int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, int nthreads,
+                      pa__copy_kernel kernel);
+
+/* ---- host kernels (src/backends/pthread/copy_*.c) ----------------------------------------------------- */
+
+int pa__kern_memcpy(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_memcpy_runs(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_loops(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_transpose(const pa__copy_shape *s, char *dst, const char *src);
+/* Variants with streaming (non-temporal) stores, for destinations much larger than the caches. */
+int pa__kern_memcpy_nt(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_memcpy_runs_nt(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_transpose_nt(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_gather(const pa__copy_shape *s, char *dst, const char *src);
+/*
+ * A two-level nest moving units of `unit` bytes: for i < n1, j < n0: copy d + i*dd1 + j*dd0 <- s + i*sd1 + j*sd0
+ * (byte strides), specialised for common unit sizes (copy_loops.c); the transpose's tiles use it too.
+ */
+typedef void (*pa__loop2_fn)(char *d, const char *s, int64_t n1, int64_t dd1, int64_t sd1, int64_t n0,
+                             int64_t dd0, int64_t sd0, size_t unit);
+pa__loop2_fn pa__loop2_for(size_t unit);
+/** Copies n bytes with streaming stores (copy_runs.c); call pa__stream_fence() after the last one. */
+void pa__stream_copy(char *d, const char *s, size_t n);
+void pa__stream_fence(void);
+/** Finds the transpose's modes: a (contiguous on dst), b (contiguous on src) and the unit.  \return 1 if found. */
+int pa__transpose_modes(const pa__copy_shape *s, int *a, int *b, int64_t *unit);
+/** Tile edge of the transpose kernel, in units (measured; see copy_transpose.c; the benchmark varies it). */
+extern int pa__transpose_tile;
+/** The tile edge the transpose uses for units of this many bytes. */
+int pa__transpose_edge(int64_t unit_bytes);
+
+/*
+ * An odometer over a subset of a shape's modes (the outer loops of every kernel), with offsets kept in bytes.
+ * Gathered modes step by table differences, affine ones by their stride.
+ */
+typedef struct pa__odo {
+    int n;
+    int64_t idx[PA__MAX_MODES], size[PA__MAX_MODES];
+    int64_t dstep[PA__MAX_MODES], sstep[PA__MAX_MODES];
+    const int64_t *dtab[PA__MAX_MODES], *stab[PA__MAX_MODES];
+    int64_t doff, soff;
+    int64_t elm;
+} pa__odo;
+
+/** Starts an odometer over the modes listed in which[0..n) (outermost first), at the shape's bases. */
+void pa__odo_init(pa__odo *o, const pa__copy_shape *s, const int *which, int n);
+/** Advances to the next position.  \return 0 after the last one. */
+static inline int pa__odo_next(pa__odo *o)
+{
+    for (int m = o->n - 1; m >= 0; m--) {
+        int64_t i = o->idx[m];
+        if (i + 1 < o->size[m]) {
+            o->idx[m] = i + 1;
+            if (o->dtab[m]) o->doff += (o->dtab[m][i + 1] - o->dtab[m][i]) * o->elm;
+            else o->doff += o->dstep[m];
+            if (o->stab[m]) o->soff += (o->stab[m][i + 1] - o->stab[m][i]) * o->elm;
+            else o->soff += o->sstep[m];
+            return 1;
+        }
+        o->idx[m] = 0;
+        if (o->dtab[m]) o->doff -= (o->dtab[m][i] - o->dtab[m][0]) * o->elm;
+        else o->doff -= o->dstep[m] * i;
+        if (o->stab[m]) o->soff -= (o->stab[m][i] - o->stab[m][0]) * o->elm;
+        else o->soff -= o->sstep[m] * i;
+    }
+    return 0;
+}
+
+/** Byte offset of element offset off (elements may be up to 4096 bytes; offsets fit in int64 by contract). */
+static inline int64_t pa__bytes(int64_t off, size_t elm)
+{
+    return off * (int64_t)elm;
+}
+
+#endif
