@@ -6,11 +6,15 @@
  * thread 0 itself (unless the array is to be bound, which must not move the caller) and then waits; inside one
  * every thread goes to the pool and the region joins the launch at its end.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "thread_internal.h"
 #include "thread_region.h"
+
+/* How many polls the caller makes for the end of an array before it sleeps. */
+#define PA__WAIT_SPIN 20000
 
 static _Thread_local const pa_ctx *tl_ctx;
 
@@ -170,8 +174,11 @@ int pa__launch_start(pa__launch *l, int blocking)
 
 int pa__launch_wait(pa__launch *l)
 {
-    for (int i = 0; i < 1000 && atomic_load_explicit(&l->remaining, memory_order_acquire) > 0; i++)
-        ;
+    /* Short arrays finish within microseconds: poll for a while (yielding, for machines with few cores)
+     * before sleeping, since a futex wake-up costs several microseconds. */
+    for (int i = 0; i < PA__WAIT_SPIN && atomic_load_explicit(&l->remaining, memory_order_acquire) > 0; i++)
+        if (i % 64 == 63)
+            sched_yield();
     pthread_mutex_lock(&l->mu);
     while (!l->done)
         pthread_cond_wait(&l->done_cv, &l->mu);

@@ -31,7 +31,7 @@ static struct {
 } pool = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
 
 /* How many polls a worker makes for a new job before it sleeps. */
-#define PA__WORKER_SPIN 2000
+#define PA__WORKER_SPIN 20000
 
 static void pool_put_idle(pa__worker *w)
 {
