@@ -267,12 +267,14 @@ END_TEST
 
 START_TEST(pool_persists)
 {
+    /* An array of 8 runs thread 0 on the caller and needs at most 7 idle workers at once (fewer when a worker
+     * is back before the next thread is handed out); 200 launches must not make more than that. */
     const pa_type *t = pa_type_parse(scope, "pthd [8]");
-    PA_CK_OK(pa_for(t, nop, NULL, 0));
-    int before = pa__pool_size();
+    int start = pa__pool_size();
     for (int i = 0; i < 200; i++)
         PA_CK_OK(pa_for(t, nop, NULL, 0));
-    ck_assert_int_eq(pa__pool_size(), before);
+    ck_assert_int_ge(pa__pool_size(), 1);
+    ck_assert_int_le(pa__pool_size(), start + 7);
 }
 END_TEST
 
