@@ -76,7 +76,8 @@ PA_API int pa_scope_def_elm(pa_scope *scope, const char *name, size_t size);
 /**
  * Declares a named type from its textual declaration (PARRAY's "$parray {decl} name").  References inside
  * are resolved when a handle is taken, so the referred types must exist by then (they must be declared
- * before this one).  The name must be an identifier without '_' followed by a digit.
+ * before this one).  The name must be an identifier that does not end in '_' and a digit ("A_0" names a
+ * dimension of A).
  * \return PA_OK, PA_ERR_PARSE (message: declaration, column, what was expected), PA_ERR_EXISTS,
  *         PA_ERR_NAME (a referenced type is not declared), PA_ERR_INVAL or PA_ERR_NOMEM.
  */

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what building and testing parray needs on Debian (bookworm or later) and Ubuntu.
+#
+# Idempotent: each package is checked with dpkg first, and apt-get runs (one update, one install) only when
+# something is missing.  Works as root (as CI runs it) and through sudo otherwise.  Optional backends (Open MPI,
+# CUDA) are not installed here; meson turns them off when they are absent.
+set -euo pipefail
+
+packages=(
+    build-essential     # gcc, make, libc headers
+    meson
+    ninja-build
+    pkg-config
+    check               # the unit-test framework of tests/
+    libsubunit-dev      # Check's pkg-config file asks for it
+    libnuma-dev         # the numa memory type
+    libhwloc-dev        # topology and thread binding
+    clang               # the fuzz targets
+    libclang-rt-14-dev  # libFuzzer's runtime for clang 14
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+    # dpkg -s also succeeds for a removed package whose configuration files are kept, so read its status line.
+    if ! dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed'; then
+        missing+=("$pkg")
+    fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "setup-debian: every package is installed"
+    exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+    as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+else
+    echo "setup-debian: missing ${missing[*]}; run this script as root or install sudo" >&2
+    exit 1
+fi
+
+echo "setup-debian: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update
+"${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
