@@ -8,6 +8,9 @@
 #include "type.h"
 #include "mem.h"
 #include "copy.h"
+#include "thread.h"
+#include "tile.h"
+#include "topology.h"
 
 #define PA_VERSION_MAJOR 0
 #define PA_VERSION_MINOR 1
