@@ -22,9 +22,12 @@ enum { DEFAULT_OFFSET_LIMIT = 64, OFFSETS_PER_LINE = 16 };
 static const char usage_text[] =
     "usage: parray [-f FILE]... [-e TEXT]... [--offsets N|all] show TYPE...\n"
     "       parray [-f FILE]... [-e TEXT]... explain DST SRC\n"
+    "       parray info\n"
     "       parray --help | --version\n"
     "\n"
-    "Reads PARRAY type declarations into one scope, in the order given, then:\n"
+    "info prints this machine's topology (packages, cores, hardware threads, NUMA nodes, GPUs) and which\n"
+    "memory types are usable here.  The other commands read PARRAY type declarations into one scope, in the\n"
+    "order given, then:\n"
     "  show TYPE...      prints, for each type or dimension, its name, memory type (mtt), element type and\n"
     "                    size, size, ndim, number of leaves, stp, cnt, extent, parameters, compiled layout\n"
     "                    (size:stride), canonical declaration and offsets\n"
@@ -356,7 +359,18 @@ int main(int argc, char **argv)
     }
 
     if (nwords == 0) {
-        status = usage_error("%s", "no command given (show or explain)");
+        status = usage_error("%s", "no command given (info, show or explain)");
+        goto done;
+    }
+    if (strcmp(words[0], "info") == 0) {
+        static const char *const mtts[] = {"paged", "numa", "mmap", "pinned", "dmem", "mpimem", "gamem"};
+        status = pa_topology_print(stdout) == PA_OK ? 0 : EXIT_TYPE;
+        printf("memory types:");
+        for (size_t k = 0; k < sizeof mtts / sizeof mtts[0]; k++)
+            printf(" %s(%s)", mtts[k], pa_mtt_available(mtts[k]) ? "yes" : "no");
+        printf("\n");
+        if (status)
+            fprintf(stderr, "parray: %s\n", pa_last_error());
         goto done;
     }
     if (strcmp(words[0], "show") == 0) {
@@ -370,7 +384,7 @@ int main(int argc, char **argv)
             goto done;
         }
     } else {
-        status = usage_error("unknown command '%s' (show or explain)", words[0]);
+        status = usage_error("unknown command '%s' (info, show or explain)", words[0]);
         goto done;
     }
 
