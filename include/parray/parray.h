@@ -8,6 +8,9 @@
 #include "type.h"
 #include "mem.h"
 #include "copy.h"
+#include "thread.h"
+#include "tile.h"
+#include "topology.h"
 #include "cuda.h"
 
 #define PA_VERSION_MAJOR 0

@@ -248,6 +248,8 @@ static int build_item(build *b, pa_type *n, const pa__item *it, int k, int si)
     }
     if (k == si)
         n->size = f.target->size;
+    if (f.kind == PA__F_FUNC || (f.kind == PA__F_REF && f.target->inst->has_func))
+        b->inst->has_func = 1;
     return add_fn(n, f);
 }
 
@@ -265,6 +267,7 @@ static int build_node(build *b, const pa__adim *a, pa_type *parent, int index, p
         const pa_type *target;
         if ((st = resolve_ref(b, &a->items[0], &target)))
             return st;
+        b->inst->has_func |= target->inst->has_func;
         return mirror(b, n, target);
     }
     for (int k = 0; k < a->nitems; k++)

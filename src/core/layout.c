@@ -69,8 +69,15 @@ const pa__layout *pa__type_layout(const pa_type *t)
         return l;
     pa__scope_lock(s);
     l = t->layout;
-    if (!l && pa__layout_compile(t, &l) == PA_OK)
-        __atomic_store_n(&((pa_type *)t)->layout, l, __ATOMIC_RELEASE);
+    if (!l && t->layout_status) {
+        pa__err(t->layout_status, "%s could not be compiled into a layout (too irregular and too large)", t->name);
+    } else if (!l) {
+        int st = pa__layout_compile(t, &l);
+        if (st == PA_OK)
+            __atomic_store_n(&((pa_type *)t)->layout, l, __ATOMIC_RELEASE);
+        else if (st != PA_ERR_NOMEM)
+            ((pa_type *)t)->layout_status = st;
+    }
     pa__scope_unlock(s);
     return l;
 }
@@ -81,6 +88,6 @@ int pa_layout_format(const pa_type *t, char *buf, size_t len)
     if (!t || (!buf && len))
         return pa__err(PA_ERR_INVAL, "pa_layout_format: NULL type or buffer");
     if (!(l = pa__type_layout(t)))
-        return PA_ERR_NOMEM;
+        return t->layout_status ? t->layout_status : PA_ERR_NOMEM;
     return pa__layout_format(l, buf, len);
 }

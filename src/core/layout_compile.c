@@ -19,7 +19,7 @@
 #define MAXD 64            /* digits under one dimension */
 #define MAXP 256           /* parts in one value */
 #define MAXG 32            /* groups */
-#define TABLE_CAP (INT64_C(1) << 26)
+#define TABLE_CAP (INT64_C(1) << 22)    /* 32 MiB of offsets: more is refused, not compiled */
 
 typedef struct part { int digit; int64_t order, size, coeff; } part;
 typedef struct group { int ndig; int dig[MAXD]; int64_t n; int64_t *table; int live; } group;
@@ -191,12 +191,12 @@ static int coeff_cmp(const void *a, const void *b)
 /* x -> T(x mod |T|) on an affine value; FAIL_IRREGULAR when that is not affine. */
 static int compose_ref(symval *v, const pa_type *T)
 {
-    const pa__layout *l = pa__type_layout(T);
+    const pa__layout *l = T->inst->has_func ? NULL : pa__type_layout(T);
     int64_t lo = v->cst, hi = v->cst;
     part out[MAXP], sorted[MAXP];
     int nout = 0, ns = 0;
     if (!l)
-        return PA_ERR_NOMEM;
+        return FAIL_IRREGULAR;        /* evaluated entry by entry in a group instead */
     if (!l->affine)
         return FAIL_IRREGULAR;
     for (int i = 0; i < v->np; i++) {
@@ -267,7 +267,7 @@ static int apply_chain(comp *c, const pa_type *n, symval *v)
                 return st;
         g = &c->gr[v->g[0]];
         for (int64_t i = 0; i < g->n; i++)
-            g->table[i] = f->kind == PA__F_REF ? pa__node_offset(f->target, pa__floor_mod(g->table[i], f->target->size))
+            g->table[i] = f->kind == PA__F_REF ? pa__node_offset_fast(f->target, pa__floor_mod(g->table[i], f->target->size))
                                                : f->fn(g->table[i], f->ctx);
     }
     return 0;
@@ -415,7 +415,7 @@ static int whole_table(pa_type *t, pa__layout *l)
     if (!(table = malloc((size_t)t->size * sizeof *table)))
         return pa__err(PA_ERR_NOMEM, "no memory for a gather table of %lld offsets", (long long)t->size);
     for (int64_t i = 0; i < t->size; i++)
-        table[i] = pa__node_offset(t, i);
+        table[i] = pa__node_offset_fast(t, i);
     if (keep_table(t, table)) {
         free(table);
         return PA_ERR_NOMEM;

@@ -259,7 +259,14 @@ int64_t pa_offset(const pa_type *t, int64_t i)
                 (long long)t->size);
         return PA_BAD_OFFSET;
     }
-    l = pa__type_layout(t);
+    /* A user's offset function is called when its offset is asked for, as in PARRAY (it may keep state, like
+     * the manual's listing 13); compiling would call it for every index first.  Other types use the
+     * compiled layout, and fall back to the walk if it cannot be made. */
+    if (t->inst->has_func)
+        return pa__node_offset(t, i);
+    l = __atomic_load_n(&t->layout, __ATOMIC_ACQUIRE);
+    if (!l)
+        l = pa__type_layout(t);
     return l ? pa__layout_offset(l, i) : pa__node_offset(t, i);
 }
 
@@ -336,7 +343,7 @@ int pa_extent(const pa_type *t, int64_t *min_off, int64_t *max_off)
     if (!t || !min_off || !max_off)
         return pa__err(PA_ERR_INVAL, "pa_extent: NULL argument");
     if (!(l = pa__type_layout(t)))
-        return PA_ERR_NOMEM;
+        return t->layout_status ? t->layout_status : PA_ERR_NOMEM;
     *min_off = l->min_off;
     *max_off = l->max_off;
     return PA_OK;

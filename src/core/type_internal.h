@@ -135,6 +135,7 @@ struct pa_type {
     int nleaves;
     char *name;
     pa__layout *layout;         /* compiled on first use */
+    int layout_status;          /* the error of a compilation that failed, kept so it is not retried */
     int64_t **tables;           /* gather tables owned by this node's layout */
     int ntables;
     struct pa_type *next_alloc; /* every node of an instance, for freeing */
@@ -148,6 +149,7 @@ typedef struct pa__inst {
     pa_type *nodes;             /* all nodes */
     int nnodes;
     int uses_vars;
+    int has_func;               /* a func is reachable: offsets are asked of the user on demand */
     uint64_t var_gen;           /* the scope's variable generation it was made with */
     struct pa__inst *next;      /* in its decl (or the scope's list of builder/anonymous instances) */
 } pa__inst;
@@ -190,6 +192,8 @@ int64_t pa__floor_mod(int64_t a, int64_t m);
 /* ---- evaluation (walk.c, layout_compile.c) ---- */
 
 int64_t pa__node_offset(const pa_type *t, int64_t i);
+/** As pa__node_offset, but references go through their targets' compiled layouts (for the compiler). */
+int64_t pa__node_offset_fast(const pa_type *t, int64_t i);
 int pa__layout_compile(const pa_type *t, pa__layout **out);
 
 #endif

@@ -20,24 +20,33 @@ typedef struct walkval {
     int touched;      /* 1 when some leaf below contributes a regular position */
 } walkval;
 
-static int64_t apply_chain(const pa_type *n, int64_t x)
+/* fast: references are evaluated through their target's compiled layout (made once, memoized) instead of
+ * walking the target again; the compiler uses it to fill tables, where nested references would otherwise
+ * be walked once per entry at every level.  The oracle (fast = 0) never touches compiled layouts. */
+static int64_t target_offset(const pa_type *t, int64_t x, int fast)
+{
+    const pa__layout *l = fast && !t->inst->has_func ? pa__type_layout(t) : NULL;
+    return l ? pa__layout_offset(l, x) : fast ? pa__node_offset_fast(t, x) : pa__node_offset(t, x);
+}
+
+static int64_t apply_chain(const pa_type *n, int64_t x, int fast)
 {
     for (int k = 0; k < n->nfn; k++) {
         const pa__fn *f = &n->fn[k];
         switch (f->kind) {
         case PA__F_DISP: x += f->disp; break;
-        case PA__F_REF: x = pa__node_offset(f->target, pa__floor_mod(x, f->target->size)); break;
+        case PA__F_REF: x = target_offset(f->target, pa__floor_mod(x, f->target->size), fast); break;
         case PA__F_FUNC: x = f->fn(x, f->ctx); break;
         }
     }
     return x;
 }
 
-static walkval rec(const pa_type *n, int64_t j)
+static walkval rec(const pa_type *n, int64_t j, int fast)
 {
     walkval v = {0, 0, 0};
     if (n->alias) {
-        v.fixed = pa__node_offset(n->alias, j);
+        v.fixed = target_offset(n->alias, j, fast);
         return v;
     }
     if (n->nchild == 0) {
@@ -46,7 +55,7 @@ static walkval rec(const pa_type *n, int64_t j)
     }
     for (int c = n->nchild - 1; c >= 0; c--) {
         const pa_type *ch = n->child[c];
-        walkval w = rec(ch, j % ch->size);
+        walkval w = rec(ch, j % ch->size, fast);
         j /= ch->size;
         v.fixed += w.fixed;
         if (w.touched) {
@@ -55,7 +64,7 @@ static walkval rec(const pa_type *n, int64_t j)
         }
     }
     if (n->nfn && v.touched) {
-        int64_t x = apply_chain(n, v.reg);
+        int64_t x = apply_chain(n, v.reg, fast);
         if (n->fixed) {
             v.fixed += x;
             v.reg = 0;
@@ -67,9 +76,9 @@ static walkval rec(const pa_type *n, int64_t j)
     return v;
 }
 
-int64_t pa__node_offset(const pa_type *t, int64_t i)
+static int64_t node_offset(const pa_type *t, int64_t i, int fast)
 {
-    walkval v = rec(t, i);
+    walkval v = rec(t, i, fast);
     int64_t reg = v.reg;
     if (!v.touched)
         return v.fixed;
@@ -78,12 +87,22 @@ int64_t pa__node_offset(const pa_type *t, int64_t i)
         const pa_type *p = n->parent;
         reg *= n->stride_in_parent;
         if (p->nfn) {
-            reg = apply_chain(p, reg);
+            reg = apply_chain(p, reg, fast);
             if (p->fixed)
                 return v.fixed + reg;
         }
     }
     return v.fixed + reg;
+}
+
+int64_t pa__node_offset(const pa_type *t, int64_t i)
+{
+    return node_offset(t, i, 0);
+}
+
+int64_t pa__node_offset_fast(const pa_type *t, int64_t i)
+{
+    return node_offset(t, i, 1);
 }
 
 int64_t pa__offset_walk(const pa_type *t, int64_t i)

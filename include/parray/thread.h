@@ -1,0 +1,162 @@
+/*
+ * parray — thread arrays (PARRAY's for over thread types), their contexts, sync, parallel regions, and for
+ * over data types (map).
+ *
+ * A thread type is declared like any other type, with a thread mtt: "pthd [3][4]", "omp [8]", "mic [4][2]".
+ * Its dimension tree is the shape of the thread array: pa_for(PTHD, fn, &x, sizeof x) starts size(PTHD)
+ * threads, each calling fn with its own context and its own copy of x (PARRAY's as clause), and returns when
+ * every thread has returned.  Threads come from a pool that persists between launches, so a short for costs
+ * microseconds.  Inside a thread, pa_tid(ctx) is the overall thread id (row-major over the leaves of the
+ * dimension tree), pa_tid_path(ctx, "0") the id along one dimension (PARRAY's tid_0), and pa_sync(ctx, "1")
+ * a barrier of the threads that share every index outside dimension 1 (PARRAY's sync_1).  A thread may start
+ * its own array (nesting).  docs/threads.md describes the model with examples.
+ *
+ * Errors are reported as described in error.h.  The first thread whose callback fails decides the status of
+ * pa_for (or of pa_parallel_end); every thread is still joined.
+ */
+#ifndef PARRAY_THREAD_H
+#define PARRAY_THREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "type.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The context of one thread of a running thread array; valid only inside that thread's callback. */
+typedef struct pa_ctx pa_ctx;
+
+/**
+ * A thread's body.  arg points to the thread's own copy of the bytes given to pa_for (NULL when none).
+ * \return PA_OK, or an error status (set a message with the thread's own failing parray call, or leave it);
+ *         any nonzero value is passed to the caller of pa_for.
+ */
+typedef int (*pa_thread_fn)(pa_ctx *ctx, void *arg);
+
+/** The most threads one array may have (a limit against absurd counts, not a hardware limit). */
+#define PA_MAX_THREADS 4096
+
+/**
+ * Runs a thread array: one call of fn per thread of the thread type, each with a private copy of the arg_size
+ * bytes at arg (PARRAY's "for TYPE as(...)").  pthd threads come from the library's pool; omp threads from an
+ * OpenMP parallel region; mic threads are pthd threads pinned one per hardware thread of a
+ * [cores][threads per core] grid (see topology.h).  Inside a parallel region the call starts the threads and
+ * returns at once; pa_parallel_end() joins them.  May be called from inside a thread (nesting).
+ * \return PA_OK; the first failing thread's status; PA_ERR_INVAL (NULL fn or type, arg NULL with arg_size > 0);
+ *         PA_ERR_MTT (the type is not a thread type: use pa_map for data types; cuda and mpi are other
+ *         backends); PA_ERR_RANGE (more than PA_MAX_THREADS threads); PA_ERR_NODEV (omp without OpenMP, mic
+ *         or binding without hwloc); PA_ERR_NOMEM; PA_ERR_SYS (a thread could not be created).
+ */
+PA_API int pa_for(const pa_type *threads, pa_thread_fn fn, const void *arg, size_t arg_size);
+
+/** The thread's overall id in [0, pa_ctx_size(ctx)) (PARRAY's tid); 0 for NULL (the main context). */
+PA_API int64_t pa_tid(const pa_ctx *ctx);
+
+/**
+ * The thread's id along a dimension of its thread type (PARRAY's tid_0, tid_0_1): the row-major index formed
+ * by the leaf indices under that dimension.  For pthd [3][4], thread 5 has tid_path "0" = 1 and "1" = 1.
+ * "" is the overall id.
+ * \return the id, or -1 with PA_ERR_DIM (no such dimension) or PA_ERR_INVAL (NULL).
+ */
+PA_API int64_t pa_tid_path(const pa_ctx *ctx, const char *path);
+
+/** Number of threads of the array the context belongs to (PARRAY's size(self)); 1 for NULL (main). */
+PA_API int64_t pa_ctx_size(const pa_ctx *ctx);
+
+/** The thread type of the current array (PARRAY's self); NULL for NULL and for internal arrays (pa_map). */
+PA_API const pa_type *pa_self(const pa_ctx *ctx);
+
+/** The context of the thread that started this array, or NULL when it was started from outside any array. */
+PA_API const pa_ctx *pa_ctx_parent(const pa_ctx *ctx);
+
+/**
+ * Barrier over a dimension path (PARRAY's sync_d...): waits until every thread that shares this thread's
+ * indices outside dimension path has called pa_sync with the same path.  "" synchronizes the whole array.
+ * Every thread of a group must call it the same number of times, as in PARRAY.
+ * \return PA_OK, PA_ERR_DIM (no such dimension in the thread type), PA_ERR_INVAL (NULL) or PA_ERR_NOMEM.
+ */
+PA_API int pa_sync(pa_ctx *ctx, const char *path);
+
+/**
+ * Opens a parallel region on the calling thread (PARRAY's parallel): until the matching pa_parallel_end, each
+ * pa_for starts its threads and returns at once.  Regions nest.
+ * \return PA_OK or PA_ERR_NOMEM.
+ */
+PA_API int pa_parallel_begin(void);
+
+/**
+ * Closes the innermost parallel region of the calling thread: waits for every array started in it.
+ * \return PA_OK, the status of the first array (in launch order) that failed, or PA_ERR_INVAL (no region).
+ */
+PA_API int pa_parallel_end(void);
+
+/* ---- binding and the default number of threads ------------------------------------------------------ */
+
+/** Thread placement for pthd arrays (needs hwloc; mic arrays are always pinned). */
+typedef enum pa_bind {
+    PA_BIND_NONE = 0,   /* leave placement to the OS (the default) */
+    PA_BIND_COMPACT,    /* thread i on hardware thread i, filling each core before the next */
+    PA_BIND_SPREAD      /* threads spread over cores (and packages) first, one hardware thread per core */
+} pa_bind;
+
+/**
+ * Sets the placement of the threads of later pthd arrays, process-wide.  PA_BIND (compact, spread, none) in
+ * the environment gives the initial value.
+ * \return PA_OK, PA_ERR_INVAL (unknown policy) or PA_ERR_NODEV (compact/spread without hwloc).
+ */
+PA_API int pa_set_binding(pa_bind policy);
+
+/** The current placement policy. */
+PA_API pa_bind pa_get_binding(void);
+
+/**
+ * Sets the number of threads used by pa_map and pa_tile (PA_NUM_THREADS in the environment gives the initial
+ * value, else the number of online CPUs).
+ * \return PA_OK or PA_ERR_RANGE (n < 1 or n > PA_MAX_THREADS).
+ */
+PA_API int pa_set_num_threads(int n);
+
+/** The number of threads used by pa_map. */
+PA_API int pa_get_num_threads(void);
+
+/* ---- for over data types (map) ---------------------------------------------------------------------- */
+
+/** An element function: elem points at element k (k is the flat index in the type, PARRAY's for k A(a)). */
+typedef void (*pa_elem_fn)(void *elem, int64_t k, void *arg);
+
+/** An element function over two arrays: e1 = &a[T1(k)], e2 = &b[T2(k)]. */
+typedef void (*pa_elem2_fn)(void *e1, void *e2, int64_t k, void *arg);
+
+/**
+ * A run function: n consecutive flat indices k0 .. k0+n-1 whose elements are first, first + stride, ...
+ * (stride in elements, may be 0 or negative).  Lets an element loop vectorise.
+ */
+typedef void (*pa_run_fn)(void *first, int64_t stride, int64_t k0, int64_t n, void *arg);
+
+/**
+ * Maps elem over every element of ptr seen through type data (PARRAY's for k A(a)): elem(ptr + data(k), k)
+ * for every flat index k, split in contiguous ranges of k over pa_get_num_threads() pool threads.  Elements
+ * are visited through the type's offsets, so a transposed or windowed type touches exactly its elements.
+ * elem must be safe to call from several threads at once.
+ * \return PA_OK; PA_ERR_INVAL (NULL argument); PA_ERR_ELM (no element type); PA_ERR_MTT (a thread type);
+ *         PA_ERR_NODEV (memory the CPU cannot address, such as dmem without the CUDA backend).
+ */
+PA_API int pa_map(const pa_type *data, void *ptr, pa_elem_fn elem, void *arg);
+
+/** pa_map over runs of elements: run(first, stride, k0, n) covers every k once.  \return as pa_map. */
+PA_API int pa_map_runs(const pa_type *data, void *ptr, pa_run_fn run, void *arg);
+
+/**
+ * pa_map over two arrays of the same size: elem(p1 + t1(k), p2 + t2(k), k) for every k.
+ * \return as pa_map, and PA_ERR_SIZE when the sizes differ.
+ */
+PA_API int pa_map2(const pa_type *t1, void *p1, const pa_type *t2, void *p2, pa_elem2_fn elem, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,161 @@
+/*
+ * parray — internal declarations of the CPU thread arrays: the pool, thread-array shapes, launches and their
+ * contexts, barriers, binding and the run walker shared by map and tile.
+ */
+#ifndef PARRAY_THREAD_INTERNAL_H
+#define PARRAY_THREAD_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "internal.h"
+#include "parray/thread.h"
+#include "parray/tile.h"
+#include "parray/topology.h"
+
+/* ---- the pool (thread_pool.c) ------------------------------------------------------------------------- */
+
+/*
+ * A job for one pool worker: run(arg) is the work; the worker then returns itself to the idle list and only
+ * then calls finish(arg), so that a caller woken by finish finds the worker idle again and the pool does not
+ * grow under back-to-back launches.
+ */
+typedef struct pa__job {
+    void (*run)(void *arg);
+    void (*finish)(void *arg);
+    void *arg;
+} pa__job;
+
+/** Hands a job to an idle worker, creating one when none is idle.  \return PA_OK, PA_ERR_SYS or NOMEM. */
+int pa__pool_submit(const pa__job *job);
+/** Number of workers the pool has created so far (for tests). */
+int pa__pool_size(void);
+
+/* ---- shapes of thread arrays (thread_shape.c) ---------------------------------------------------------- */
+
+#define PA__MAX_TNODES 64
+#define PA__MAX_TPATH 24
+
+/* A dimension of the thread type: its path, size, and the leaves under it (contiguous in row-major order). */
+typedef struct pa__tnode {
+    char path[PA__MAX_TPATH];   /* "" for the root, "0", "0_1" ... */
+    int64_t size;
+    int64_t inner;              /* product of the sizes of the leaves after this node's last leaf */
+} pa__tnode;
+
+typedef struct pa__tshape {
+    int64_t n;                  /* threads */
+    int nnodes;
+    pa__tnode nodes[PA__MAX_TNODES];
+    int nleaves;
+    int64_t leaf_size[PA__MAX_TNODES];   /* row-major, the last leaf fastest */
+} pa__tshape;
+
+/** The shape of a thread type's dimension tree.  \return PA_OK or an error naming the type. */
+int pa__tshape_of(const pa_type *t, pa__tshape *out);
+/** A flat shape of n threads. */
+void pa__tshape_flat(int64_t n, pa__tshape *out);
+/** The node of a path, or -1. */
+int pa__tshape_find(const pa__tshape *s, const char *path);
+/** The id of thread tid along node i (PARRAY's tid_path). */
+int64_t pa__tshape_tid(const pa__tshape *s, int i, int64_t tid);
+/** The barrier group of thread tid for node i: its indices outside the node, in [0, n / size(node)). */
+int64_t pa__tshape_group(const pa__tshape *s, int i, int64_t tid);
+
+/* ---- barriers (thread_sync.c) ------------------------------------------------------------------------- */
+
+typedef struct pa__barrier {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int64_t need, arrived;
+    uint64_t generation;
+} pa__barrier;
+
+void pa__barrier_init(pa__barrier *b, int64_t need);
+void pa__barrier_destroy(pa__barrier *b);
+void pa__barrier_wait(pa__barrier *b);
+
+/* ---- launches (thread_launch.c) ----------------------------------------------------------------------- */
+
+typedef enum pa__engine { PA__ENGINE_PTHD, PA__ENGINE_OMP } pa__engine;
+
+typedef struct pa__launch pa__launch;
+
+struct pa_ctx {
+    pa__launch *launch;
+    int64_t tid;
+    const pa_ctx *parent;
+};
+
+struct pa__launch {
+    pa__tshape shape;
+    const pa_type *self;        /* NULL for internal arrays */
+    pa_thread_fn fn;
+    void *arg;                  /* private copies: arg_size bytes per thread, or NULL */
+    void *internal_arg;         /* internal arrays (map): one arg shared by reference */
+    size_t arg_size;
+    pa__engine engine;
+    int bind;                   /* pa_bind, or -1 for the mic grid */
+    int mic_tpc;                /* threads per core of a mic grid */
+    const pa_ctx *parent;
+    atomic_long remaining;      /* units not finished: threads (pthd) or 1 (an asynchronous omp host) */
+    pthread_mutex_t mu;
+    pthread_cond_t done_cv;
+    int done;
+    int status;                 /* the first failure */
+    int64_t failed_tid;
+    char msg[384];
+    _Atomic(pa__barrier *) barriers[PA__MAX_TNODES];   /* per node, n / size(node) groups, made on first use */
+    pa__launch *next;           /* in a parallel region */
+    pa_ctx ctx[];               /* one per thread */
+};
+
+/** Starts a launch's threads; blocking launches run thread 0 on the caller.  \return PA_OK or an error. */
+int pa__launch_start(pa__launch *l, int blocking);
+/** Waits for every thread of a launch.  \return PA_OK or the first thread's error (message re-raised). */
+int pa__launch_wait(pa__launch *l);
+/** Frees a finished launch. */
+void pa__launch_free(pa__launch *l);
+/** Starts a launch and, outside a parallel region, waits for it and frees it. */
+int pa__launch_go(pa__launch *l);
+/** Runs thread tid of a launch on the calling thread (binding it first when asked) and records its status. */
+void pa__launch_run_one(pa__launch *l, int64_t tid);
+/** The current thread's context (set while a callback runs), or NULL. */
+const pa_ctx *pa__current_ctx(void);
+/** Runs every thread of an omp launch in an OpenMP parallel region (thread_omp.c).  \return PA_OK or NODEV. */
+int pa__omp_run(pa__launch *l);
+/** 1 when this build has OpenMP. */
+int pa__omp_available(void);
+/** Runs fn on a flat array of n threads of the pool (used by map): like pa_for without a type. */
+int pa__for_flat(int64_t n, pa_thread_fn fn, void *arg);
+
+/* ---- binding (topology.c) ------------------------------------------------------------------------------ */
+
+/** Binds the calling thread for thread tid of an array of n threads (policy or mic grid).  \return PA_OK... */
+int pa__bind_thread(int policy, int64_t tid, int64_t n, int mic_tpc);
+/** Removes the calling thread's binding if it has one. */
+void pa__unbind_thread(void);
+/** The loaded hwloc topology (hwloc_topology_t), or NULL without hwloc. */
+void *pa__hwloc_topology(void);
+/** 1 when hwloc is in the build and loaded. */
+int pa__hwloc_available(void);
+/** The OS index of the CPU the calling thread is bound to, or -1 when unbound (for tests). */
+int pa__bound_cpu(void);
+/** The OS index of the CPU that binding policy gives thread tid of n, or -1 (for tests). */
+int pa__bind_target_cpu(int policy, int64_t tid, int64_t n, int mic_tpc);
+
+/* ---- runs of a compiled layout (thread_runs.c) --------------------------------------------------------- */
+
+/** Calls run over [k0, k1) of one layout in maximal runs of the innermost mode. */
+void pa__runs1(const pa__layout *l, char *base, size_t elm, int64_t k0, int64_t k1, pa_run_fn run, void *arg);
+
+/** A joint run of two layouts: n indices from k (of l1), offsets o1, o2, strides s1, s2 (in elements). */
+typedef void (*pa__run2_fn)(int64_t k, int64_t n, int64_t o1, int64_t s1, int64_t o2, int64_t s2, void *arg);
+/** Calls run over indices a0 + i of l1 and b0 + i of l2, i in [0, n), in runs that are runs of both. */
+void pa__runs2(const pa__layout *l1, int64_t a0, const pa__layout *l2, int64_t b0, int64_t n, pa__run2_fn run,
+               void *arg);
+
+/** Checks that a data type is mappable on the CPU.  \return PA_OK or an error naming the type. */
+int pa__check_host_type(const pa_type *t, const char *what);
+
+#endif

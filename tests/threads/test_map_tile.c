@@ -1,0 +1,244 @@
+/*
+ * tests/threads: for over data types (pa_map, pa_map_runs, pa_map2) through transposed, windowed and
+ * gathered types compared with the reference offsets, and tiling round trips and the tiled transposition.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "thread_internal.h"
+
+static pa_scope *scope;
+
+static void setup(void)
+{
+    ck_assert_int_eq(pa_scope_create(NULL, &scope), PA_OK);
+    /* Arrays here are large enough to be split over several threads. */
+    ck_assert_int_eq(pa_set_num_threads(4), PA_OK);
+}
+
+static void teardown(void)
+{
+    pa_scope_destroy(scope);
+}
+
+/* Writes k + 1 into element k, and counts the visits of each offset. */
+typedef struct visit {
+    int64_t *buf;
+    atomic_int *hits;
+} visit;
+
+static void mark(void *e, int64_t k, void *arg)
+{
+    visit *v = arg;
+    *(int64_t *)e = k + 1;
+    atomic_fetch_add(&v->hits[(int64_t *)e - v->buf], 1);
+}
+
+static void mark_run(void *first, int64_t stride, int64_t k0, int64_t n, void *arg)
+{
+    for (int64_t i = 0; i < n; i++)
+        mark((int64_t *)first + i * stride, k0 + i, arg);
+}
+
+/* Maps over t and checks: element T(k) holds k + 1, each element of T visited once, nothing else touched. */
+static void check_map(const pa_type *t, int64_t span, int runs)
+{
+    ck_assert_msg(t != NULL, "%s", pa_last_error());
+    int64_t *buf = malloc((size_t)span * sizeof *buf);
+    atomic_int *hits = calloc((size_t)span, sizeof *hits);
+    for (int64_t i = 0; i < span; i++)
+        buf[i] = -7;
+    visit v = {buf, hits};
+    if (runs)
+        PA_CK_OK(pa_map_runs(t, buf, mark_run, &v));
+    else
+        PA_CK_OK(pa_map(t, buf, mark, &v));
+    int64_t n = pa_size(t), touched = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = pa_offset(t, k);
+        ck_assert_msg(buf[off] == k + 1, "%s: element %lld (offset %lld) holds %lld", pa_type_name(t),
+                      (long long)k, (long long)off, (long long)buf[off]);
+        ck_assert_int_eq(atomic_load(&hits[off]), 1);
+    }
+    for (int64_t i = 0; i < span; i++)
+        touched += buf[i] != -7;
+    ck_assert_int_eq(touched, n);
+    free(hits);
+    free(buf);
+}
+
+START_TEST(map_plain_transposed_window)
+{
+    PA_CK_OK(pa_declare(scope, "A", "paged long [[60][60]][4]"));
+    PA_CK_OK(pa_declare(scope, "B", "[[#A_0_1][#A_0_0]][#A_1]"));
+    PA_CK_OK(pa_declare(scope, "DATA", "paged long [[100][100]]"));
+    PA_CK_OK(pa_declare(scope, "WINDOW", "[[80 # disp(10) # DATA_0][80 # disp(10) # DATA_1]]"));
+    PA_CK_OK(pa_declare(scope, "G", "paged long [10000 # disp(3) # [10000]]"));
+    for (int runs = 0; runs < 2; runs++) {
+        check_map(pa_type_get(scope, "A"), 14400, runs);
+        check_map(pa_type_get(scope, "B"), 14400, runs);
+        check_map(pa_type_get(scope, "WINDOW"), 10000, runs);
+        check_map(pa_type_get(scope, "G"), 10000, runs);
+        check_map(pa_type_get(scope, "A_0"), 14400, runs);
+    }
+}
+END_TEST
+
+/* Listing 19: for k A(a) a[k] = k + 1 over paged int [4]. */
+static void listing19(void *e, int64_t k, void *arg)
+{
+    *(int *)e = (int)k + 1;
+}
+
+START_TEST(map_listing19_small)
+{
+    const pa_type *a = pa_type_parse(scope, "paged int [4]");
+    int *p = pa_create(a);
+    ck_assert_ptr_nonnull(p);
+    PA_CK_OK(pa_map(a, p, listing19, NULL));
+    for (int k = 0; k < 4; k++)
+        ck_assert_int_eq(p[k], k + 1);
+    PA_CK_OK(pa_destroy(a, p));
+}
+END_TEST
+
+static void add_pair(void *e1, void *e2, int64_t k, void *arg)
+{
+    *(int64_t *)e1 += *(int64_t *)e2 * 1000 + k;
+}
+
+START_TEST(map2_transpose_pairs)
+{
+    PA_CK_OK(pa_declare(scope, "M", "paged long [[50][70]]"));
+    PA_CK_OK(pa_declare(scope, "MT", "[[#M_1][#M_0]]"));
+    const pa_type *m = pa_type_get(scope, "M"), *mt = pa_type_get(scope, "MT");
+    int64_t *a = calloc(3500, sizeof *a), *b = malloc(3500 * sizeof *b);
+    for (int i = 0; i < 3500; i++)
+        b[i] = i;
+    PA_CK_OK(pa_map2(m, a, mt, b, add_pair, NULL));
+    for (int64_t k = 0; k < 3500; k++)
+        ck_assert_int_eq(a[pa_offset(m, k)], b[pa_offset(mt, k)] * 1000 + k);
+    PA_CK_ERR(pa_map2(m, a, pa_type_parse(scope, "paged long [3]"), b, add_pair, NULL), PA_ERR_SIZE);
+    free(a);
+    free(b);
+}
+END_TEST
+
+START_TEST(map_bad_input)
+{
+    int x[4];
+    PA_CK_ERR(pa_map(pa_type_parse(scope, "dmem float [4]"), x, listing19, NULL), PA_ERR_NODEV);
+    ck_assert_msg(strstr(pa_last_error(), "dmem") != NULL, "%s", pa_last_error());
+    PA_CK_ERR(pa_map(pa_type_parse(scope, "pthd [4]"), x, listing19, NULL), PA_ERR_MTT);
+    PA_CK_ERR(pa_map(pa_type_parse(scope, "paged [4]"), x, listing19, NULL), PA_ERR_ELM);
+    PA_CK_ERR(pa_map(pa_type_parse(scope, "paged int [4]"), NULL, listing19, NULL), PA_ERR_INVAL);
+    PA_CK_ERR(pa_map(pa_type_parse(scope, "paged int [4]"), x, NULL, NULL), PA_ERR_INVAL);
+    PA_CK_ERR(pa_set_num_threads(0), PA_ERR_RANGE);
+    PA_CK_ERR(pa_set_num_threads(PA_MAX_THREADS + 1), PA_ERR_RANGE);
+}
+END_TEST
+
+/* ---- tile ---------------------------------------------------------------------------------------------- */
+
+static int add_tile_index(void *tile, int64_t t, void *arg)
+{
+    float *f = tile;
+    int64_t s = *(int64_t *)arg;
+    for (int64_t i = 0; i < s; i++)
+        f[i] += (float)(t * 1000);
+    return PA_OK;
+}
+
+/* The tile-major view of a 64 x 96 matrix in 16 x 32 blocks. */
+static void declare_tiles(void)
+{
+    PA_CK_OK(pa_declare(scope, "MAT", "paged float [[4][16]][[3][32]]"));
+    PA_CK_OK(pa_declare(scope, "TILED", "[[#MAT_0_0][#MAT_1_0]][[#MAT_0_1][#MAT_1_1]]"));
+    PA_CK_OK(pa_declare(scope, "BLOCK", "paged float [16][32]"));
+}
+
+START_TEST(tile_round_trips)
+{
+    declare_tiles();
+    const pa_type *tiled = pa_type_get(scope, "TILED"), *block = pa_type_get(scope, "BLOCK");
+    float *m = malloc(64 * 96 * sizeof *m);
+    for (int i = 0; i < 64 * 96; i++)
+        m[i] = (float)i;
+    int64_t s = 512;
+    /* iotile: every element gets its tile's index * 1000; tile t is block (t / 3, t % 3). */
+    PA_CK_OK(pa_tile(tiled, m, block, PA_IOTILE, add_tile_index, &s));
+    for (int r = 0; r < 64; r++)
+        for (int c = 0; c < 96; c++)
+            ck_assert_float_eq(m[r * 96 + c], (float)(r * 96 + c) + (float)((r / 16 * 3 + c / 32) * 1000));
+    /* itile alone leaves the data as it is; otile alone stores zero-started tiles. */
+    float *snap = malloc(64 * 96 * sizeof *snap);
+    memcpy(snap, m, 64 * 96 * sizeof *m);
+    PA_CK_OK(pa_tile(tiled, m, block, PA_ITILE, add_tile_index, &s));
+    ck_assert_int_eq(memcmp(snap, m, 64 * 96 * sizeof *m), 0);
+    free(snap);
+    PA_CK_OK(pa_tile(tiled, m, block, PA_OTILE, add_tile_index, &s));
+    for (int r = 0; r < 64; r++)
+        for (int c = 0; c < 96; c++)
+            ck_assert_float_eq(m[r * 96 + c], (float)((r / 16 * 3 + c / 32) * 1000));
+    free(m);
+}
+END_TEST
+
+START_TEST(tile_transposition)
+{
+    /* Listing 23 on the CPU: B = transpose(A) through 16 x 16 tiles staged in a cache-sized buffer. */
+    PA_CK_OK(pa_declare(scope, "A", "paged float [[8][16]][[8][16]]"));
+    PA_CK_OK(pa_declare(scope, "B", "paged float [[8][16]][[8][16]]"));
+    PA_CK_OK(pa_declare(scope, "TA", "[[#A_0_0][#A_1_0]][[#A_0_1][#A_1_1]]"));
+    PA_CK_OK(pa_declare(scope, "TB", "[[#B_1_0][#B_0_0]][[#B_1_1][#B_0_1]]"));
+    PA_CK_OK(pa_declare(scope, "TILE", "paged float [16][16]"));
+    float *a = malloc(128 * 128 * sizeof *a), *b = calloc(128 * 128, sizeof *b);
+    for (int i = 0; i < 128 * 128; i++)
+        a[i] = (float)i;
+    PA_CK_OK(pa_tile2(pa_type_get(scope, "TA"), a, pa_type_get(scope, "TB"), b, pa_type_get(scope, "TILE"), NULL,
+                      NULL));
+    for (int r = 0; r < 128; r++)
+        for (int c = 0; c < 128; c++)
+            ck_assert_float_eq(b[c * 128 + r], a[r * 128 + c]);
+    free(a);
+    free(b);
+}
+END_TEST
+
+static int tile_fails(void *tile, int64_t t, void *arg)
+{
+    return t == 2 ? PA_ERR_RANGE : PA_OK;
+}
+
+START_TEST(tile_bad_input)
+{
+    declare_tiles();
+    const pa_type *tiled = pa_type_get(scope, "TILED"), *block = pa_type_get(scope, "BLOCK");
+    float m[64 * 96];
+    memset(m, 0, sizeof m);
+    PA_CK_ERR(pa_tile(tiled, m, pa_type_parse(scope, "paged float [10][10]"), PA_ITILE, NULL, NULL), PA_ERR_SIZE);
+    PA_CK_ERR(pa_tile(tiled, m, pa_type_parse(scope, "paged double [16][32]"), PA_ITILE, NULL, NULL), PA_ERR_ELM);
+    PA_CK_ERR(pa_tile(tiled, m, block, 7, NULL, NULL), PA_ERR_INVAL);
+    PA_CK_ERR(pa_tile(tiled, NULL, block, PA_ITILE, NULL, NULL), PA_ERR_INVAL);
+    PA_CK_ERR(pa_tile(pa_type_parse(scope, "dmem float [512]"), m, block, PA_ITILE, NULL, NULL), PA_ERR_NODEV);
+    PA_CK_ERR(pa_tile(tiled, m, block, PA_IOTILE, tile_fails, NULL), PA_ERR_RANGE);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("threads_map_tile");
+    TCase *tc = tcase_create("map_tile");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, map_plain_transposed_window);
+    tcase_add_test(tc, map_listing19_small);
+    tcase_add_test(tc, map2_transpose_pairs);
+    tcase_add_test(tc, map_bad_input);
+    tcase_add_test(tc, tile_round_trips);
+    tcase_add_test(tc, tile_transposition);
+    tcase_add_test(tc, tile_bad_input);
+    suite_add_tcase(s, tc);
+    return pa_test_run(s);
+}
