@@ -118,16 +118,16 @@ __global__ void __launch_bounds__(THREADS) direct(const __grid_constant__ WordNe
  * 4 * uw words per phase, in batches of 4 loads issued before their 4 stores, so that several loads are in
  * flight at once.
  */
-template <typename W, int UWC, bool FAST, bool VEC, int TE>
+template <typename W, int UWC, bool FAST, bool VEC>
 __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNest p, W *__restrict__ dst,
                                                  const W *__restrict__ src)
 {
     extern __shared__ uint4 smem_raw[];
     W *tile = reinterpret_cast<W *>(smem_raw);
     const int uw = UWC ? UWC : p.uw;
-    const int rowlen = TE * uw;          /* words of one tile row */
+    const int rowlen = TILE * uw;          /* words of one tile row */
     const int pitch = rowlen + 1;          /* one word of padding keeps the column reads off one bank */
-    const int iters = TE * TE / THREADS * uw;
+    const int iters = TILE * TILE / THREADS * uw;
     for (int64_t t = blockIdx.x; t < p.ntiles; t += gridDim.x) {
         int64_t tb, ta, doff = 0, soff = 0;
         if (FAST) {
@@ -157,39 +157,30 @@ __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNes
                 soff += digit * p.ss[m];
             }
         }
-        const int64_t a0 = ta * TE, b0 = tb * TE;
-        const int ea = (int)min((int64_t)TE, p.na - a0), eb = (int)min((int64_t)TE, p.nb - b0);
+        const int64_t a0 = ta * TILE, b0 = tb * TILE;
+        const int ea = (int)min((int64_t)TILE, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
         /* Rows of the tile along a: each reads eb units contiguous on the source. */
         const W *s = src + soff + a0 * p.ssa + b0 * uw;
         W *d = dst + doff + b0 * p.dsb + a0 * uw;
         if constexpr (VEC) {
             /*
-             * 4-byte units, full 64x64 tile, 16-byte aligned rows: each thread loads four 16-byte vectors (a
-             * quarter of a 256-byte tile row each, all four in flight) and stores four, each built from four
-             * words of a tile column: four times fewer memory instructions than one word each.
+             * 4-byte units, full tile, 16-byte aligned rows: each thread loads one 16-byte vector (a quarter of
+             * a tile row) and stores one, built from four words of a tile column.  Four times fewer memory
+             * instructions than one word each; the bank pattern stays conflict-free (row + 4 * quarter covers
+             * the 32 banks once per warp in both phases).
              */
-            if (ea == TE && eb == TE) {
-                constexpr int QP = TE / 4, ROWS = THREADS / QP, PASSES = TE / ROWS;
-                const int r0 = threadIdx.x / QP, q = threadIdx.x % QP;
-                uint4 v[PASSES];
-#pragma unroll
-                for (int k = 0; k < PASSES; k++)
-                    v[k] = *reinterpret_cast<const uint4 *>(s + (r0 + k * ROWS) * p.ssa + 4 * q);
-#pragma unroll
-                for (int k = 0; k < PASSES; k++) {
-                    W *t = tile + (r0 + k * ROWS) * pitch + 4 * q;
-                    t[0] = v[k].x;
-                    t[1] = v[k].y;
-                    t[2] = v[k].z;
-                    t[3] = v[k].w;
-                }
+            if (ea == TILE && eb == TILE) {
+                const int row = threadIdx.x >> 3, q = threadIdx.x & 7;
+                uint4 v = *reinterpret_cast<const uint4 *>(s + row * p.ssa + 4 * q);
+                W *t = tile + row * pitch + 4 * q;
+                t[0] = v.x;
+                t[1] = v.y;
+                t[2] = v.z;
+                t[3] = v.w;
                 __syncthreads();
-#pragma unroll
-                for (int k = 0; k < PASSES; k++) {
-                    const W *c = tile + 4 * q * pitch + r0 + k * ROWS;
-                    *reinterpret_cast<uint4 *>(d + (r0 + k * ROWS) * p.dsb + 4 * q) =
-                        make_uint4(c[0], c[pitch], c[2 * pitch], c[3 * pitch]);
-                }
+                const W *c = tile + 4 * q * pitch + row;
+                uint4 o = make_uint4(c[0], c[pitch], c[2 * pitch], c[3 * pitch]);
+                *reinterpret_cast<uint4 *>(d + row * p.dsb + 4 * q) = o;
                 __syncthreads();
                 continue;
             }
@@ -342,48 +333,43 @@ cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStre
     tn.nb = p.size[p.b];
     tn.ssa = p.ss[p.a] / w;
     tn.dsb = p.ds[p.b] / w;
-    int64_t outer = 1;
+    tn.tiles_a = (tn.na + TILE - 1) / TILE;
+    tn.tiles_b = (tn.nb + TILE - 1) / TILE;
+    tn.ntiles = tn.tiles_a * tn.tiles_b;
     for (int m = 0; m < p.n; m++) {
         if (m == p.a || m == p.b)
             continue;
         tn.size[tn.n] = p.size[m];
         tn.ds[tn.n] = p.ds[m] / w;
         tn.ss[tn.n] = p.ss[m] / w;
-        outer *= p.size[m];
+        tn.ntiles *= p.size[m];
         tn.n++;
     }
-    /* 16-byte accesses (in 64x64 tiles) for 4-byte units when every row of every tile starts 16-byte aligned. */
-    bool vec = w == 4 && tn.uw == 1 && tn.ssa % 4 == 0 && tn.dsb % 4 == 0 &&
-               ((uintptr_t)dst | (uintptr_t)src) % 16 == 0;
-    for (int m = 0; vec && m < tn.n; m++)
-        vec = tn.ds[m] % 4 == 0 && tn.ss[m] % 4 == 0;
-    const int te = vec ? 64 : TILE;
-    tn.tiles_a = (tn.na + te - 1) / te;
-    tn.tiles_b = (tn.nb + te - 1) / te;
-    tn.ntiles = tn.tiles_a * tn.tiles_b * outer;
     if (tn.ntiles == 0)
         return cudaSuccess;
-    size_t smem = (size_t)te * (te * tn.uw + 1) * (size_t)w;
+    size_t smem = (size_t)TILE * (TILE * tn.uw + 1) * (size_t)w;
     int64_t blocks = tn.ntiles < (int64_t)sms * 256 ? tn.ntiles : (int64_t)sms * 256;
     if (tn.ntiles < (1ll << 31)) {
         tn.div_b = make_div((uint32_t)tn.tiles_b);
         tn.div_a = make_div((uint32_t)tn.tiles_a);
         for (int m = 0; m < tn.n; m++)
             tn.div[m] = make_div((uint32_t)tn.size[m]);
-        if constexpr (sizeof(W) == 4)
+        if constexpr (sizeof(W) == 4) {
+            /* 16-byte accesses for 4-byte units when every row of every tile starts 16-byte aligned. */
+            bool vec = tn.uw == 1 && tn.ssa % 4 == 0 && tn.dsb % 4 == 0 && ((uintptr_t)dst | (uintptr_t)src) % 16 == 0;
+            for (int m = 0; vec && m < tn.n; m++)
+                vec = tn.ds[m] % 4 == 0 && tn.ss[m] % 4 == 0;
             if (vec)
-                return run_tiled(tiled<W, 1, true, true, 64>, blocks, smem, stream, tn, dst, src);
+                return run_tiled(tiled<W, 1, true, true>, blocks, smem, stream, tn, dst, src);
+        }
         switch (tn.uw) {
-        case 1: return run_tiled(tiled<W, 1, true, false, TILE>, blocks, smem, stream, tn, dst, src);
-        case 2: return run_tiled(tiled<W, 2, true, false, TILE>, blocks, smem, stream, tn, dst, src);
-        case 4: return run_tiled(tiled<W, 4, true, false, TILE>, blocks, smem, stream, tn, dst, src);
-        default: return run_tiled(tiled<W, 0, true, false, TILE>, blocks, smem, stream, tn, dst, src);
+        case 1: return run_tiled(tiled<W, 1, true, false>, blocks, smem, stream, tn, dst, src);
+        case 2: return run_tiled(tiled<W, 2, true, false>, blocks, smem, stream, tn, dst, src);
+        case 4: return run_tiled(tiled<W, 4, true, false>, blocks, smem, stream, tn, dst, src);
+        default: return run_tiled(tiled<W, 0, true, false>, blocks, smem, stream, tn, dst, src);
         }
     }
-    if constexpr (sizeof(W) == 4)
-        if (vec)
-            return run_tiled(tiled<W, 1, false, true, 64>, blocks, smem, stream, tn, dst, src);
-    return run_tiled(tiled<W, 0, false, false, TILE>, blocks, smem, stream, tn, dst, src);
+    return run_tiled(tiled<W, 0, false, false>, blocks, smem, stream, tn, dst, src);
 }
 
 template <typename W>
