@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(THREADS) direct(const __grid_constant__ WordNe
  * 4 * uw words per phase, in batches of 4 loads issued before their 4 stores, so that several loads are in
  * flight at once.
  */
-template <typename W, int UWC, bool FAST, bool VEC>
+template <typename W, int UWC, bool FAST>
 __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNest p, W *__restrict__ dst,
                                                  const W *__restrict__ src)
 {
@@ -161,30 +161,6 @@ __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNes
         const int ea = (int)min((int64_t)TILE, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
         /* Rows of the tile along a: each reads eb units contiguous on the source. */
         const W *s = src + soff + a0 * p.ssa + b0 * uw;
-        W *d = dst + doff + b0 * p.dsb + a0 * uw;
-        if constexpr (VEC) {
-            /*
-             * 4-byte units, full tile, 16-byte aligned rows: each thread loads one 16-byte vector (a quarter of
-             * a tile row) and stores one, built from four words of a tile column.  Four times fewer memory
-             * instructions than one word each; the bank pattern stays conflict-free (row + 4 * quarter covers
-             * the 32 banks once per warp in both phases).
-             */
-            if (ea == TILE && eb == TILE) {
-                const int row = threadIdx.x >> 3, q = threadIdx.x & 7;
-                uint4 v = *reinterpret_cast<const uint4 *>(s + row * p.ssa + 4 * q);
-                W *t = tile + row * pitch + 4 * q;
-                t[0] = v.x;
-                t[1] = v.y;
-                t[2] = v.z;
-                t[3] = v.w;
-                __syncthreads();
-                const W *c = tile + 4 * q * pitch + row;
-                uint4 o = make_uint4(c[0], c[pitch], c[2 * pitch], c[3 * pitch]);
-                *reinterpret_cast<uint4 *>(d + row * p.dsb + 4 * q) = o;
-                __syncthreads();
-                continue;
-            }
-        }
         const int scols = eb * uw;
         for (int k0 = 0; k0 < iters; k0 += 4) {
             W v[4];
@@ -203,6 +179,7 @@ __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNes
         }
         __syncthreads();
         /* Rows of the destination along b: each writes ea units contiguous on the destination. */
+        W *d = dst + doff + b0 * p.dsb + a0 * uw;
         const int dcols = ea * uw;
         for (int k0 = 0; k0 < iters; k0 += 4) {
 #pragma unroll
@@ -354,22 +331,14 @@ cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStre
         tn.div_a = make_div((uint32_t)tn.tiles_a);
         for (int m = 0; m < tn.n; m++)
             tn.div[m] = make_div((uint32_t)tn.size[m]);
-        if constexpr (sizeof(W) == 4) {
-            /* 16-byte accesses for 4-byte units when every row of every tile starts 16-byte aligned. */
-            bool vec = tn.uw == 1 && tn.ssa % 4 == 0 && tn.dsb % 4 == 0 && ((uintptr_t)dst | (uintptr_t)src) % 16 == 0;
-            for (int m = 0; vec && m < tn.n; m++)
-                vec = tn.ds[m] % 4 == 0 && tn.ss[m] % 4 == 0;
-            if (vec)
-                return run_tiled(tiled<W, 1, true, true>, blocks, smem, stream, tn, dst, src);
-        }
         switch (tn.uw) {
-        case 1: return run_tiled(tiled<W, 1, true, false>, blocks, smem, stream, tn, dst, src);
-        case 2: return run_tiled(tiled<W, 2, true, false>, blocks, smem, stream, tn, dst, src);
-        case 4: return run_tiled(tiled<W, 4, true, false>, blocks, smem, stream, tn, dst, src);
-        default: return run_tiled(tiled<W, 0, true, false>, blocks, smem, stream, tn, dst, src);
+        case 1: return run_tiled(tiled<W, 1, true>, blocks, smem, stream, tn, dst, src);
+        case 2: return run_tiled(tiled<W, 2, true>, blocks, smem, stream, tn, dst, src);
+        case 4: return run_tiled(tiled<W, 4, true>, blocks, smem, stream, tn, dst, src);
+        default: return run_tiled(tiled<W, 0, true>, blocks, smem, stream, tn, dst, src);
         }
     }
-    return run_tiled(tiled<W, 0, false, false>, blocks, smem, stream, tn, dst, src);
+    return run_tiled(tiled<W, 0, false>, blocks, smem, stream, tn, dst, src);
 }
 
 template <typename W>
