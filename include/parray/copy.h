@@ -26,7 +26,9 @@ extern "C" {
  * may be reordered and split over threads.
  * \return PA_OK, PA_ERR_INVAL (NULL argument), PA_ERR_SIZE (sizes differ: both sizes are in the message),
  *         PA_ERR_ELM (element sizes differ or are unspecified), PA_ERR_MTT (no strategy for the memory types),
- *         PA_ERR_NOMEM.  Nothing is written when an error is returned.
+ *         PA_ERR_NOMEM, PA_ERR_NODEV (a dmem side and no usable GPU: nothing is written), PA_ERR_SYS (a CUDA
+ *         call failed during a GPU copy; CUDA's error is in the message, and the destination may be partly
+ *         written).  Otherwise nothing is written when an error is returned.
  */
 PA_API int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src);
 
