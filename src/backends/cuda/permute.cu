@@ -13,7 +13,6 @@
  * Both are compiled ahead of time for every word width; nothing is generated at run time.
  */
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "cuda_internal.h"
 
@@ -196,87 +195,6 @@ __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNes
     }
 }
 
-/* A tile's place: the offsets of its outer modes and its first units along a and b (fast division). */
-__device__ __forceinline__ void tile_at(const TileNest &p, int64_t t, int64_t &soff, int64_t &doff, int64_t &a0,
-                                        int64_t &b0)
-{
-    uint32_t u = (uint32_t)t, q = div_q(u, p.div_b);
-    b0 = (int64_t)(u - q * p.div_b.d) * TILE;
-    u = q;
-    q = div_q(u, p.div_a);
-    a0 = (int64_t)(u - q * p.div_a.d) * TILE;
-    u = q;
-    soff = doff = 0;
-    for (int m = p.n - 1; m >= 0; m--) {
-        q = div_q(u, p.div[m]);
-        uint32_t digit = u - q * p.div[m].d;
-        u = q;
-        doff += (int64_t)digit * p.ds[m];
-        soff += (int64_t)digit * p.ss[m];
-    }
-}
-
-/*
- * The tiled transpose for one-word units on a persistent grid, software-pipelined: the loads of a block's
- * next tile are issued before the stores of its current one, so that loads stay in flight through the store
- * phase and the barriers (with 4-byte words, a 32x32 tile is only 4 KiB, and a block that waits for its loads
- * before each store phase leaves the memory system under-fed).
- */
-template <typename W>
-__global__ void __launch_bounds__(THREADS) tiled_pipe(const __grid_constant__ TileNest p, W *__restrict__ dst,
-                                                      const W *__restrict__ src)
-{
-    extern __shared__ uint4 smem_raw[];
-    W *tile = reinterpret_cast<W *>(smem_raw);
-    constexpr int PITCH = TILE + 1, ITERS = TILE * TILE / THREADS;
-    int64_t t = blockIdx.x, soff, doff, a0, b0;
-    W v[ITERS];
-    if (t >= p.ntiles)
-        return;
-    tile_at(p, t, soff, doff, a0, b0);
-    int ea = (int)min((int64_t)TILE, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
-#pragma unroll
-    for (int j = 0; j < ITERS; j++) {
-        int i = j * THREADS + threadIdx.x, ai = i / TILE, c = i % TILE;
-        if (ai < ea && c < eb)
-            v[j] = src[soff + (a0 + ai) * p.ssa + b0 + c];
-    }
-    for (;;) {
-#pragma unroll
-        for (int j = 0; j < ITERS; j++) {
-            int i = j * THREADS + threadIdx.x, ai = i / TILE, c = i % TILE;
-            if (ai < ea && c < eb)
-                tile[ai * PITCH + c] = v[j];
-        }
-        __syncthreads();
-        /* The next tile's loads, then this tile's stores. */
-        const int64_t cur_doff = doff, cur_a0 = a0, cur_b0 = b0;
-        const int cur_ea = ea, cur_eb = eb;
-        const int64_t next = t + gridDim.x;
-        if (next < p.ntiles) {
-            tile_at(p, next, soff, doff, a0, b0);
-            ea = (int)min((int64_t)TILE, p.na - a0);
-            eb = (int)min((int64_t)TILE, p.nb - b0);
-#pragma unroll
-            for (int j = 0; j < ITERS; j++) {
-                int i = j * THREADS + threadIdx.x, ai = i / TILE, c = i % TILE;
-                if (ai < ea && c < eb)
-                    v[j] = src[soff + (a0 + ai) * p.ssa + b0 + c];
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < ITERS; j++) {
-            int i = j * THREADS + threadIdx.x, bi = i / TILE, c = i % TILE;
-            if (bi < cur_eb && c < cur_ea)
-                dst[cur_doff + (cur_b0 + bi) * p.dsb + cur_a0 + c] = tile[c * PITCH + bi];
-        }
-        __syncthreads();
-        if (next >= p.ntiles)
-            return;
-        t = next;
-    }
-}
-
 /* The nest in bytes, with the unit folded out: what both the info and the launch start from. */
 struct Prepared {
     int n;
@@ -413,12 +331,6 @@ cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStre
         tn.div_a = make_div((uint32_t)tn.tiles_a);
         for (int m = 0; m < tn.n; m++)
             tn.div[m] = make_div((uint32_t)tn.size[m]);
-        const char *pipe_env = getenv("PA_CUDA_TILE_PIPE");   /* experiment: blocks per SM, 0 = off */
-        int pipe = pipe_env ? atoi(pipe_env) : 8;
-        if (tn.uw == 1 && pipe > 0) {
-            int64_t pb = tn.ntiles < (int64_t)sms * pipe ? tn.ntiles : (int64_t)sms * pipe;
-            return run_tiled(tiled_pipe<W>, pb, smem, stream, tn, dst, src);
-        }
         switch (tn.uw) {
         case 1: return run_tiled(tiled<W, 1, true>, blocks, smem, stream, tn, dst, src);
         case 2: return run_tiled(tiled<W, 2, true>, blocks, smem, stream, tn, dst, src);
