@@ -20,6 +20,7 @@
 #define MAXP 256           /* parts in one value */
 #define MAXG 32            /* groups */
 #define TABLE_CAP (INT64_C(1) << 22)    /* 32 MiB of offsets: more is refused, not compiled */
+#define WALK_CAP (INT64_C(1) << 25)     /* dimension visits to fill a whole-type table (~0.1 s) */
 
 typedef struct part { int digit; int64_t order, size, coeff; } part;
 typedef struct group { int ndig; int dig[MAXD]; int64_t n; int64_t *table; int live; } group;
@@ -405,11 +406,20 @@ static int assemble(comp *c, pa_type *t, pa__layout *l)
     return 0;
 }
 
-/* The last resort: one table with every offset, from the walk. */
+static int64_t count_nodes(const pa_type *n)
+{
+    int64_t c = 1;
+    for (int i = 0; i < n->nchild; i++)
+        c += count_nodes(n->child[i]);
+    return c;
+}
+
+/* The last resort: one table with every offset, from the walk.  Each entry walks the whole sub-tree, so the
+ * work (entries times dimensions) is bounded as well as the table's size. */
 static int whole_table(pa_type *t, pa__layout *l)
 {
     int64_t *table;
-    if (t->size > TABLE_CAP)
+    if (t->size > TABLE_CAP || t->size * count_nodes(t) > WALK_CAP)
         return pa__err(PA_ERR_UNSUPPORTED, "%s is too irregular to compile and too large (%lld elements) for a table",
                        t->name, (long long)t->size);
     if (!(table = malloc((size_t)t->size * sizeof *table)))
