@@ -176,8 +176,6 @@ int main(int argc, char **argv)
     /* P1: dmem -> dmem, 256 MiB. */
     bench("P1 2-D transpose float 8192^2", "parray dmem float [8192][8192] FROM\n"
           "parray dmem float [[#FROM_1][#FROM_0]] TO", 0.90);
-    bench("P1 2-D transpose float 16384^2", "parray dmem float [16384][16384] FROM\n"
-          "parray dmem float [[#FROM_1][#FROM_0]] TO", 0.90);
     bench("P1 2-D transpose 16B 4096^2", "parray dmem bytes16 [4096][4096] FROM\n"
           "parray dmem bytes16 [[#FROM_1][#FROM_0]] TO", 0.90);
     bench("P1 2-D transpose double 8192x4096", "parray dmem double [8192][4096] FROM\n"

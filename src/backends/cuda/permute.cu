@@ -13,7 +13,6 @@
  * Both are compiled ahead of time for every word width; nothing is generated at run time.
  */
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "cuda_internal.h"
 
@@ -61,7 +60,6 @@ struct TileNest {
     int uw;
     int64_t na, nb, tiles_a, tiles_b, ntiles;
     FastDiv div_b, div_a, div[MAXM];       /* the tile index's divisors, when ntiles < 2^31 */
-    int diag;
     int64_t ssa, dsb;                      /* src stride of a, dst stride of b, in words */
     int64_t size[MAXM], ds[MAXM], ss[MAXM];
 };
@@ -140,10 +138,6 @@ __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNes
             q = div_q(u, p.div_a);
             ta = u - q * p.div_a.d;
             u = q;
-            if (p.diag) {   /* experiment: diagonal order, so that neighbouring blocks hit other partitions */
-                int64_t x = tb + ta;
-                tb = x >= p.tiles_b ? x % p.tiles_b : x;
-            }
             for (int m = p.n - 1; m >= 0; m--) {
                 q = div_q(u, p.div[m]);
                 uint32_t digit = u - q * p.div[m].d;
@@ -332,7 +326,6 @@ cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStre
         return cudaSuccess;
     size_t smem = (size_t)TILE * (TILE * tn.uw + 1) * (size_t)w;
     int64_t blocks = tn.ntiles < (int64_t)sms * 256 ? tn.ntiles : (int64_t)sms * 256;
-    tn.diag = getenv("PA_CUDA_TILE_DIAG") ? atoi(getenv("PA_CUDA_TILE_DIAG")) : 0;
     if (tn.ntiles < (1ll << 31)) {
         tn.div_b = make_div((uint32_t)tn.tiles_b);
         tn.div_a = make_div((uint32_t)tn.tiles_a);
