@@ -161,31 +161,6 @@ __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNes
         const int ea = (int)min((int64_t)TILE, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
         /* Rows of the tile along a: each reads eb units contiguous on the source. */
         const W *s = src + soff + a0 * p.ssa + b0 * uw;
-        W *d = dst + doff + b0 * p.dsb + a0 * uw;
-        if (UWC == 1 && ea == TILE && eb == TILE) {
-            /*
-             * A full tile of one-word units: the classic shape, with per-thread pointers stepped by 8 rows and
-             * no bounds checks, which saves the index arithmetic that made 4-byte transposes compute-bound.
-             */
-            constexpr int ROWS = THREADS / TILE;
-            const int ty = threadIdx.x / TILE, tx = threadIdx.x % TILE;
-            const W *sp = s + ty * p.ssa + tx;
-            const int64_t sstep = ROWS * p.ssa, dstep = ROWS * p.dsb;
-            W v[TILE / ROWS];
-#pragma unroll
-            for (int j = 0; j < TILE / ROWS; j++)
-                v[j] = sp[j * sstep];
-#pragma unroll
-            for (int j = 0; j < TILE / ROWS; j++)
-                tile[(ty + j * ROWS) * pitch + tx] = v[j];
-            __syncthreads();
-            W *dp = d + ty * p.dsb + tx;
-#pragma unroll
-            for (int j = 0; j < TILE / ROWS; j++)
-                dp[j * dstep] = tile[tx * pitch + ty + j * ROWS];
-            __syncthreads();
-            continue;
-        }
         const int scols = eb * uw;
         for (int k0 = 0; k0 < iters; k0 += 4) {
             W v[4];
@@ -204,6 +179,7 @@ __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNes
         }
         __syncthreads();
         /* Rows of the destination along b: each writes ea units contiguous on the destination. */
+        W *d = dst + doff + b0 * p.dsb + a0 * uw;
         const int dcols = ea * uw;
         for (int k0 = 0; k0 < iters; k0 += 4) {
 #pragma unroll
