@@ -218,7 +218,7 @@ static int probe_pipeline(const pa__copy_shape *s, double *cost, char *why, size
     int threads = pa_cuda__pipeline_threads();
     double bw = h == 0 ? BW_D2H_PINNED : BW_H2D_PINNED, host = threads * BW_HOST_THREAD;
     char how[96] = "no device staging";
-    double t = T_PIPE_START + bytes_of(s) / (host < bw ? host : bw) + (double)PA_CUDA__CHUNK / BW_HOST_THREAD;
+    double t = T_PIPE_START + bytes_of(s) / (host < bw ? host : bw) + (double)pa_cuda__pipeline_chunk() / BW_HOST_THREAD;
     if (s->nmodes > 1) {
         pa_cuda__nest n;
         shape_nest(s, h, 1, &n);
@@ -226,7 +226,7 @@ static int probe_pipeline(const pa__copy_shape *s, double *cost, char *why, size
     }
     *cost = t;
     snprintf(why, len, DIRF ": %d host threads through 2 x %d pinned chunks of %.0f MiB each%s, %s", DIRA(s),
-             threads, threads, PA_CUDA__CHUNK / MiB, s->nmodes > 1 ? " and a device staging buffer" : "", how);
+             threads, threads, pa_cuda__pipeline_chunk() / MiB, s->nmodes > 1 ? " and a device staging buffer" : "", how);
     return 1;
 }
 

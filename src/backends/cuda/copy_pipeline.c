@@ -20,7 +20,7 @@ typedef struct job {
     pa_cuda__ring *ring;
     char *dst;
     const char *src;
-    size_t bytes, nchunks;
+    size_t bytes, chunk, nchunks;          /* chunk: bytes per chunk (the ring's buffers hold at least that) */
     int h2d, device, nthreads;
     atomic_int failed;
     cudaError_t error;
@@ -38,10 +38,17 @@ int pa_cuda__pipeline_threads(void)
     return n < 1 ? 1 : n > PA_CUDA__RING_MAX ? PA_CUDA__RING_MAX : n;
 }
 
+size_t pa_cuda__pipeline_chunk(void)
+{
+    const char *env = getenv("PA_CUDA_PIPELINE_CHUNK_MB");
+    long mb = env ? atol(env) : 4;
+    return (size_t)(mb < 1 ? 1 : mb > 64 ? 64 : mb) << 20;
+}
+
 static size_t chunk_len(const job *j, size_t c)
 {
-    size_t off = c * j->ring->chunk;
-    return j->bytes - off < j->ring->chunk ? j->bytes - off : j->ring->chunk;
+    size_t off = c * j->chunk;
+    return j->bytes - off < j->chunk ? j->bytes - off : j->chunk;
 }
 
 /* Host to device: fill a pinned chunk, then queue its DMA; the buffer is refilled once its DMA is done. */
@@ -51,7 +58,7 @@ static cudaError_t run_h2d(job *j, int t)
     cudaError_t e = cudaSuccess;
     for (size_t c = (size_t)t, i = 0; c < j->nchunks && e == cudaSuccess; c += (size_t)j->nthreads, i++) {
         int b = (int)(i & 1);
-        size_t off = c * r->chunk, len = chunk_len(j, c);
+        size_t off = c * j->chunk, len = chunk_len(j, c);
         if (i >= 2 && (e = cudaEventSynchronize(r->done[t][b])) != cudaSuccess)
             break;
         pa__stream_copy(r->buf[t][b], j->src + off, len);
@@ -75,14 +82,14 @@ static cudaError_t run_d2h(job *j, int t)
     for (size_t c = (size_t)t, i = 0; c < j->nchunks; c += step, i++) {
         int b = (int)(i & 1);
         if (i == 0) {
-            e = cudaMemcpyAsync(r->buf[t][0], j->src + c * r->chunk, chunk_len(j, c), cudaMemcpyDeviceToHost,
+            e = cudaMemcpyAsync(r->buf[t][0], j->src + c * j->chunk, chunk_len(j, c), cudaMemcpyDeviceToHost,
                                 r->stream[t]);
             if (e == cudaSuccess)
                 e = cudaEventRecord(r->done[t][0], r->stream[t]);
         }
         size_t next = c + step;
         if (e == cudaSuccess && next < j->nchunks) {
-            e = cudaMemcpyAsync(r->buf[t][b ^ 1], j->src + next * r->chunk, chunk_len(j, next),
+            e = cudaMemcpyAsync(r->buf[t][b ^ 1], j->src + next * j->chunk, chunk_len(j, next),
                                 cudaMemcpyDeviceToHost, r->stream[t]);
             if (e == cudaSuccess)
                 e = cudaEventRecord(r->done[t][b ^ 1], r->stream[t]);
@@ -91,7 +98,7 @@ static cudaError_t run_d2h(job *j, int t)
             e = cudaEventSynchronize(r->done[t][b]);
         if (e != cudaSuccess)
             break;
-        pa__stream_copy(j->dst + c * r->chunk, r->buf[t][b], chunk_len(j, c));
+        pa__stream_copy(j->dst + c * j->chunk, r->buf[t][b], chunk_len(j, c));
         pa__stream_fence();
     }
     cudaError_t s = cudaStreamSynchronize(r->stream[t]);
@@ -117,15 +124,15 @@ int pa_cuda__pipeline(void *dst, const void *src, size_t bytes, int h2d)
     pthread_t tid[PA_CUDA__RING_MAX];
     worker w[PA_CUDA__RING_MAX];
     int started = 0, st;
-    size_t nchunks = (bytes + PA_CUDA__CHUNK - 1) / PA_CUDA__CHUNK;
+    size_t chunk = pa_cuda__pipeline_chunk(), nchunks = (bytes + chunk - 1) / chunk;
     int nthreads = pa_cuda__pipeline_threads();
     if (bytes == 0)
         return PA_OK;
     if ((size_t)nthreads > nchunks)
         nthreads = (int)nchunks;
-    if ((st = pa_cuda__stage_ring(nthreads, PA_CUDA__CHUNK, &ring)) != PA_OK)
+    if ((st = pa_cuda__stage_ring(nthreads, chunk, &ring)) != PA_OK)
         return st;
-    job j = {.ring = ring, .dst = dst, .src = src, .bytes = bytes, .nchunks = nchunks, .h2d = h2d,
+    job j = {.ring = ring, .dst = dst, .src = src, .bytes = bytes, .chunk = chunk, .nchunks = nchunks, .h2d = h2d,
              .nthreads = nthreads};
     atomic_init(&j.failed, 0);
     cudaError_t e = cudaGetDevice(&j.device);

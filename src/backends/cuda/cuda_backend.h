@@ -58,8 +58,8 @@ void pa_cuda__stage_release(void);
 
 /** Host threads the pipeline uses (PA_CUDA_PIPELINE_THREADS, default 8, at most PA_CUDA__RING_MAX). */
 int pa_cuda__pipeline_threads(void);
-/** Bytes per pipeline chunk. */
-#define PA_CUDA__CHUNK ((size_t)4 << 20)
+/** Bytes per pipeline chunk (PA_CUDA_PIPELINE_CHUNK_MB, default 4 MiB, 1 to 64). */
+size_t pa_cuda__pipeline_chunk(void);
 /**
  * Copies bytes between pageable host memory and device memory through the pinned ring (the caller holds the
  * staging lock): h2d 1 copies host src to device dst, 0 device src to host dst.  Synchronous.
