@@ -76,9 +76,7 @@ int pa_cuda__exec_2d(const pa__plan *p, void *dst, const void *src)
                                               rows, width, dpitch, spitch);
 }
 
-/* The shape as a device nest; host_side (0 dst, 1 src, -1 none) is replaced by the staging image's strides:
- * its own when dense, else row-major over the shape (the order in which the host side is packed). */
-static void make_nest(const pa__copy_shape *s, int host_side, int dense, pa_cuda__nest *n)
+void pa_cuda__nest_of(const pa__copy_shape *s, int host_side, int dense, pa_cuda__nest *n)
 {
     memset(n, 0, sizeof *n);
     n->nmodes = s->nmodes;
@@ -143,7 +141,7 @@ int pa_cuda__exec_permute(const pa__plan *p, void *dst, const void *src)
     int st = pa_cuda__ready("copy");
     if (st != PA_OK)
         return st;
-    make_nest(s, -1, 0, &n);
+    pa_cuda__nest_of(s, -1, 0, &n);
     pa_cuda__stage_lock();
     st = upload_tables(&n);
     if (st == PA_OK)
@@ -198,7 +196,7 @@ static int staged(const pa__plan *p, void *dst, const void *src, how w)
     int st = pa_cuda__ready("copy");
     if (st != PA_OK)
         return st;
-    make_nest(s, h2d ? 1 : 0, w != PACK, &n);
+    pa_cuda__nest_of(s, h2d ? 1 : 0, w != PACK, &n);
     int whole = s->nmodes == 1 && !s->dst_table[0] && !s->src_table[0] && s->dst_stride[0] == 1 &&
                 s->src_stride[0] == 1;
     pa_cuda__stage_lock();

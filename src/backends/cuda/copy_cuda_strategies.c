@@ -109,25 +109,6 @@ static double permute_cost(const pa_cuda__nest *n, int64_t total, char *how, siz
     return t > w ? t : w;
 }
 
-static void shape_nest(const pa__copy_shape *s, int host_side, int dense, pa_cuda__nest *n)
-{
-    n->nmodes = s->nmodes;
-    n->elm = s->elm;
-    int64_t rm = 1;
-    for (int m = s->nmodes - 1; m >= 0; m--) {
-        n->size[m] = s->size[m];
-        n->dst_stride[m] = s->dst_stride[m];
-        n->src_stride[m] = s->src_stride[m];
-        n->dst_table[m] = s->dst_table[m];
-        n->src_table[m] = s->src_table[m];
-        if (host_side >= 0 && !dense) {
-            if (host_side == 0) { n->dst_stride[m] = rm; n->dst_table[m] = NULL; }
-            else { n->src_stride[m] = rm; n->src_table[m] = NULL; }
-        }
-        rm *= s->size[m];
-    }
-}
-
 /* ---- cuda_dma ------------------------------------------------------------------------------------------ */
 
 static int probe_dma(const pa__copy_shape *s, double *cost, char *why, size_t len)
@@ -163,7 +144,7 @@ static int probe_permute(const pa__copy_shape *s, double *cost, char *why, size_
         return 0;
     pa_cuda__nest n;
     char how[96];
-    shape_nest(s, -1, 0, &n);
+    pa_cuda__nest_of(s, -1, 0, &n);
     *cost = T_CALL + permute_cost(&n, s->total, how, sizeof how) + (affine(s) ? 0 : T_CALL);
     snprintf(why, len, "device permute kernel: %s%s", how, affine(s) ? "" : ", gather tables uploaded");
     return 1;
@@ -185,7 +166,7 @@ static int probe_stage_permute(const pa__copy_shape *s, double *cost, char *why,
         return 0;
     pa_cuda__nest n;
     char how[96];
-    shape_nest(s, h, 1, &n);
+    pa_cuda__nest_of(s, h, 1, &n);
     *cost = 2 * T_CALL + bytes_of(s) / dma_bw(s) + permute_cost(&n, s->total, how, sizeof how);
     snprintf(why, len, DIRF ": one DMA of the dense host block through a %.0f-byte device staging buffer, %s",
              DIRA(s), bytes_of(s), how);
@@ -199,7 +180,7 @@ static int probe_stage_pack(const pa__copy_shape *s, double *cost, char *why, si
         return 0;
     pa_cuda__nest n;
     char how[96];
-    shape_nest(s, h, 0, &n);
+    pa_cuda__nest_of(s, h, 0, &n);
     double bw = h == 0 ? BW_D2H_PINNED : BW_H2D_PINNED;
     int threads = pa__copy_threads_for(pa__bytes(s->total, s->elm), (int64_t)256 << 10);
     *cost = 3 * T_CALL + (double)s->total * T_PACK_ELEM / threads + bytes_of(s) / bw +
@@ -221,7 +202,7 @@ static int probe_pipeline(const pa__copy_shape *s, double *cost, char *why, size
     double t = T_PIPE_START + bytes_of(s) / (host < bw ? host : bw) + (double)pa_cuda__pipeline_chunk() / BW_HOST_THREAD;
     if (s->nmodes > 1) {
         pa_cuda__nest n;
-        shape_nest(s, h, 1, &n);
+        pa_cuda__nest_of(s, h, 1, &n);
         t += T_CALL + permute_cost(&n, s->total, how, sizeof how);
     }
     *cost = t;

@@ -74,6 +74,12 @@ pa_cuda__where pa_cuda__where_of(const pa__mem_ops *m);
 /** 1 when one side (dst 1, src 0) of an affine shape covers a dense block from its base with strides >= 0. */
 int pa_cuda__side_dense(const pa__copy_shape *s, int dst);
 
+/**
+ * The shape as a device nest; the host side (0 dst, 1 src, -1 none) takes the staging image's strides: its own
+ * when dense, else row-major over the shape (the order in which the host side is packed), without tables.
+ */
+void pa_cuda__nest_of(const pa__copy_shape *s, int host_side, int dense, pa_cuda__nest *n);
+
 int pa_cuda__exec_dma(const struct pa__plan *p, void *dst, const void *src);
 int pa_cuda__exec_2d(const struct pa__plan *p, void *dst, const void *src);
 int pa_cuda__exec_permute(const struct pa__plan *p, void *dst, const void *src);
