@@ -20,7 +20,7 @@
 #define MAXP 256           /* parts in one value */
 #define MAXG 32            /* groups */
 #define TABLE_CAP (INT64_C(1) << 22)    /* 32 MiB of offsets: more is refused, not compiled */
-#define WALK_CAP (INT64_C(1) << 25)     /* dimension visits to fill a whole-type table (~0.1 s) */
+#define WALK_CAP (INT64_C(1) << 24)     /* dimension visits to fill one table (well under 0.1 s) */
 
 typedef struct part { int digit; int64_t order, size, coeff; } part;
 typedef struct group { int ndig; int dig[MAXD]; int64_t n; int64_t *table; int live; } group;
@@ -267,9 +267,13 @@ static int apply_chain(comp *c, const pa_type *n, symval *v)
             if ((st = to_group(c, v)))
                 return st;
         g = &c->gr[v->g[0]];
+        int64_t saved = pa__walk_budget_begin(WALK_CAP);
         for (int64_t i = 0; i < g->n; i++)
             g->table[i] = f->kind == PA__F_REF ? pa__node_offset_fast(f->target, pa__floor_mod(g->table[i], f->target->size))
                                                : f->fn(g->table[i], f->ctx);
+        if (pa__walk_budget_end(saved))
+            return pa__err(PA_ERR_UNSUPPORTED, "%s: a reference in the layout is too costly to tabulate (more than %lld dimension visits)",
+                           n->name, (long long)WALK_CAP);
     }
     return 0;
 }
@@ -419,13 +423,19 @@ static int64_t count_nodes(const pa_type *n)
 static int whole_table(pa_type *t, pa__layout *l)
 {
     int64_t *table;
-    if (t->size > TABLE_CAP || t->size * count_nodes(t) > WALK_CAP)
+    if (t->size > TABLE_CAP || t->size * count_nodes(t) > WALK_CAP)   /* known too costly before starting */
         return pa__err(PA_ERR_UNSUPPORTED, "%s is too irregular to compile and too large (%lld elements) for a table",
                        t->name, (long long)t->size);
     if (!(table = malloc((size_t)t->size * sizeof *table)))
         return pa__err(PA_ERR_NOMEM, "no memory for a gather table of %lld offsets", (long long)t->size);
+    int64_t saved = pa__walk_budget_begin(WALK_CAP);
     for (int64_t i = 0; i < t->size; i++)
         table[i] = pa__node_offset_fast(t, i);
+    if (pa__walk_budget_end(saved)) {
+        free(table);
+        return pa__err(PA_ERR_UNSUPPORTED, "%s is too irregular to compile and too costly (more than %lld dimension visits) to tabulate",
+                       t->name, (long long)WALK_CAP);
+    }
     if (keep_table(t, table)) {
         free(table);
         return PA_ERR_NOMEM;

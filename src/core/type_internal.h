@@ -194,6 +194,11 @@ int64_t pa__floor_mod(int64_t a, int64_t m);
 int64_t pa__node_offset(const pa_type *t, int64_t i);
 /** As pa__node_offset, but references go through their targets' compiled layouts (for the compiler). */
 int64_t pa__node_offset_fast(const pa_type *t, int64_t i);
+/** Limits the fast walk on this thread to a number of dimension visits (nested limits share the outer one);
+ *  returns the previous limit for pa__walk_budget_end. */
+int64_t pa__walk_budget_begin(int64_t visits);
+/** Restores the previous limit.  \return PA_ERR_UNSUPPORTED if the budget ran out meanwhile, else PA_OK. */
+int pa__walk_budget_end(int64_t saved);
 int pa__layout_compile(const pa_type *t, pa__layout **out);
 
 #endif

@@ -14,6 +14,24 @@
  */
 #include "type_internal.h"
 
+/* Visits the fast walk may still make on this thread (< 0: unlimited); see pa__walk_budget_begin. */
+static _Thread_local int64_t walk_budget = -1;
+
+int64_t pa__walk_budget_begin(int64_t visits)
+{
+    int64_t saved = walk_budget;
+    walk_budget = saved >= 0 && saved < visits ? saved : visits;
+    return saved;
+}
+
+int pa__walk_budget_end(int64_t saved)
+{
+    int spent = walk_budget == 0;
+    /* A nested table spends its caller's budget; an outermost one leaves the walk unlimited again. */
+    walk_budget = saved >= 0 ? walk_budget : -1;
+    return spent ? PA_ERR_UNSUPPORTED : PA_OK;
+}
+
 typedef struct walkval {
     int64_t reg;      /* regular position in the dimension's own index units */
     int64_t fixed;    /* final offsets already determined */
@@ -45,6 +63,11 @@ static int64_t apply_chain(const pa_type *n, int64_t x, int fast)
 static walkval rec(const pa_type *n, int64_t j, int fast)
 {
     walkval v = {0, 0, 0};
+    if (fast && walk_budget >= 0) {
+        if (walk_budget == 0)
+            return v;              /* the table being filled is refused; its values no longer matter */
+        walk_budget--;
+    }
     if (n->alias) {
         v.fixed = target_offset(n->alias, j, fast);
         return v;
