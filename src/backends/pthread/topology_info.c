@@ -24,20 +24,27 @@ static int nobjs(hwloc_topology_t t, hwloc_obj_type_t type)
     return n < 0 ? 0 : n;
 }
 
-/* The i-th GPU OS device, one per physical GPU: the first GPU or CoProc OS device under each PCI device. */
+/* A GPU's object under a PCI device: its first GPU or CoProc OS device, or else the PCI device itself when it
+ * is a display or 3D controller (PCI class 0x03xx).  OS devices come from hwloc's NVML, CUDA or DRM
+ * components, which a machine may lack (the lent H100 has the PCI device but no such component), while the
+ * PCI device and its locality are always there. */
+static hwloc_obj_t gpu_under(hwloc_obj_t pci)
+{
+    for (hwloc_obj_t os = pci->io_first_child; os; os = os->next_sibling)
+        if (os->type == HWLOC_OBJ_OS_DEVICE &&
+            (os->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU || os->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC))
+            return os;
+    return (pci->attr->pcidev.class_id >> 8) == 0x03 ? pci : NULL;
+}
+
+/* The i-th GPU, one per physical GPU. */
 static hwloc_obj_t gpu_obj(hwloc_topology_t t, int want)
 {
     int i = 0;
     for (hwloc_obj_t pci = hwloc_get_next_pcidev(t, NULL); pci; pci = hwloc_get_next_pcidev(t, pci)) {
-        for (hwloc_obj_t os = pci->io_first_child; os; os = os->next_sibling) {
-            if (os->type != HWLOC_OBJ_OS_DEVICE)
-                continue;
-            if (os->attr->osdev.type != HWLOC_OBJ_OSDEV_GPU && os->attr->osdev.type != HWLOC_OBJ_OSDEV_COPROC)
-                continue;
-            if (i++ == want)
-                return os;
-            break;
-        }
+        hwloc_obj_t g = gpu_under(pci);
+        if (g && i++ == want)
+            return g;
     }
     return NULL;
 }
@@ -69,8 +76,14 @@ int pa_topology_gpu(int i, pa_gpu_info *out)
         return pa__err(PA_ERR_RANGE, "pa_topology_gpu(%d): hwloc sees no GPU %d", i, i);
     pa_gpu_info g = {.numa_node = -1};
     const char *model = hwloc_obj_get_info_by_name(os, "GPUModel");
-    snprintf(g.name, sizeof g.name, "%s%s%s", os->name ? os->name : "gpu", model ? " " : "", model ? model : "");
-    hwloc_obj_t pci = os->parent;
+    if (!model)
+        model = hwloc_obj_get_info_by_name(os, "PCIDevice");
+    if (os->type == HWLOC_OBJ_PCI_DEVICE)
+        snprintf(g.name, sizeof g.name, "pci %04x:%04x%s%s", os->attr->pcidev.vendor_id, os->attr->pcidev.device_id,
+                 model ? " " : "", model ? model : "");
+    else
+        snprintf(g.name, sizeof g.name, "%s%s%s", os->name ? os->name : "gpu", model ? " " : "", model ? model : "");
+    hwloc_obj_t pci = os->type == HWLOC_OBJ_PCI_DEVICE ? os : os->parent;
     if (pci && pci->type == HWLOC_OBJ_PCI_DEVICE)
         snprintf(g.pci, sizeof g.pci, "%04x:%02x:%02x.%01x", pci->attr->pcidev.domain, pci->attr->pcidev.bus,
                  pci->attr->pcidev.dev, pci->attr->pcidev.func);
