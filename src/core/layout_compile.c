@@ -74,21 +74,22 @@ static int part_cmp(const void *a, const void *b)
     return x->digit != y->digit ? x->digit - y->digit : (x->order > y->order) - (x->order < y->order);
 }
 
-/* The value of one part when its digit has value j: the digit splits row-major over its parts. */
-static int64_t part_value(const symval *v, int k, int64_t j)
+/* A digit splits row-major over its parts: part k's value is (digit / inner) % size, with inner the product
+ * of the sizes of the digit's parts inside it. */
+static int64_t part_inner(const symval *v, int k)
 {
     int64_t inner = 1;
     for (int i = 0; i < v->np; i++)
         if (v->p[i].digit == v->p[k].digit && v->p[i].order > v->p[k].order)
             inner *= v->p[i].size;
-    return (j / inner) % v->p[k].size;
+    return inner;
 }
 
 /* Turns a whole value into one group: a table over the union of its digits. */
 static int to_group(comp *c, symval *v)
 {
-    int in[MAXD] = {0}, dig[MAXD], nd = 0;
-    int64_t n = 1, val[MAXD];
+    int in[MAXD] = {0}, dig[MAXD], nd = 0, work = 1 + v->np;
+    int64_t n = 1, val[MAXD], inner[MAXP];
     group *g;
     for (int i = 0; i < v->np; i++)
         in[v->p[i].digit] = 1;
@@ -101,8 +102,12 @@ static int to_group(comp *c, symval *v)
             if (__builtin_mul_overflow(n, c->dsize[d], &n) || n > TABLE_CAP)
                 return FAIL_IRREGULAR;
         }
-    if (c->ngr >= MAXG)
-        return FAIL_IRREGULAR;
+    for (int k = 0; k < v->ng; k++)
+        work += c->gr[v->g[k]].ndig;
+    if (c->ngr >= MAXG || n * work > WALK_CAP)
+        return FAIL_IRREGULAR;        /* too costly a table; the whole-type fallback has its own bound */
+    for (int i = 0; i < v->np; i++) /* each part's divisor within its digit, computed once */
+        inner[i] = part_inner(v, i);
     g = &c->gr[c->ngr];
     if (!(g->table = malloc((size_t)n * sizeof *g->table)))
         return pa__err(PA_ERR_NOMEM, "no memory for a gather table of %lld offsets", (long long)n);
@@ -117,7 +122,7 @@ static int to_group(comp *c, symval *v)
             r /= c->dsize[dig[i]];
         }
         for (int i = 0; i < v->np; i++)
-            x += v->p[i].coeff * part_value(v, i, val[v->p[i].digit]);
+            x += v->p[i].coeff * ((val[v->p[i].digit] / inner[i]) % v->p[i].size);
         for (int k = 0; k < v->ng; k++) {
             const group *h = &c->gr[v->g[k]];
             int64_t hi = 0;
