@@ -32,7 +32,7 @@ static const struct backend {
     void (*bandwidth)(pa_scope *scope, const demo_options *opt);
 } backends[] = {
     {"host", "CPU memory, host copy kernels and threads", {"paged", "numa", "mmap", NULL}, bandwidth_host},
-    {"cuda", "NVIDIA GPUs (pinned and device memory)", {"pinned", "dmem", NULL}, NULL},
+    {"cuda", "NVIDIA GPUs (pinned and device memory)", {"pinned", "dmem", NULL}, demo_bandwidth_cuda},
     {"mpi", "distributed arrays over MPI processes", {"mpimem", NULL}, NULL},
     {"globalarrays", "PGAS arrays through Global Arrays", {"gamem", NULL}, NULL},
 };
@@ -47,7 +47,11 @@ static const char declarations[] =
     "parray paged float [[N][N]] DATA                           // listing 9\n"
     "parray paged float [[W # disp(D) # DATA_0][W # disp(D) # DATA_1]] WINDOW\n"
     "parray paged float [[W][W]] PLAIN\n"
-    "parray [10 # disp(3) # [10]] G                             // listing 11: no memory or element type\n";
+    "parray [10 # disp(3) # [10]] G                             // listing 11: no memory or element type\n"
+    "parray paged int [g][g] GHOST                              // the GPU section's arrays (g is a variable)\n"
+    "parray pinned int [g][g] GPIN\n"
+    "parray dmem int [g][g] GDEV\n"
+    "parray dmem int [[#GDEV_1][#GDEV_0]] GDEVT                 // its transposition, on the device\n";
 
 static int backend_present(const struct backend *b)
 {

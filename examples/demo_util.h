@@ -48,4 +48,7 @@ uint32_t demo_verify_window(int64_t dst_index, const int64_t *shape);
 void demo_bench_pair(const demo_options *opt, const pa_type *dst_t, const pa_type *src_t, const char *label,
                      demo_expect_fn expect, const int64_t *shape);
 
+/* The GPU section (demo_cuda.c): run when pinned and dmem memory are usable. */
+void demo_bandwidth_cuda(pa_scope *scope, const demo_options *opt);
+
 #endif
