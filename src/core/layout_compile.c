@@ -20,7 +20,7 @@
 #define MAXP 256           /* parts in one value */
 #define MAXG 32            /* groups */
 #define TABLE_CAP (INT64_C(1) << 22)    /* 32 MiB of offsets: more is refused, not compiled */
-#define WALK_CAP (INT64_C(1) << 24)     /* dimension visits to fill one table (well under 0.1 s) */
+#define WALK_CAP (INT64_C(1) << 22)     /* dimension visits for one compilation, nested ones included (~30 ms) */
 
 typedef struct part { int digit; int64_t order, size, coeff; } part;
 typedef struct group { int ndig; int dig[MAXD]; int64_t n; int64_t *table; int live; } group;
@@ -480,6 +480,8 @@ int pa__layout_compile(const pa_type *ct, pa__layout **out)
     symval *v = malloc(sizeof *v);
     pa__layout *l = calloc(1, sizeof *l);
     int st = PA_ERR_NOMEM;
+    /* Every table this compilation fills, in nested compilations too, draws on one budget of walk visits. */
+    int64_t budget = pa__walk_budget_begin(WALK_CAP);
     if (!c || !v || !l) {
         pa__err(PA_ERR_NOMEM, "no memory while compiling a layout");
         goto done;
@@ -523,6 +525,7 @@ int pa__layout_compile(const pa_type *ct, pa__layout **out)
         extent(l);
     }
 done:
+    pa__walk_budget_end(budget);
     if (c)
         for (int i = 0; i < c->ngr; i++)
             if (c->gr[i].live)
