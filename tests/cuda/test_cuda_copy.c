@@ -1,7 +1,7 @@
 /*
  * GPU copies compared with the reference walk, in every direction among paged, pinned and dmem.
  *
- * The random part is the host suite's (tests/host/test_copy_random.c): a pool of types of one size and element
+ * The random part is the host suite's pool (tests/common/type_pool.c): types of one size and element
  * size (a random tree, a plain array, permutations of its sub-trees, a window into a padded array and its
  * permutation, a cyclic displacement, a reversing func()), declared once per memory type from the same random
  * draws, so that a type of one pool can be copied to any type of another.  Destinations are poisoned with
@@ -9,7 +9,6 @@
  * touch included.  Then the manual's listings 15 (data_transfer) and 25 (gpu_data_transfer, as a copy), and
  * every element width through the tiled and direct kernels.  Without a GPU the suite exits 77 (skipped).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,162 +17,14 @@
 
 #include "internal.h"
 #include "testutil.h"
+#include "type_pool.h"
 
 #define ROUNDS 150
-#define MAXPOOL 12
 
 static const char *const mtts[] = {"paged", "pinned", "dmem"};
 static pa_rng rng;
 static int strategy_count[16];
 static char strategy_name[16][32];
-
-typedef struct text {
-    char s[4096];
-    size_t n;
-} text;
-
-static void put(text *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(t->s + t->n, sizeof t->s - t->n, fmt, ap);
-    va_end(ap);
-    ck_assert(k >= 0 && t->n + (size_t)k < sizeof t->s);
-    t->n += (size_t)k;
-}
-
-static int64_t gen_tree(text *t, int depth, int64_t *budget)
-{
-    int kids = depth >= 3 ? 0 : (int)pa_rng_range(&rng, depth == 0 ? 1 : 0, 3);
-    if (kids == 0) {
-        int64_t hi = *budget < 6 ? *budget : 6, n = pa_rng_range(&rng, 1, hi < 1 ? 1 : hi);
-        *budget /= n;
-        put(t, "%lld", (long long)n);
-        return n;
-    }
-    int64_t size = 1;
-    for (int i = 0; i < kids; i++) {
-        put(t, "[");
-        size *= gen_tree(t, depth + 1, budget);
-        put(t, "]");
-    }
-    return size;
-}
-
-static int cut(const pa_type *t, const char *path, char units[][64], int n, int whole_ok)
-{
-    int nd = pa_ndim(t);
-    if (nd == 0 || (whole_ok && pa_rng_next(&rng) % 3 == 0)) {
-        snprintf(units[n], 64, "%s", path);
-        return n + 1;
-    }
-    for (int i = 0; i < nd; i++) {
-        char sub[64];
-        snprintf(sub, sizeof sub, "%s_%d", path, i);
-        n = cut(pa_type_child(t, i), sub, units, n, 1);
-    }
-    return n;
-}
-
-static void permuted(text *t, char units[][64], int n)
-{
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)pa_rng_range(&rng, 0, i);
-        char x[64];
-        memcpy(x, units[i], 64);
-        memcpy(units[i], units[j], 64);
-        memcpy(units[j], x, 64);
-    }
-    for (int i = 0, items = 0; i < n; items++) {
-        int need = (n - i + (9 - items)) / (10 - items);
-        int g = (int)pa_rng_range(&rng, need, n - i < 3 ? n - i : 3 > need ? 3 : need);
-        if (g > 1) put(t, "[");
-        for (int k = 0; k < g; k++)
-            put(t, "[#%s]", units[i + k]);
-        if (g > 1) put(t, "]");
-        i += g;
-    }
-}
-
-static int64_t reverse_fn(int64_t i, void *ctx)
-{
-    return *(const int64_t *)ctx - 1 - i;
-}
-
-typedef struct pool {
-    pa_scope *scope;
-    const pa_type *t[MAXPOOL];
-    int n;
-    int64_t size, rev_n;
-} pool;
-
-static void add(pool *p, const char *name, const char *decl)
-{
-    PA_CK_OK(pa_declare(p->scope, name, decl));
-    const pa_type *t = pa_type_get(p->scope, name);
-    ck_assert_msg(t, "%s = %s: %s", name, decl, pa_last_error());
-    p->t[p->n++] = t;
-}
-
-/* The host suite's pool, with every type of memory type mtt. */
-static void make_pool(pool *p, const char *mtt, int elm)
-{
-    text t = {.n = 0}, d;
-    char units[64][64], head[48];
-    int64_t budget = pa_rng_range(&rng, 1, 4) == 1 ? 20000 : 400;
-    PA_CK_OK(pa_scope_create(NULL, &p->scope));
-    p->n = 0;
-    snprintf(head, sizeof head, "%s bytes%d ", mtt, elm);
-    put(&t, "%s", head);
-    p->size = gen_tree(&t, 0, &budget);
-    add(p, "T", t.s);
-    d = (text){.n = 0};
-    put(&d, "%s[%lld]", head, (long long)p->size);
-    add(p, "PLAIN", d.s);
-    for (int k = 0; k < 3; k++) {
-        char name[8];
-        int n = cut(p->t[0], "T", units, 0, 0);
-        d = (text){.n = 0};
-        put(&d, "%s", head);
-        permuted(&d, units, n);
-        snprintf(name, sizeof name, "Q%d", k);
-        add(p, name, d.s);
-    }
-    int nl = cut(p->t[0], "T", units, 0, 0);
-    for (int tries = 0; nl > 10 && tries < 50; tries++)
-        nl = cut(p->t[0], "T", units, 0, 0);
-    if (nl > 10) {
-        nl = pa_ndim(p->t[0]);
-        for (int i = 0; i < nl; i++)
-            snprintf(units[i], 64, "T_%d", i);
-    }
-    text pad = {.n = 0}, win = {.n = 0};
-    put(&pad, "%s[", head);
-    put(&win, "%s[", head);
-    for (int i = 0; i < nl; i++) {
-        int64_t s = pa_size(pa_type_get(p->scope, units[i])), extra = pa_rng_range(&rng, 0, 3);
-        put(&pad, "[%lld]", (long long)(s + extra));
-        put(&win, "[%lld # disp(%lld) # P_%d]", (long long)s, (long long)pa_rng_range(&rng, 0, extra), i);
-    }
-    put(&pad, "]");
-    put(&win, "]");
-    PA_CK_OK(pa_declare(p->scope, "P", pad.s));
-    add(p, "W", win.s);
-    int nw = cut(p->t[p->n - 1], "W", units, 0, 0);
-    d = (text){.n = 0};
-    put(&d, "%s", head);
-    permuted(&d, units, nw);
-    add(p, "WP", d.s);
-    d = (text){.n = 0};
-    put(&d, "%s[%lld # disp(%lld) # [%lld]]", head, (long long)p->size, (long long)pa_rng_range(&rng, 0, p->size),
-        (long long)p->size);
-    add(p, "CYC", d.s);
-    p->rev_n = p->size;
-    PA_CK_OK(pa_scope_def_func(p->scope, "rev", reverse_fn, &p->rev_n));
-    d = (text){.n = 0};
-    put(&d, "%s[%lld # func(rev)]", head, (long long)p->size);
-    add(p, "REV", d.s);
-}
 
 /* ---- buffers of any memory type, filled and read back through contiguous copies ---------------------- */
 
@@ -257,12 +108,12 @@ START_TEST(test_random_directions)
     static const int elms[] = {1, 2, 3, 4, 8, 12, 16, 5, 32, 64};
     rng.s = seed;
     for (int round = 0; round < ROUNDS; round++) {
-        pool p[3];
+        pa_type_pool p[3];
         int elm = elms[pa_rng_range(&rng, 0, 9)];
         pa_rng saved = rng;
         for (int m = 0; m < 3; m++) {   /* the same draws for each memory type: the same types */
             rng = saved;
-            make_pool(&p[m], mtts[m], elm);
+            pa_type_pool_make(&p[m], &rng, mtts[m], elm, pa_rng_range(&rng, 1, 4) == 1 ? 20000 : 400);
         }
         for (int d = 0; d < 3; d++)
             for (int s = 0; s < 3; s++) {
