@@ -36,7 +36,9 @@ extern "C" {
     X(ERR_ELM, -11, "element type mismatch or missing")                                            \
     X(ERR_UNSUPPORTED, -12, "operation not supported")                                             \
     X(ERR_SYS, -13, "system call failed")                                                          \
-    X(ERR_NODEV, -14, "device or backend not available")
+    X(ERR_NODEV, -14, "device or backend not available")                                         \
+    X(ERR_COMPILE, -15, "kernel source failed to compile")                                         \
+    X(ERR_KERNEL, -16, "kernel reported an error")
 
 typedef enum pa_status {
 #define PA__STATUS_ENUM(name, value, text) PA_##name = value,
