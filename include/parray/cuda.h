@@ -5,11 +5,27 @@
  * current device) are used through pa_create/pa_destroy and pa_copy like every other memory type.  These
  * calls exist in every build: in a build without the CUDA backend, and on a machine without a GPU or a CUDA
  * driver, they return PA_ERR_NODEV with a message saying which.
+ *
+ * Thread arrays on the GPU (PARRAY's for over a cuda thread type) launch a kernel of the user's: a __global__
+ * function compiled by nvcc (pa_cuda_function_of, in code that nvcc compiles) or CUDA source compiled at run
+ * time by NVRTC (pa_cuda_compile).  The kernel sees its thread type and the data types it works on through
+ * the structs of device.h, filled on the host by pa_cuda_threads and pa_cuda_dtype and passed by value:
+ *
+ *     pa_dthreads th;  pa_dtype ta, tb;
+ *     pa_cuda_threads(C, 0, &th);  pa_cuda_dtype(A, &ta);  pa_cuda_dtype(B, &tb);
+ *     void *params[] = {&th, &a, &ta, &b, &tb};
+ *     pa_cuda_for(&th, fn, params, 0);
+ *
+ * and inside the kernel: long long k = pa_dev_tid(&th); if (k < th.n) a[pa_dev_offset(&ta, k)] = ...
  */
 #ifndef PARRAY_CUDA_H
 #define PARRAY_CUDA_H
 
+#include <stddef.h>
+
+#include "device.h"
 #include "error.h"
+#include "type.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,6 +51,75 @@ PA_API int pa_cuda_device_count(void);
  * \return its number, or PA_ERR_NODEV (as pa_cuda_device_count).
  */
 PA_API int pa_cuda_get_device(void);
+
+/* ---- array types and thread arrays on the GPU ------------------------------------------------------- */
+
+/** pa_cuda_threads flag: the manual's grid convention ([grid dims][block dims]) instead of blocks of 256. */
+#define PA_CUDA_GRID 1
+
+/** A kernel ready to launch on the current GPU (a CUfunction of the driver API). */
+typedef struct pa_cuda_function_s *pa_cuda_function;
+
+/**
+ * Fills the device description of a data type (its compiled size:stride layout and element size), to pass to
+ * a kernel by value.  Works without a GPU.
+ * \return PA_OK; PA_ERR_INVAL (NULL); PA_ERR_UNSUPPORTED when the layout is not affine (a func dimension or a
+ *         non-affine wrap, which need tables) or has more than PA_DEV_MAX_MODES modes; the errors of layout
+ *         compilation.
+ */
+PA_API int pa_cuda_dtype(const pa_type *type, pa_dtype *out);
+
+/**
+ * Fills the device description of a cuda thread type ("cuda [n]", "cuda [[g][b]]") and its launch shape:
+ * blocks of PA_DEV_BLOCK threads by default, or with flags PA_CUDA_GRID the type's two top-level dimensions
+ * as the grid and the block (each of at most three leaves, the rightmost leaf x).  Works without a GPU.
+ * \return PA_OK; PA_ERR_INVAL (NULL, unknown flags); PA_ERR_MTT (not a cuda thread type); PA_ERR_RANGE (more
+ *         than PA_DEV_MAX_TNODES dimensions, no threads, or a grid or block beyond CUDA's limits, named in the
+ *         message); PA_ERR_DIM (PA_CUDA_GRID and the type is not [grid][block]).
+ */
+PA_API int pa_cuda_threads(const pa_type *threads, int flags, pa_dthreads *out);
+
+/**
+ * Runs a thread array on the current GPU: launches fn with the launch shape of threads and the kernel
+ * parameters params (an array of pointers to each parameter, as cuLaunchKernel takes them) and shmem bytes of
+ * dynamic shared memory, and waits for it.
+ * \return PA_OK; PA_ERR_INVAL (NULL threads or fn); PA_ERR_NODEV (no GPU); PA_ERR_SYS (the launch or the
+ *         kernel failed, with CUDA's words).
+ */
+PA_API int pa_cuda_for(const pa_dthreads *threads, pa_cuda_function fn, void **params, size_t shmem);
+
+/**
+ * pa_cuda_for without waiting: the launch is queued on stream (a cudaStream_t; NULL is the default stream).
+ * \return as pa_cuda_for, for the launch only; errors of the kernel itself show at the next synchronisation.
+ */
+PA_API int pa_cuda_for_async(const pa_dthreads *threads, pa_cuda_function fn, void **params, size_t shmem,
+                             void *stream);
+
+/**
+ * Compiles CUDA C++ source with NVRTC for the current GPU (cached in memory and on disk, see kernel.h) and
+ * returns its extern "C" __global__ function entry, loaded on the current GPU.  The source may include
+ * <parray/device.h>.  name labels the source in compile errors.
+ * \return PA_OK; PA_ERR_INVAL (NULL); PA_ERR_COMPILE (NVRTC's log in the message); PA_ERR_NODEV (no NVRTC or
+ *         no GPU); PA_ERR_SYS (no such entry, or the driver refused the code).
+ */
+PA_API int pa_cuda_compile(const char *name, const char *source, const char *entry, pa_cuda_function *out);
+
+#if defined(__CUDACC__)
+/**
+ * The launchable function of a __global__ function compiled by nvcc into the calling program (defined inline
+ * so that it asks the program's own CUDA runtime, which may be another copy than the library's).
+ * \return PA_OK, or PA_ERR_NODEV / PA_ERR_SYS when the runtime cannot find the kernel on the current GPU.
+ */
+static inline int pa_cuda_function_of(const void *kernel, pa_cuda_function *out)
+{
+    cudaFunction_t f;
+    cudaError_t e = cudaGetFuncBySymbol(&f, kernel);
+    if (e != cudaSuccess)
+        return e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ? PA_ERR_NODEV : PA_ERR_SYS;
+    *out = (pa_cuda_function)f;
+    return PA_OK;
+}
+#endif
 
 #ifdef __cplusplus
 }

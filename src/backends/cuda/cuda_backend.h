@@ -23,6 +23,15 @@ int pa_cuda__ready(const char *what);
  */
 int pa_cuda__fail(cudaError_t e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- kernel launches (cuda_launch.c) -------------------------------------------------------------------- */
+
+/**
+ * Launches fn (a CUfunction) on the current device through the driver's cuLaunchKernel, asynchronously on
+ * stream.  what names the caller in messages.  \return PA_OK, PA_ERR_NODEV, PA_ERR_INVAL or PA_ERR_SYS.
+ */
+int pa_cuda__launch(void *fn, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, void **params,
+                    const char *what);
+
 /* ---- staging buffers (cuda_staging.c) ------------------------------------------------------------------ */
 
 /*

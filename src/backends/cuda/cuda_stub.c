@@ -26,3 +26,21 @@ int pa_cuda_get_device(void)
 {
     return no_cuda("pa_cuda_get_device");
 }
+
+int pa_cuda_for(const pa_dthreads *threads, pa_cuda_function fn, void **params, size_t shmem)
+{
+    (void)threads, (void)fn, (void)params, (void)shmem;
+    return no_cuda("pa_cuda_for");
+}
+
+int pa_cuda_for_async(const pa_dthreads *threads, pa_cuda_function fn, void **params, size_t shmem, void *stream)
+{
+    (void)threads, (void)fn, (void)params, (void)shmem, (void)stream;
+    return no_cuda("pa_cuda_for_async");
+}
+
+int pa_cuda_compile(const char *name, const char *source, const char *entry, pa_cuda_function *out)
+{
+    (void)name, (void)source, (void)entry, (void)out;
+    return no_cuda("pa_cuda_compile");
+}

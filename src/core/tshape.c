@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "thread_internal.h"
+#include "tshape.h"
 
 typedef struct shape_walk {
     pa__tshape *s;
