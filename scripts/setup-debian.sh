@@ -2,8 +2,8 @@
 # Installs what building and testing parray needs on Debian (bookworm or later) and Ubuntu.
 #
 # Idempotent: each package is checked with dpkg first, and apt-get runs (one update, one install) only when
-# something is missing.  Works as root (as CI runs it) and through sudo otherwise.  Optional backends (Open MPI,
-# CUDA) are not installed here; meson turns them off when they are absent.
+# something is missing.  Works as root (as CI runs it) and through sudo otherwise.  Open MPI is installed for the
+# MPI backend and its suites; CUDA is not installed here, and meson turns it off when it is absent.
 set -euo pipefail
 
 packages=(
@@ -17,6 +17,8 @@ packages=(
     libhwloc-dev        # topology and thread binding
     clang               # the fuzz targets
     libclang-rt-14-dev  # libFuzzer's runtime for clang 14
+    libopenmpi-dev      # the MPI backend (mpimem, distributed copies, process arrays)
+    openmpi-bin         # mpirun, which runs the MPI suites
 )
 
 missing=()
