@@ -33,8 +33,22 @@ extern "C" {
 PA_API int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src);
 
 /**
+ * pa_copy on a CUDA stream (a cudaStream_t; NULL is the default stream): copies between pinned and device
+ * memory by DMA or cudaMemcpy2D, and device-side layout changes by the permute kernel, are queued on the
+ * stream and the call returns at once; the copy has happened when the stream reaches it.  Every other copy
+ * (host memory on both sides, pageable memory, staging through library buffers, gather tables) first waits
+ * for the stream's earlier work and then runs as pa_copy does, so it is complete when the call returns.
+ * pa_copy_explain says which ("async=queued" or "async=waits").  The arrays must stay allocated until the
+ * stream has reached the copy.
+ * \return as pa_copy; errors of a queued copy itself show at the next synchronisation of the stream.
+ *         PA_ERR_NODEV for a non-NULL stream in a build without the CUDA backend.
+ */
+PA_API int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src,
+                         void *stream);
+
+/**
  * Writes one line saying what pa_copy(dst_type, ..., src_type, ...) does: the strategy, the jointly
- * coalesced shape, the run length, the number of threads and why.
+ * coalesced shape, the run length, the number of threads, whether pa_copy_async queues it or waits, and why.
  * \return the length of the full line (as snprintf), or a negative error (as pa_copy).
  */
 PA_API int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf, size_t len);

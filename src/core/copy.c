@@ -71,6 +71,20 @@ int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const v
     return st;
 }
 
+int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src, void *stream)
+{
+    const pa__layout *dl, *sl;
+    pa__plan *p = NULL;
+    if (!dst || !src)
+        return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
+    int st = prepare(dst_type, src_type, &dl, &sl, &p);
+    if (st != PA_OK)
+        return st;
+    st = pa__plan_exec_async(p, dst, dl->base, src, sl->base, stream);
+    pa__plan_unref(p);
+    return st;
+}
+
 int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf, size_t len)
 {
     const pa__layout *dl, *sl;

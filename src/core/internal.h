@@ -101,7 +101,16 @@ typedef struct pa__strategy {
     const char *name;
     int (*probe)(const pa__copy_shape *shape, double *cost, char *why, size_t whylen);
     int (*exec)(const struct pa__plan *plan, void *dst, const void *src);
+    /* Queues the copy on a stream and returns (NULL: the strategy runs synchronously, after the stream). */
+    int (*exec_async)(const struct pa__plan *plan, void *dst, const void *src, void *stream);
 } pa__strategy;
+
+/**
+ * Waits until everything queued on a stream (a cudaStream_t; NULL the default stream) has finished: what a
+ * synchronous strategy does first in pa_copy_async.  The CUDA backend's; without it only NULL is a stream.
+ * \return PA_OK, PA_ERR_NODEV (a stream and no CUDA backend) or PA_ERR_SYS.
+ */
+int pa__stream_wait(void *stream);
 
 /** The host strategies (src/backends/pthread/), NULL-terminated. */
 extern const pa__strategy *const pa__host_strategies[];

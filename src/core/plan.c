@@ -354,6 +354,17 @@ int pa__plan_exec(const pa__plan *p, void *dst, int64_t dst_base, const void *sr
     return p->strategy->exec(p, d, s);
 }
 
+int pa__plan_exec_async(const pa__plan *p, void *dst, int64_t dst_base, const void *src, int64_t src_base,
+                        void *stream)
+{
+    char *d = (char *)dst + pa__bytes(dst_base, p->shape.elm);
+    const char *s = (const char *)src + pa__bytes(src_base, p->shape.elm);
+    if (p->strategy->exec_async)
+        return p->strategy->exec_async(p, d, s, stream);
+    int st = pa__stream_wait(stream);
+    return st != PA_OK ? st : p->strategy->exec(p, d, s);
+}
+
 /* Appends formatted text at *at, counting what did not fit as snprintf does. */
 static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
 {
@@ -390,7 +401,8 @@ int pa__plan_explain(const pa__plan *p, char *buf, size_t len)
     int in = s->nmodes - 1;
     int64_t run = (!s->dst_table[in] && !s->src_table[in] && s->dst_stride[in] == 1 && s->src_stride[in] == 1)
                       ? s->size[in] : 1;
-    return snprintf(buf, len, "copy %lld x %zu B: strategy=%s shape=%s run=%lld B threads=%d \xe2\x80\x94 %s%s",
+    return snprintf(buf, len, "copy %lld x %zu B: strategy=%s shape=%s run=%lld B threads=%d async=%s \xe2\x80\x94 %s%s",
                     (long long)s->total, s->elm, p->strategy->name, shape, (long long)pa__bytes(run, s->elm),
-                    pa__host_threads(p), p->why, pa__host_streams(p) ? ", streaming stores" : "");
+                    pa__host_threads(p), p->strategy->exec_async ? "queued" : "waits", p->why,
+                    pa__host_streams(p) ? ", streaming stores" : "");
 }

@@ -41,6 +41,12 @@ typedef int (*pa__copy_kernel)(const pa__copy_shape *shape, char *dst, const cha
  */
 int pa__plan_make(const pa__layout *dst, const pa__layout *src, size_t elm, const pa__mem_ops *dst_mem,
                   const pa__mem_ops *src_mem, pa__plan **out);
+/**
+ * Runs a plan on a stream: queued when the strategy can be (exec_async), else synchronously after waiting for
+ * the stream.
+ */
+int pa__plan_exec_async(const pa__plan *p, void *dst, int64_t dst_base, const void *src, int64_t src_base,
+                        void *stream);
 /** Runs a plan: the layouts' bases are passed here because the plan is relative to them. */
 int pa__plan_exec(const pa__plan *p, void *dst, int64_t dst_base, const void *src, int64_t src_base);
 /** Writes the one-line explanation.  \return as snprintf. */

@@ -92,9 +92,27 @@ START_TEST(test_no_gpu)
         ck_assert_int_eq(((unsigned char *)dst)[i], 0xA5);
     /* pinned <-> paged is a host copy, and pinned memory is ordinary host memory to it. */
     PA_CK_OK(pa_copy(pin, dst, host, src));
+    /* On a stream: host copies run at once on the default stream; a stream of a GPU that is not there, and
+     * a GPU copy, are errors that write nothing. */
+    memset(dst, 0xA5, sizeof dst);
+    PA_CK_OK(pa_copy_async(host, dst, host, src, NULL));
+    ck_assert_int_eq(dst[5], 0.0f);
+    memset(dst, 0xA5, sizeof dst);
+    PA_CK_ERR(pa_copy_async(host, dst, host, src, (void *)0x10), PA_ERR_NODEV);
+    PA_CK_ERR(pa_copy_async(dev, dst, host, src, NULL), PA_ERR_NODEV);
+    for (size_t i = 0; i < sizeof dst; i++)
+        ck_assert_int_eq(((unsigned char *)dst)[i], 0xA5);
+    /* Kernels: the launch needs a GPU; the descriptions do not. */
+    pa_dthreads th;
+    PA_CK_OK(pa_cuda_threads(parse("cuda [1000]"), 0, &th));
+    PA_CK_ERR(pa_cuda_for(&th, (pa_cuda_function)0x1, NULL, 0), PA_ERR_NODEV);
 #else
     PA_CK_ERR(create_status(dev), PA_ERR_MTT);
     ck_assert_msg(strstr(pa_last_error(), "CUDA backend"), "%s", pa_last_error());
+    float a[64 * 32], b[64 * 32];
+    memset(a, 0, sizeof a);
+    PA_CK_ERR(pa_copy_async(host, b, host, a, (void *)0x10), PA_ERR_NODEV);
+    PA_CK_OK(pa_copy_async(host, b, host, a, NULL));
     (void)pin;
     (void)host;
     (void)tr;

@@ -5,6 +5,7 @@
  *   - random pool types (every affine one) copied through the kernel, each pair compared with the walk;
  *   - the thread ids: the overall id and the id along every dimension path, in both launch conventions, and
  *     the manual's tie of the rightmost grid and block leaves to blockIdx.x and threadIdx.x;
+ *   - pa_copy_async on a stream: queued DMA and permute, and a pageable copy that waits for them;
  *   - errors: a kernel that faults comes back as an error, never as success.
  * Without a GPU the suite exits 77 (skipped).
  */
@@ -13,6 +14,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cuda_runtime_api.h>
 
 #include "for_kernels.h"
 #include "internal.h"
@@ -198,6 +201,55 @@ START_TEST(kernel_fault_is_an_error)
 }
 END_TEST
 
+/*
+ * pa_copy_async on a non-blocking stream: pinned -> dmem -> transposed dmem -> pinned, all queued (the
+ * explanations say so), nothing waited for until the stream is synchronised; then a pageable copy on the
+ * same stream, which must wait for the queued work; every element compared with the reference offsets.
+ */
+START_TEST(async_copies)
+{
+    pa_scope *s;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_declare(s, "H", "pinned unsigned [[2048][1536]]"));
+    PA_CK_OK(pa_declare(s, "D", "dmem unsigned [[2048][1536]]"));
+    PA_CK_OK(pa_declare(s, "DT", "dmem unsigned [[#D_1][#D_0]]"));
+    PA_CK_OK(pa_declare(s, "P", "paged unsigned [[2048][1536]]"));
+    const pa_type *H = pa_type_get(s, "H"), *D = pa_type_get(s, "D"), *DT = pa_type_get(s, "DT");
+    const pa_type *P = pa_type_get(s, "P");
+    char line[512];
+    ck_assert_int_gt(pa_copy_explain(D, H, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, "async=queued"), "%s", line);
+    ck_assert_int_gt(pa_copy_explain(DT, D, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, "async=queued"), "%s", line);
+    ck_assert_int_gt(pa_copy_explain(P, D, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, "async=waits"), "%s", line);
+    int64_t n = pa_size(H);
+    unsigned *h = pa_create(H), *out = pa_create(H), *back = pa_create(P), *d = pa_create(D), *dt = pa_create(D);
+    ck_assert_msg(h && out && back && d && dt, "%s", pa_last_error());
+    pa_rng rng = {pa_test_seed("async copies")};
+    for (int64_t i = 0; i < n; i++) {
+        h[i] = (unsigned)pa_rng_next(&rng);
+        out[i] = back[i] = 0xA5A5A5A5u;
+    }
+    cudaStream_t st;
+    ck_assert_int_eq(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
+    PA_CK_OK(pa_copy_async(D, d, H, h, st));
+    PA_CK_OK(pa_copy_async(DT, dt, D, d, st));    /* dt is d transposed */
+    PA_CK_OK(pa_copy_async(H, out, DT, dt, st));  /* out holds dt's bytes: H's transposition */
+    PA_CK_OK(pa_copy_async(P, back, D, d, st));   /* waits for the stream, then copies */
+    ck_assert_int_eq(cudaStreamSynchronize(st), cudaSuccess);
+    for (int64_t k = 0; k < n; k++) {
+        ck_assert_msg(back[k] == h[k], "paged copy after the stream: element %lld", (long long)k);
+        /* DT(k) is the offset that receives D(k): out[DT(k)] = h[D(k)] = h[k]. */
+        int64_t o = pa__offset_walk(DT, k);
+        ck_assert_msg(out[o] == h[pa__offset_walk(D, k)], "transposed element %lld", (long long)k);
+    }
+    ck_assert_int_eq(cudaStreamDestroy(st), cudaSuccess);
+    pa_destroy(H, h), pa_destroy(H, out), pa_destroy(P, back), pa_destroy(D, d), pa_destroy(D, dt);
+    pa_scope_destroy(s);
+}
+END_TEST
+
 /* Whether a GPU is present, asked in a child process (see test_cuda_copy.c). */
 static int gpu_present(void)
 {
@@ -221,6 +273,7 @@ int main(void)
     tcase_add_test(tc, listing25_transposition);
     tcase_add_test(tc, random_pool);
     tcase_add_test(tc, thread_ids);
+    tcase_add_test(tc, async_copies);
     tcase_add_test(tc, kernel_fault_is_an_error);
     suite_add_tcase(s, tc);
     return pa_test_run(s);

@@ -49,19 +49,19 @@ static char *at(void *p, int64_t off, size_t elm)
     return (char *)p + pa__bytes(off, elm);
 }
 
-int pa_cuda__exec_dma(const pa__plan *p, void *dst, const void *src)
+int pa_cuda__exec_dma_async(const pa__plan *p, void *dst, const void *src, void *stream)
 {
     const pa__copy_shape *s = &p->shape;
     int st = pa_cuda__ready("copy");
     if (st != PA_OK)
         return st;
     size_t bytes = (size_t)pa__bytes(s->total, s->elm);
-    cudaError_t e = cudaMemcpy(at(dst, s->dst_base, s->elm), at((void *)src, s->src_base, s->elm), bytes,
-                               cudaMemcpyDefault);
+    cudaError_t e = cudaMemcpyAsync(at(dst, s->dst_base, s->elm), at((void *)src, s->src_base, s->elm), bytes,
+                                    cudaMemcpyDefault, (cudaStream_t)stream);
     return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "copy: cudaMemcpy of %zu bytes", bytes);
 }
 
-int pa_cuda__exec_2d(const pa__plan *p, void *dst, const void *src)
+int pa_cuda__exec_2d_async(const pa__plan *p, void *dst, const void *src, void *stream)
 {
     const pa__copy_shape *s = &p->shape;
     int st = pa_cuda__ready("copy");
@@ -69,11 +69,30 @@ int pa_cuda__exec_2d(const pa__plan *p, void *dst, const void *src)
         return st;
     size_t e = s->elm, width = (size_t)pa__bytes(s->size[1], e), rows = (size_t)s->size[0];
     size_t dpitch = (size_t)pa__bytes(s->dst_stride[0], e), spitch = (size_t)pa__bytes(s->src_stride[0], e);
-    cudaError_t err = cudaMemcpy2D(at(dst, s->dst_base, e), dpitch, at((void *)src, s->src_base, e), spitch, width,
-                                   rows, cudaMemcpyDefault);
+    cudaError_t err = cudaMemcpy2DAsync(at(dst, s->dst_base, e), dpitch, at((void *)src, s->src_base, e), spitch,
+                                        width, rows, cudaMemcpyDefault, (cudaStream_t)stream);
     return err == cudaSuccess ? PA_OK
                               : pa_cuda__fail(err, "copy: cudaMemcpy2D of %zu rows of %zu bytes (pitches %zu, %zu)",
                                               rows, width, dpitch, spitch);
+}
+
+/* A queued copy made synchronous: the default stream, then waited for. */
+static int finish(int st, const char *what)
+{
+    if (st != PA_OK)
+        return st;
+    cudaError_t e = cudaStreamSynchronize(0);
+    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "copy: %s", what);
+}
+
+int pa_cuda__exec_dma(const pa__plan *p, void *dst, const void *src)
+{
+    return finish(pa_cuda__exec_dma_async(p, dst, src, NULL), "cudaMemcpy");
+}
+
+int pa_cuda__exec_2d(const pa__plan *p, void *dst, const void *src)
+{
+    return finish(pa_cuda__exec_2d_async(p, dst, src, NULL), "cudaMemcpy2D");
 }
 
 void pa_cuda__nest_of(const pa__copy_shape *s, int host_side, int dense, pa_cuda__nest *n)
@@ -148,6 +167,25 @@ int pa_cuda__exec_permute(const pa__plan *p, void *dst, const void *src)
         st = permute(&n, at(dst, s->dst_base, s->elm), at((void *)src, s->src_base, s->elm));
     pa_cuda__stage_unlock();
     return st;
+}
+
+int pa_cuda__exec_permute_async(const pa__plan *p, void *dst, const void *src, void *stream)
+{
+    const pa__copy_shape *s = &p->shape;
+    pa_cuda__nest n;
+    pa_cuda__nest_of(s, -1, 0, &n);
+    for (int m = 0; m < n.nmodes; m++)
+        if (n.dst_table[m] || n.src_table[m]) {
+            /* Tables go through a shared staging buffer that must outlive the kernel: run synchronously. */
+            int st = pa__stream_wait(stream);
+            return st != PA_OK ? st : pa_cuda__exec_permute(p, dst, src);
+        }
+    int st = pa_cuda__ready("copy");
+    if (st != PA_OK)
+        return st;
+    cudaError_t e = pa_cuda__permute(&n, at(dst, s->dst_base, s->elm), at((void *)src, s->src_base, s->elm),
+                                     (cudaStream_t)stream);
+    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "copy: the device permute kernel");
 }
 
 /* Packs (h2d) or unpacks the host side to or from row-major order in buf, on the host's copy threads. */

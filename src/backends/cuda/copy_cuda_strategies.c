@@ -211,12 +211,15 @@ static int probe_pipeline(const pa__copy_shape *s, double *cost, char *why, size
     return 1;
 }
 
-static const pa__strategy cuda_dma = {"cuda_dma", probe_dma, pa_cuda__exec_dma};
-static const pa__strategy cuda_2d = {"cuda_2d", probe_2d, pa_cuda__exec_2d};
-static const pa__strategy cuda_permute = {"cuda_permute", probe_permute, pa_cuda__exec_permute};
-static const pa__strategy cuda_stage_permute = {"cuda_stage_permute", probe_stage_permute, pa_cuda__exec_staged};
-static const pa__strategy cuda_stage_pack = {"cuda_stage_pack", probe_stage_pack, pa_cuda__exec_pack};
-static const pa__strategy cuda_pipeline = {"cuda_pageable_pipeline", probe_pipeline, pa_cuda__exec_pipeline};
+static const pa__strategy cuda_dma = {"cuda_dma", probe_dma, pa_cuda__exec_dma, pa_cuda__exec_dma_async};
+static const pa__strategy cuda_2d = {"cuda_2d", probe_2d, pa_cuda__exec_2d, pa_cuda__exec_2d_async};
+static const pa__strategy cuda_permute = {"cuda_permute", probe_permute, pa_cuda__exec_permute,
+                                          pa_cuda__exec_permute_async};
+static const pa__strategy cuda_stage_permute = {"cuda_stage_permute", probe_stage_permute,
+                                                pa_cuda__exec_staged, NULL};
+static const pa__strategy cuda_stage_pack = {"cuda_stage_pack", probe_stage_pack, pa_cuda__exec_pack, NULL};
+static const pa__strategy cuda_pipeline = {"cuda_pageable_pipeline", probe_pipeline,
+                                           pa_cuda__exec_pipeline, NULL};
 
 const pa__strategy *const pa__cuda_strategies[] = {&cuda_dma,           &cuda_2d,         &cuda_permute,
                                                     &cuda_stage_permute, &cuda_stage_pack, &cuda_pipeline,

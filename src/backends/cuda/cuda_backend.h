@@ -90,6 +90,9 @@ int pa_cuda__side_dense(const pa__copy_shape *s, int dst);
 void pa_cuda__nest_of(const pa__copy_shape *s, int host_side, int dense, pa_cuda__nest *n);
 
 int pa_cuda__exec_dma(const struct pa__plan *p, void *dst, const void *src);
+int pa_cuda__exec_dma_async(const struct pa__plan *p, void *dst, const void *src, void *stream);
+int pa_cuda__exec_2d_async(const struct pa__plan *p, void *dst, const void *src, void *stream);
+int pa_cuda__exec_permute_async(const struct pa__plan *p, void *dst, const void *src, void *stream);
 int pa_cuda__exec_2d(const struct pa__plan *p, void *dst, const void *src);
 int pa_cuda__exec_permute(const struct pa__plan *p, void *dst, const void *src);
 int pa_cuda__exec_staged(const struct pa__plan *p, void *dst, const void *src);

@@ -79,3 +79,11 @@ int pa_cuda_for(const pa_dthreads *threads, pa_cuda_function fn, void **params, 
     cudaError_t e = cudaStreamSynchronize(NULL);
     return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "pa_cuda_for: the kernel of %lld threads", threads->n);
 }
+
+int pa__stream_wait(void *stream)
+{
+    if (!pa_cuda__usable())   /* nothing can be queued on a GPU that is not there */
+        return stream == NULL ? PA_OK : pa_cuda__ready("a copy on a CUDA stream");
+    cudaError_t e = cudaStreamSynchronize((cudaStream_t)stream);
+    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "waiting for stream %p", stream);
+}

@@ -143,11 +143,11 @@ static int probe_gather(const pa__copy_shape *s, double *cost, char *why, size_t
 
 static int exec_host(const pa__plan *p, void *dst, const void *src);
 
-static const pa__strategy memcpy_one = {"memcpy", probe_memcpy, exec_host};
-static const pa__strategy memcpy_runs = {"memcpy_runs", probe_memcpy_runs, exec_host};
-static const pa__strategy loops = {"loops", probe_loops, exec_host};
-static const pa__strategy transpose = {"transpose", probe_transpose, exec_host};
-static const pa__strategy gather = {"gather", probe_gather, exec_host};
+static const pa__strategy memcpy_one = {"memcpy", probe_memcpy, exec_host, NULL};
+static const pa__strategy memcpy_runs = {"memcpy_runs", probe_memcpy_runs, exec_host, NULL};
+static const pa__strategy loops = {"loops", probe_loops, exec_host, NULL};
+static const pa__strategy transpose = {"transpose", probe_transpose, exec_host, NULL};
+static const pa__strategy gather = {"gather", probe_gather, exec_host, NULL};
 
 const pa__strategy *const pa__host_strategies[] = {&memcpy_one, &memcpy_runs, &transpose, &loops, &gather, NULL};
 
