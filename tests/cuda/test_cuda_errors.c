@@ -80,6 +80,11 @@ START_TEST(test_no_gpu)
     ck_assert_msg(strstr(line, "strategy=cuda_dma"), "%s", line);
     ck_assert_int_gt(pa_copy_explain(tr, host, line, sizeof line), 0);
     ck_assert_msg(strstr(line, "strategy=cuda_stage_permute") && strstr(line, "staging"), "%s", line);
+    PA_CK_OK(pa_declare(scope, "V", "pinned float [[20][30][200]]"));
+    const pa_type *v = parse("pinned float [[10 # disp(3) # V_0][12 # disp(5) # V_1][150 # disp(7) # V_2]]");
+    ck_assert_int_gt(pa_copy_explain(parse("dmem float [10][12][150]"), v, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, "strategy=cuda_3d") && strstr(line, "10 slices of 12 rows of 600 bytes") &&
+                  strstr(line, "async=queued"), "%s", line);
     ck_assert_int_gt(pa_copy_explain(tr, dev, line, sizeof line), 0);
     ck_assert_msg(strstr(line, "strategy=cuda_permute") && strstr(line, "tiled"), "%s", line);
     float src[64 * 32], dst[64 * 32];

@@ -250,6 +250,50 @@ START_TEST(async_copies)
 }
 END_TEST
 
+/* 3-D windows through cudaMemcpy3D: pinned window -> dense dmem -> a window of a dmem array, checked. */
+START_TEST(copy_3d_windows)
+{
+    pa_scope *s;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_declare(s, "DATA", "pinned unsigned [[20][30][200]]"));
+    PA_CK_OK(pa_declare(s, "WIN", "pinned unsigned [[10 # disp(3) # DATA_0][12 # disp(5) # DATA_1]"
+                                  "[150 # disp(7) # DATA_2]]"));
+    PA_CK_OK(pa_declare(s, "DW", "dmem unsigned [[10][12][150]]"));
+    PA_CK_OK(pa_declare(s, "DD", "dmem unsigned [[16][40][160]]"));
+    PA_CK_OK(pa_declare(s, "DWIN", "dmem unsigned [[10 # disp(2) # DD_0][12 # disp(1) # DD_1]"
+                                   "[150 # disp(9) # DD_2]]"));
+    PA_CK_OK(pa_declare(s, "HD", "paged unsigned [[16][40][160]]"));
+    const pa_type *data = pa_type_get(s, "DATA"), *win = pa_type_get(s, "WIN"), *dw = pa_type_get(s, "DW");
+    const pa_type *dd = pa_type_get(s, "DD"), *dwin = pa_type_get(s, "DWIN"), *hd = pa_type_get(s, "HD");
+    char line[512];
+    ck_assert_int_gt(pa_copy_explain(dw, win, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, "strategy=cuda_3d"), "%s", line);
+    ck_assert_int_gt(pa_copy_explain(dwin, dw, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, "strategy=cuda_3d"), "%s", line);
+    unsigned *h = pa_create(data), *d1 = pa_create(dw), *d2 = pa_create(dd), *back = pa_create(hd);
+    ck_assert_msg(h && d1 && d2 && back, "%s", pa_last_error());
+    pa_rng rng = {pa_test_seed("3-D windows")};
+    for (int64_t i = 0; i < pa_size(data); i++)
+        h[i] = (unsigned)pa_rng_next(&rng);
+    for (int64_t i = 0; i < pa_size(hd); i++)
+        back[i] = 0xA5A5A5A5u;
+    PA_CK_OK(pa_copy(dd, d2, hd, back));   /* poison the destination array */
+    PA_CK_OK(pa_copy(dw, d1, win, h));
+    PA_CK_OK(pa_copy(dwin, d2, dw, d1));
+    PA_CK_OK(pa_copy(hd, back, dd, d2));
+    unsigned *want = malloc((size_t)pa_size(hd) * 4);
+    for (int64_t i = 0; i < pa_size(hd); i++)
+        want[i] = 0xA5A5A5A5u;
+    for (int64_t k = 0; k < pa_size(win); k++)
+        want[pa__offset_walk(dwin, k)] = h[pa__offset_walk(win, k)];
+    for (int64_t i = 0; i < pa_size(hd); i++)
+        ck_assert_msg(back[i] == want[i], "element %lld: %08x, want %08x", (long long)i, back[i], want[i]);
+    free(want);
+    pa_destroy(data, h), pa_destroy(dw, d1), pa_destroy(dd, d2), pa_destroy(hd, back);
+    pa_scope_destroy(s);
+}
+END_TEST
+
 /* Whether a GPU is present, asked in a child process (see test_cuda_copy.c). */
 static int gpu_present(void)
 {
@@ -274,6 +318,7 @@ int main(void)
     tcase_add_test(tc, random_pool);
     tcase_add_test(tc, thread_ids);
     tcase_add_test(tc, async_copies);
+    tcase_add_test(tc, copy_3d_windows);
     tcase_add_test(tc, kernel_fault_is_an_error);
     suite_add_tcase(s, tc);
     return pa_test_run(s);

@@ -76,6 +76,33 @@ int pa_cuda__exec_2d_async(const pa__plan *p, void *dst, const void *src, void *
                                               rows, width, dpitch, spitch);
 }
 
+int pa_cuda__exec_3d_async(const pa__plan *p, void *dst, const void *src, void *stream)
+{
+    const pa__copy_shape *s = &p->shape;
+    int st = pa_cuda__ready("copy");
+    if (st != PA_OK)
+        return st;
+    size_t e = s->elm, width = (size_t)pa__bytes(s->size[2], e);
+    struct cudaMemcpy3DParms m;
+    memset(&m, 0, sizeof m);
+    m.dstPtr.ptr = at(dst, s->dst_base, e);
+    m.dstPtr.pitch = (size_t)pa__bytes(s->dst_stride[1], e);
+    m.dstPtr.xsize = width;
+    m.dstPtr.ysize = (size_t)(s->dst_stride[0] / s->dst_stride[1]);
+    m.srcPtr.ptr = at((void *)src, s->src_base, e);
+    m.srcPtr.pitch = (size_t)pa__bytes(s->src_stride[1], e);
+    m.srcPtr.xsize = width;
+    m.srcPtr.ysize = (size_t)(s->src_stride[0] / s->src_stride[1]);
+    m.extent.width = width;
+    m.extent.height = (size_t)s->size[1];
+    m.extent.depth = (size_t)s->size[0];
+    m.kind = cudaMemcpyDefault;
+    cudaError_t err = cudaMemcpy3DAsync(&m, (cudaStream_t)stream);
+    return err == cudaSuccess ? PA_OK
+                              : pa_cuda__fail(err, "copy: cudaMemcpy3D of %lld slices of %lld rows of %zu bytes",
+                                              (long long)s->size[0], (long long)s->size[1], width);
+}
+
 /* A queued copy made synchronous: the default stream, then waited for. */
 static int finish(int st, const char *what)
 {
@@ -93,6 +120,11 @@ int pa_cuda__exec_dma(const pa__plan *p, void *dst, const void *src)
 int pa_cuda__exec_2d(const pa__plan *p, void *dst, const void *src)
 {
     return finish(pa_cuda__exec_2d_async(p, dst, src, NULL), "cudaMemcpy2D");
+}
+
+int pa_cuda__exec_3d(const pa__plan *p, void *dst, const void *src)
+{
+    return finish(pa_cuda__exec_3d_async(p, dst, src, NULL), "cudaMemcpy3D");
 }
 
 void pa_cuda__nest_of(const pa__copy_shape *s, int host_side, int dense, pa_cuda__nest *n)

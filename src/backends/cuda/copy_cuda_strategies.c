@@ -6,6 +6,8 @@
  * call; they only have to rank the strategies for one shape.  The strategies:
  *  - cuda_dma: one cudaMemcpy, when both sides are one contiguous run;
  *  - cuda_2d: one cudaMemcpy2D, when the copy is rows of a run common to both sides;
+ *  - cuda_3d: one cudaMemcpy3D, when the copy is slices of such rows (each side's slice a whole number of
+ *    its rows: cudaMemcpy3D's pitched model);
  *  - cuda_permute: dmem -> dmem through the generic permute kernel (permute.cu);
  *  - cuda_stage_permute: the host side is a dense block: DMA it to or from a device staging buffer and
  *    permute on the device;
@@ -136,6 +138,26 @@ static int probe_2d(const pa__copy_shape *s, double *cost, char *why, size_t len
     return 1;
 }
 
+/* ---- cuda_3d ------------------------------------------------------------------------------------------- */
+
+/* One side fits cudaMemcpy3D's pitched model: rows of at least the run, slices a whole number of rows. */
+static int pitched_3d(const pa__copy_shape *s, const int64_t *st)
+{
+    return st[2] == 1 && st[1] >= s->size[2] && st[0] > 0 && st[0] % st[1] == 0 && st[0] / st[1] >= s->size[1] &&
+           pa__bytes(st[1], s->elm) <= INT32_MAX;
+}
+
+static int probe_3d(const pa__copy_shape *s, double *cost, char *why, size_t len)
+{
+    if (!ours(s) || s->nmodes != 3 || !affine(s) || !pitched_3d(s, s->dst_stride) || !pitched_3d(s, s->src_stride))
+        return 0;
+    double rows = (double)s->size[0] * (double)s->size[1], d2d = on_device(s, 1) && on_device(s, 0);
+    *cost = T_CALL + rows * (d2d ? T_ROW_D2D : T_ROW_PCIE) + bytes_of(s) / dma_bw(s);
+    snprintf(why, len, "one cudaMemcpy3D " DIRF " of %lld slices of %lld rows of %lld bytes", DIRA(s),
+             (long long)s->size[0], (long long)s->size[1], (long long)pa__bytes(s->size[2], s->elm));
+    return 1;
+}
+
 /* ---- cuda_permute: dmem -> dmem ----------------------------------------------------------------------- */
 
 static int probe_permute(const pa__copy_shape *s, double *cost, char *why, size_t len)
@@ -213,6 +235,7 @@ static int probe_pipeline(const pa__copy_shape *s, double *cost, char *why, size
 
 static const pa__strategy cuda_dma = {"cuda_dma", probe_dma, pa_cuda__exec_dma, pa_cuda__exec_dma_async};
 static const pa__strategy cuda_2d = {"cuda_2d", probe_2d, pa_cuda__exec_2d, pa_cuda__exec_2d_async};
+static const pa__strategy cuda_3d = {"cuda_3d", probe_3d, pa_cuda__exec_3d, pa_cuda__exec_3d_async};
 static const pa__strategy cuda_permute = {"cuda_permute", probe_permute, pa_cuda__exec_permute,
                                           pa_cuda__exec_permute_async};
 static const pa__strategy cuda_stage_permute = {"cuda_stage_permute", probe_stage_permute,
@@ -221,6 +244,6 @@ static const pa__strategy cuda_stage_pack = {"cuda_stage_pack", probe_stage_pack
 static const pa__strategy cuda_pipeline = {"cuda_pageable_pipeline", probe_pipeline,
                                            pa_cuda__exec_pipeline, NULL};
 
-const pa__strategy *const pa__cuda_strategies[] = {&cuda_dma,           &cuda_2d,         &cuda_permute,
+const pa__strategy *const pa__cuda_strategies[] = {&cuda_dma, &cuda_2d, &cuda_3d, &cuda_permute,
                                                     &cuda_stage_permute, &cuda_stage_pack, &cuda_pipeline,
                                                     NULL};

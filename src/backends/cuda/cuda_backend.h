@@ -91,6 +91,8 @@ void pa_cuda__nest_of(const pa__copy_shape *s, int host_side, int dense, pa_cuda
 
 int pa_cuda__exec_dma(const struct pa__plan *p, void *dst, const void *src);
 int pa_cuda__exec_dma_async(const struct pa__plan *p, void *dst, const void *src, void *stream);
+int pa_cuda__exec_3d(const struct pa__plan *p, void *dst, const void *src);
+int pa_cuda__exec_3d_async(const struct pa__plan *p, void *dst, const void *src, void *stream);
 int pa_cuda__exec_2d_async(const struct pa__plan *p, void *dst, const void *src, void *stream);
 int pa_cuda__exec_permute_async(const struct pa__plan *p, void *dst, const void *src, void *stream);
 int pa_cuda__exec_2d(const struct pa__plan *p, void *dst, const void *src);
