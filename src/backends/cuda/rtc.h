@@ -38,12 +38,13 @@ const void *pa_cuda__image_data(const pa_cuda__image *img, size_t *size);
 /**
  * Compiles (as above, arch 0) and loads the kernel called entry (an extern "C" __global__ function of source)
  * on the current device; later calls with the same source, options and entry on the same device return the
- * same kernel at the cost of a hash and a lookup.
+ * same kernel at the cost of a hash and a lookup.  (Named _get_kernel: C gives typedef and function names one
+ * name space, so it cannot share the name of the type pa_cuda__rtc_kernel.)
  * \return PA_OK and *out; the errors of pa_cuda__rtc_compile; PA_ERR_SYS (the driver refused the module or
  *         has no such entry, with the driver's words).
  */
-int pa_cuda__rtc_kernel(const char *name, const char *source, const char *const *opts, int nopts,
-                        const char *entry, pa_cuda__rtc_kernel **out);
+int pa_cuda__rtc_get_kernel(const char *name, const char *source, const char *const *opts, int nopts,
+                            const char *entry, pa_cuda__rtc_kernel **out);
 
 /**
  * Launches a loaded kernel (cuLaunchKernel) with the kernel's parameter pointers, asynchronously on stream.

@@ -1,0 +1,202 @@
+/*
+ * parray — run-time compiled kernels on a device: the CUDA driver API without linking libcuda.
+ *
+ * The driver's entry points come from the statically linked cudart (cudaGetDriverEntryPointByVersion), which
+ * has already loaded libcuda for its own use, so the driver calls run against the same driver and, once
+ * cudaFree(0) has made the runtime's primary context current on the calling thread, in the same context as
+ * cudart's allocations and streams.  <cuda.h> is included for its types only.
+ *
+ * Modules are loaded once per (image, device) and kernels looked up once per (image, entry, device); both are
+ * kept until exit, so the kernel pointers handed out stay valid.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#include "cuda_backend.h"
+#include "internal.h"
+#include "rtc_internal.h"
+
+struct pa_cuda__rtc_kernel {
+    const pa_cuda__image *img;
+    char *entry;
+    int device;
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction fn;
+    struct pa_cuda__rtc_kernel *next;
+};
+
+static struct {
+    CUresult (*load)(CUmodule *, const void *);
+    CUresult (*get_function)(CUfunction *, CUmodule, const char *);
+    CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                       void **, void **);
+    CUresult (*ctx_current)(CUcontext *);
+    CUresult (*func_attr)(int *, CUfunction_attribute, CUfunction);
+    CUresult (*func_set_attr)(CUfunction, CUfunction_attribute, int);
+    CUresult (*occupancy)(int *, int *, CUfunction, CUoccupancyB2DSize, size_t, int);
+    CUresult (*error_string)(CUresult, const char **);
+} drv;
+
+static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
+static int drv_ok;
+static char drv_why[256];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pa_cuda__rtc_kernel *kernels;
+
+static int entry_point(const char *sym, void **fp)
+{
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    cudaError_t e = cudaGetDriverEntryPointByVersion(sym, fp, 12000, cudaEnableDefault, &q);
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !*fp) {
+        snprintf(drv_why, sizeof drv_why, "the CUDA driver has no entry point %s (CUDA error %d: %s)", sym, (int)e,
+                 cudaGetErrorString(e));
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return 1;
+}
+
+static void drv_load(void)
+{
+    drv_ok = entry_point("cuModuleLoadData", (void **)&drv.load) &&
+             entry_point("cuModuleGetFunction", (void **)&drv.get_function) &&
+             entry_point("cuLaunchKernel", (void **)&drv.launch) &&
+             entry_point("cuCtxGetCurrent", (void **)&drv.ctx_current) &&
+             entry_point("cuFuncGetAttribute", (void **)&drv.func_attr) &&
+             entry_point("cuFuncSetAttribute", (void **)&drv.func_set_attr) &&
+             entry_point("cuOccupancyMaxPotentialBlockSize", (void **)&drv.occupancy) &&
+             entry_point("cuGetErrorString", (void **)&drv.error_string);
+}
+
+/* A GPU, the driver's entry points, and the runtime's primary context current on this thread. */
+static int driver_ready(const char *what, int *device, CUcontext *ctx)
+{
+    int st = pa_cuda__ready(what);
+    cudaError_t e;
+    if (st != PA_OK)
+        return st;
+    pthread_once(&drv_once, drv_load);
+    if (!drv_ok)
+        return pa__err(PA_ERR_NODEV, "%s: %s", what, drv_why);
+    if ((e = cudaGetDevice(device)) != cudaSuccess || (e = cudaFree(NULL)) != cudaSuccess)
+        return pa_cuda__fail(e, "%s: making the device's primary context current", what);
+    if (drv.ctx_current(ctx) != CUDA_SUCCESS || !*ctx)
+        return pa__err(PA_ERR_SYS, "%s: no current CUDA context after cudaFree(0)", what);
+    return PA_OK;
+}
+
+static int drv_fail(CUresult r, const char *what, const char *entry)
+{
+    const char *text = NULL;
+    if (drv.error_string(r, &text) != CUDA_SUCCESS || !text)
+        text = "unknown driver error";
+    int st = r == CUDA_ERROR_OUT_OF_MEMORY ? PA_ERR_NOMEM
+           : (r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_NO_BINARY_FOR_GPU) ? PA_ERR_NODEV
+           : PA_ERR_SYS;
+    return pa__err(st, "%s(%s): CUDA driver error %d: %s", what, entry, (int)r, text);
+}
+
+static pa_cuda__rtc_kernel *find(const pa_cuda__image *img, const char *entry, int device, CUmodule *mod)
+{
+    for (pa_cuda__rtc_kernel *k = kernels; k; k = k->next)
+        if (k->img == img && k->device == device) {
+            *mod = k->mod;
+            if (strcmp(k->entry, entry) == 0)
+                return k;
+        }
+    return NULL;
+}
+
+int pa_cuda__rtc_load(const pa_cuda__image *img, const char *entry, pa_cuda__rtc_kernel **out)
+{
+    int device = 0, st;
+    CUcontext ctx = NULL;
+    CUmodule mod = NULL;
+    CUresult r;
+    pa_cuda__rtc_kernel *k;
+    if ((st = driver_ready("pa_cuda__rtc_load", &device, &ctx)) != PA_OK)
+        return st;
+    pthread_mutex_lock(&lock);
+    if ((k = find(img, entry, device, &mod)) != NULL)
+        goto done;
+    if (!(k = calloc(1, sizeof *k)) || !(k->entry = strdup(entry))) {
+        st = pa__err(PA_ERR_NOMEM, "pa_cuda__rtc_load(%s): out of memory", entry);
+        goto fail;
+    }
+    if (!mod) {
+        if ((r = drv.load(&mod, pa_cuda__image_data(img, NULL))) != CUDA_SUCCESS) {
+            st = drv_fail(r, "cuModuleLoadData", entry);
+            goto fail;
+        }
+        pa_cuda__rtc_count_load();
+    }
+    if ((r = drv.get_function(&k->fn, mod, entry)) != CUDA_SUCCESS) {
+        /* The module stays loaded (other entries may be asked for); it is freed with the context. */
+        st = drv_fail(r, "cuModuleGetFunction", entry);
+        goto fail;
+    }
+    k->img = img;
+    k->device = device;
+    k->ctx = ctx;
+    k->mod = mod;
+    k->next = kernels;
+    kernels = k;
+done:
+    pthread_mutex_unlock(&lock);
+    *out = k;
+    return PA_OK;
+fail:
+    pthread_mutex_unlock(&lock);
+    if (k)
+        free(k->entry);
+    free(k);
+    return st;
+}
+
+int pa_cuda__rtc_get_kernel(const char *name, const char *source, const char *const *opts, int nopts,
+                            const char *entry, pa_cuda__rtc_kernel **out)
+{
+    const pa_cuda__image *img;
+    int st = pa_cuda__rtc_compile(name, source, opts, nopts, 0, &img);
+    return st != PA_OK ? st : pa_cuda__rtc_load(img, entry, out);
+}
+
+int pa_cuda__rtc_launch(const pa_cuda__rtc_kernel *k, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream,
+                        void **params)
+{
+    CUcontext cur = NULL;
+    CUresult r;
+    int device = -1;
+    /* Launches stay cheap when this thread already has the kernel's context current (the common case). */
+    if (drv.ctx_current(&cur) != CUDA_SUCCESS || cur != k->ctx) {
+        if (cudaGetDevice(&device) != cudaSuccess || device != k->device)
+            return pa__err(PA_ERR_INVAL, "pa_cuda__rtc_launch(%s): loaded on GPU %d, current GPU is %d", k->entry,
+                           k->device, device);
+        if (cudaFree(NULL) != cudaSuccess)
+            return pa_cuda__fail(cudaGetLastError(), "pa_cuda__rtc_launch(%s)", k->entry);
+    }
+    if (shmem > 48 * 1024 &&
+        (r = drv.func_set_attr(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shmem)) != CUDA_SUCCESS)
+        return drv_fail(r, "cuFuncSetAttribute", k->entry);
+    r = drv.launch(k->fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shmem, (CUstream)stream,
+                   params, NULL);
+    return r == CUDA_SUCCESS ? PA_OK : drv_fail(r, "cuLaunchKernel", k->entry);
+}
+
+int pa_cuda__rtc_kernel_limits(const pa_cuda__rtc_kernel *k, size_t shmem_per_block, int *max_block,
+                               int *suggested_block)
+{
+    int grid = 0, block = 0, maxb = 0;
+    CUresult r;
+    if ((r = drv.func_attr(&maxb, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn)) != CUDA_SUCCESS)
+        return drv_fail(r, "cuFuncGetAttribute", k->entry);
+    if ((r = drv.occupancy(&grid, &block, k->fn, NULL, shmem_per_block, maxb)) != CUDA_SUCCESS)
+        return drv_fail(r, "cuOccupancyMaxPotentialBlockSize", k->entry);
+    *max_block = maxb;
+    *suggested_block = block > 0 ? block : maxb;
+    return PA_OK;
+}
