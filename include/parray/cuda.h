@@ -104,6 +104,28 @@ PA_API int pa_cuda_for_async(const pa_dthreads *threads, pa_cuda_function fn, vo
  */
 PA_API int pa_cuda_compile(const char *name, const char *source, const char *entry, pa_cuda_function *out);
 
+/**
+ * Maps an element function over a dmem array on the GPU (PARRAY's "for k B(b)" over device memory, listing
+ * 21).  source is CUDA C++ that defines
+ *
+ *     __device__ void fn(pa_elm_t *x, long long k, const void *arg)
+ *
+ * (any name; pa_elm_t is the type's element type), called once for every flat index k of the type with x at
+ * the element's offset, data(k); arg points to a copy of the arg_size bytes given here, in kernel parameter
+ * space.  The kernel is generated with the type's layout as constants, compiled by NVRTC for the current GPU
+ * and cached in memory and on disk (see kernel.h for the cache); it runs on the default stream and the call
+ * waits for it.  Compile errors name the lines of source.
+ * \return PA_OK; PA_ERR_INVAL (NULL); PA_ERR_MTT (not a dmem type); PA_ERR_ELM (no element type);
+ *         PA_ERR_RANGE (arg_size over 2048); PA_ERR_UNSUPPORTED (a layout that needs offset tables);
+ *         PA_ERR_COMPILE (NVRTC's log); PA_ERR_NODEV (no NVRTC or no GPU); PA_ERR_SYS (the kernel failed).
+ */
+PA_API int pa_cuda_map(const pa_type *data, void *ptr, const char *source, const char *fn, const void *arg,
+                       size_t arg_size);
+
+/** pa_cuda_map queued on a stream (a cudaStream_t; NULL the default stream), without waiting. */
+PA_API int pa_cuda_map_async(const pa_type *data, void *ptr, const char *source, const char *fn, const void *arg,
+                             size_t arg_size, void *stream);
+
 #if defined(__CUDACC__)
 /**
  * The launchable function of a __global__ function compiled by nvcc into the calling program (defined inline

@@ -13,6 +13,7 @@
 #include <cuda.h>
 
 #include "cuda_backend.h"
+#include "rtc.h"
 
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                               CUstream, void **, void **);
@@ -86,4 +87,16 @@ int pa__stream_wait(void *stream)
         return stream == NULL ? PA_OK : pa_cuda__ready("a copy on a CUDA stream");
     cudaError_t e = cudaStreamSynchronize((cudaStream_t)stream);
     return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "waiting for stream %p", stream);
+}
+
+int pa_cuda_compile(const char *name, const char *source, const char *entry, pa_cuda_function *out)
+{
+    if (source == NULL || entry == NULL || out == NULL)
+        return pa__err(PA_ERR_INVAL, "pa_cuda_compile: NULL %s", !source ? "source" : !entry ? "entry" : "output");
+    pa_cuda__rtc_kernel *k;
+    int st = pa_cuda__rtc_get_kernel(name ? name : entry, source, NULL, 0, entry, &k);
+    if (st != PA_OK)
+        return st;
+    *out = (pa_cuda_function)pa_cuda__rtc_function(k);
+    return PA_OK;
 }

@@ -49,3 +49,17 @@ int pa__stream_wait(void *stream)
 {
     return stream == NULL ? PA_OK : no_cuda("a copy on a CUDA stream");
 }
+
+int pa_cuda_map(const pa_type *data, void *ptr, const char *source, const char *fn, const void *arg,
+                size_t arg_size)
+{
+    (void)data, (void)ptr, (void)source, (void)fn, (void)arg, (void)arg_size;
+    return no_cuda("pa_cuda_map");
+}
+
+int pa_cuda_map_async(const pa_type *data, void *ptr, const char *source, const char *fn, const void *arg,
+                      size_t arg_size, void *stream)
+{
+    (void)data, (void)ptr, (void)source, (void)fn, (void)arg, (void)arg_size, (void)stream;
+    return no_cuda("pa_cuda_map_async");
+}

@@ -16,6 +16,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "parray/type.h"
+
 /** A compiled image: a cubin for one architecture.  Owned by the cache; valid until the process exits. */
 typedef struct pa_cuda__image pa_cuda__image;
 
@@ -46,11 +48,23 @@ const void *pa_cuda__image_data(const pa_cuda__image *img, size_t *size);
 int pa_cuda__rtc_get_kernel(const char *name, const char *source, const char *const *opts, int nopts,
                             const char *entry, pa_cuda__rtc_kernel **out);
 
+/** The CUfunction of a loaded kernel (for pa_cuda_compile, whose callers launch it with pa_cuda_for). */
+void *pa_cuda__rtc_function(const pa_cuda__rtc_kernel *k);
+
 /**
  * Launches a loaded kernel (cuLaunchKernel) with the kernel's parameter pointers, asynchronously on stream.
  * \return PA_OK or PA_ERR_SYS / PA_ERR_NODEV with the driver's words.
  */
 int pa_cuda__rtc_launch(const pa_cuda__rtc_kernel *k, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream,
                         void **params);
+
+/**
+ * The source of the kernel pa_cuda_map generates for a type with compiled layout l (affine), an element
+ * function fn defined in source, and an argument of words 8-byte words (map_cuda.c).  Entry "pa_map_kernel".
+ * \return the source (the caller frees it), or NULL with PA_ERR_NOMEM set.
+ */
+struct pa__layout;
+char *pa_cuda__map_source(const pa_type *t, const struct pa__layout *l, const char *source, const char *fn,
+                          size_t words);
 
 #endif

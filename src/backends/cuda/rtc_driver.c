@@ -200,3 +200,8 @@ int pa_cuda__rtc_kernel_limits(const pa_cuda__rtc_kernel *k, size_t shmem_per_bl
     *suggested_block = block > 0 ? block : maxb;
     return PA_OK;
 }
+
+void *pa_cuda__rtc_function(const pa_cuda__rtc_kernel *k)
+{
+    return (void *)k->fn;
+}

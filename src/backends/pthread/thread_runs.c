@@ -3,6 +3,8 @@
  * advance by one stride (the innermost mode of the coalesced layout).  map and tile hand whole runs to their
  * inner loops, so a contiguous type costs one offset evaluation per run, not per element.
  */
+#include <string.h>
+
 #include "mem_internal.h"
 #include "thread_internal.h"
 
@@ -62,7 +64,8 @@ int pa__check_host_type(const pa_type *t, const char *what)
         if (ops == NULL || !ops->host_accessible)
             return pa__err(PA_ERR_NODEV, "%s over %s: %s memory cannot be mapped on the CPU%s%s", what,
                            pa_type_name(t), mtt, pa__mem_missing(mtt) ? ": " : "",
-                           pa__mem_missing(mtt) ? pa__mem_missing(mtt) : "");
+                           pa__mem_missing(mtt) ? pa__mem_missing(mtt)
+                           : strcmp(mtt, "dmem") == 0 ? " (pa_cuda_map runs CUDA source over dmem arrays)" : "");
     }
     if (pa_elm_size(t) == 0)
         return pa__err(PA_ERR_ELM, "%s over %s: the type has no element type (declare e.g. \"paged float [n]\")",

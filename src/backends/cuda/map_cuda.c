@@ -1,0 +1,146 @@
+/*
+ * parray — for over a dmem data type (the manual's listing 21): an element function given as CUDA source,
+ * compiled by NVRTC into a kernel that visits every element of the array through the type's offsets.
+ *
+ * The generated kernel has the type's layout baked in as constants (each mode's size and stride), so the
+ * compiler turns the index arithmetic into multiplications and shifts, and a contiguous type costs nothing
+ * over a hand-written kernel.  Each (layout, element type, function source, argument size) is its own
+ * kernel; the run-time compiler caches it in memory and on disk, so only the first map of a new layout pays
+ * for a compile.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_backend.h"
+#include "rtc.h"
+
+/* The C++ type the kernel gives the elements: the declared name where CUDA knows it, else a struct of bytes. */
+static void elm_decl(const pa_type *t, char *buf, size_t len)
+{
+    static const char *const same[] = {"char", "signed char", "unsigned char", "bool", "short", "unsigned short",
+                                       "int", "unsigned", "unsigned int", "float", "long", "unsigned long",
+                                       "long long", "unsigned long long", "double", "float2", "int2", "float4",
+                                       "double2", "int4"};
+    static const char *const fixed[][2] = {{"int8_t", "signed char"}, {"uint8_t", "unsigned char"},
+                                           {"int16_t", "short"}, {"uint16_t", "unsigned short"},
+                                           {"int32_t", "int"}, {"uint32_t", "unsigned"}, {"int64_t", "long long"},
+                                           {"uint64_t", "unsigned long long"}, {"size_t", "unsigned long long"}};
+    const char *e = pa_elm(t);
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+        if (strcmp(e, same[i]) == 0) {
+            snprintf(buf, len, "typedef %s pa_elm_t;", e);
+            return;
+        }
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (strcmp(e, fixed[i][0]) == 0) {
+            snprintf(buf, len, "typedef %s pa_elm_t;", fixed[i][1]);
+            return;
+        }
+    size_t n = pa_elm_size(t), a = n % 16 == 0 ? 16 : n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
+    snprintf(buf, len, "struct __align__(%zu) pa_elm_t { unsigned char b[%zu]; };", a, n);
+}
+
+/* The offset of k through the layout, as C++ statements over the constants. */
+static void offset_code(const pa__layout *l, char *buf, size_t len)
+{
+    size_t at = (size_t)snprintf(buf, len, "long long q = k, off = %lldLL;", (long long)l->base);
+    for (int m = l->nmodes - 1; m >= 0 && at < len; m--) {
+        long long size = l->modes[m].size, stride = l->modes[m].stride;
+        if (m == 0)
+            at += (size_t)snprintf(buf + at, len - at, " off += q * %lldLL;", stride);
+        else
+            at += (size_t)snprintf(buf + at, len - at, " off += (q %% %lldLL) * %lldLL; q /= %lldLL;", size, stride,
+                                   size);
+    }
+}
+
+static const char kernel_fmt[] =
+    "%s\n"
+    "#line 1 \"%s\"\n"
+    "%s\n"
+    "#line 1 \"parray map kernel\"\n"
+    "struct pa_map_arg { unsigned long long w[%zu]; };\n"
+    "extern \"C\" __global__ void pa_map_kernel(char *base, long long n, pa_map_arg arg)\n"
+    "{\n"
+    "    long long step = (long long)gridDim.x * blockDim.x;\n"
+    "    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += step) {\n"
+    "        %s\n"
+    "        %s(reinterpret_cast<pa_elm_t *>(base) + off, k, (const void *)&arg);\n"
+    "    }\n"
+    "}\n";
+
+char *pa_cuda__map_source(const pa_type *t, const pa__layout *l, const char *source, const char *fn, size_t words)
+{
+    char elm[128], off[PA__MAX_MODES * 96 + 64];
+    elm_decl(t, elm, sizeof elm);
+    offset_code(l, off, sizeof off);
+    size_t len = sizeof kernel_fmt + strlen(elm) + strlen(source) + strlen(off) + 2 * strlen(fn) + 64;
+    char *src = malloc(len);
+    if (src == NULL) {
+        pa__err(PA_ERR_NOMEM, "pa_cuda_map(%s): %zu bytes of kernel source", pa_type_name(t), len);
+        return NULL;
+    }
+    snprintf(src, len, kernel_fmt, elm, fn, source, words, off, fn);
+    return src;
+}
+
+/* The kernel of one map: its source made and compiled (or found in the caches). */
+static int map_kernel(const pa_type *t, const pa__layout *l, const char *source, const char *fn, size_t words,
+                      pa_cuda__rtc_kernel **out)
+{
+    char *src = pa_cuda__map_source(t, l, source, fn, words);
+    if (src == NULL)
+        return PA_ERR_NOMEM;
+    char label[96];
+    snprintf(label, sizeof label, "pa_cuda_map(%s, %s)", pa_type_name(t), fn);
+    int st = pa_cuda__rtc_get_kernel(label, src, NULL, 0, "pa_map_kernel", out);
+    free(src);
+    return st;
+}
+
+int pa_cuda_map_async(const pa_type *data, void *ptr, const char *source, const char *fn, const void *arg,
+                      size_t arg_size, void *stream)
+{
+    if (data == NULL || ptr == NULL || source == NULL || fn == NULL || (arg == NULL && arg_size > 0))
+        return pa__err(PA_ERR_INVAL, "pa_cuda_map: NULL %s", !data ? "type" : !ptr ? "array" : !source ? "source"
+                                                           : !fn ? "function name" : "argument");
+    if (strcmp(pa_mtt(data), "dmem") != 0)
+        return pa__err(PA_ERR_MTT, "pa_cuda_map(%s): the type's memory is %s; pa_cuda_map runs over dmem arrays "
+                       "(pa_map runs over host memory)", pa_type_name(data), pa_mtt(data));
+    if (pa_elm_size(data) == 0)
+        return pa__err(PA_ERR_ELM, "pa_cuda_map(%s): the type has no element type", pa_type_name(data));
+    if (arg_size > 2048)
+        return pa__err(PA_ERR_RANGE, "pa_cuda_map(%s): an argument of %zu bytes; kernel parameters hold at most "
+                       "2048 here", pa_type_name(data), arg_size);
+    const pa__layout *l = pa__type_layout(data);
+    if (l == NULL)
+        return pa__err_wrap(PA_ERR_UNSUPPORTED, "pa_cuda_map(%s)", pa_type_name(data));
+    if (!l->affine)
+        return pa__err(PA_ERR_UNSUPPORTED, "pa_cuda_map(%s): the layout needs offset tables (func or a wrap); "
+                       "maps on the GPU take affine layouts", pa_type_name(data));
+    size_t words = arg_size == 0 ? 1 : (arg_size + 7) / 8;
+    pa_cuda__rtc_kernel *k;
+    int st = map_kernel(data, l, source, fn, words, &k);
+    if (st != PA_OK)
+        return st;
+    unsigned long long a[256];
+    memset(a, 0, words * 8);
+    if (arg_size)
+        memcpy(a, arg, arg_size);
+    long long n = l->size;
+    int64_t blocks = (n + 255) / 256;
+    dim3 grid = {(unsigned)(blocks < (1 << 20) ? (blocks > 0 ? blocks : 1) : (1 << 20)), 1, 1}, block = {256, 1, 1};
+    void *params[] = {&ptr, &n, a};
+    return n == 0 ? PA_OK : pa_cuda__rtc_launch(k, grid, block, 0, (cudaStream_t)stream, params);
+}
+
+int pa_cuda_map(const pa_type *data, void *ptr, const char *source, const char *fn, const void *arg,
+                size_t arg_size)
+{
+    int st = pa_cuda_map_async(data, ptr, source, fn, arg, arg_size, NULL);
+    if (st != PA_OK)
+        return st;
+    cudaError_t e = cudaStreamSynchronize(NULL);
+    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "pa_cuda_map(%s, %s): the kernel", pa_type_name(data), fn);
+}
