@@ -294,6 +294,102 @@ START_TEST(copy_3d_windows)
 }
 END_TEST
 
+/*
+ * pa_cuda_map over dmem: listing 21's increment over a plain type, an affine map with an argument over a
+ * transposed window (only its elements change, each by its own k), float4 elements; all checked on the host.
+ */
+START_TEST(map_dmem)
+{
+    pa_scope *s;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_declare(s, "H", "paged int [[64][96]]"));
+    PA_CK_OK(pa_declare(s, "D", "dmem int [[64][96]]"));
+    PA_CK_OK(pa_declare(s, "W", "dmem int [[40 # disp(5) # D_1][30 # disp(7) # D_0]]"));
+    const pa_type *H = pa_type_get(s, "H"), *D = pa_type_get(s, "D"), *W = pa_type_get(s, "W");
+    int *h = pa_create(H), *want = pa_create(H), *d = pa_create(D);
+    ck_assert_msg(h && want && d, "%s", pa_last_error());
+    pa_rng rng = {pa_test_seed("map dmem")};
+    for (int64_t i = 0; i < pa_size(H); i++)
+        h[i] = want[i] = (int)(pa_rng_next(&rng) % 100000);
+    PA_CK_OK(pa_copy(D, d, H, h));
+    PA_CK_OK(pa_cuda_map(D, d, "__device__ void inc(int *x, long long k, const void *a) { *x += 1; }", "inc",
+                         NULL, 0));
+    struct { int mul, add; } arg = {3, -7};
+    PA_CK_OK(pa_cuda_map(W, d,
+                         "struct ab { int mul, add; };\n"
+                         "__device__ void f(pa_elm_t *x, long long k, const void *a)\n"
+                         "{ const ab *p = (const ab *)a; *x = *x * p->mul + p->add + (int)k; }\n",
+                         "f", &arg, sizeof arg));
+    PA_CK_OK(pa_copy(H, h, D, d));
+    for (int64_t i = 0; i < pa_size(H); i++)
+        want[i] += 1;
+    for (int64_t k = 0; k < pa_size(W); k++) {
+        int64_t o = pa__offset_walk(W, k);
+        want[o] = want[o] * 3 - 7 + (int)k;
+    }
+    for (int64_t i = 0; i < pa_size(H); i++)
+        ck_assert_msg(h[i] == want[i], "element %lld: %d, want %d", (long long)i, h[i], want[i]);
+    /* float4 elements through the struct the element name gives. */
+    const pa_type *F = pa_type_parse(s, "dmem float4 [1000]"), *FH = pa_type_parse(s, "paged float4 [1000]");
+    float *fd = pa_create(F), *fh = pa_create(FH);
+    for (int i = 0; i < 4000; i++)
+        fh[i] = (float)i;
+    PA_CK_OK(pa_copy(F, fd, FH, fh));
+    PA_CK_OK(pa_cuda_map(F, fd, "__device__ void g(float4 *v, long long k, const void *a) { v->w = v->x + k; }",
+                         "g", NULL, 0));
+    PA_CK_OK(pa_copy(FH, fh, F, fd));
+    for (int i = 0; i < 1000; i++)
+        ck_assert_msg(fh[4 * i + 3] == (float)(4 * i) + (float)i && fh[4 * i + 2] == (float)(4 * i + 2), "%d", i);
+    /* A compile error names the user's line. */
+    PA_CK_ERR(pa_cuda_map(D, d, "__device__ void h(int *x, long long k, const void *a)\n{\n  *x = nope;\n}\n",
+                          "h", NULL, 0), PA_ERR_COMPILE);
+    ck_assert_msg(strstr(pa_last_error(), "nope"), "%s", pa_last_error());
+    pa_destroy(H, h), pa_destroy(H, want), pa_destroy(D, d), pa_destroy(F, fd), pa_destroy(FH, fh);
+    pa_scope_destroy(s);
+}
+END_TEST
+
+/* pa_cuda_compile: a user kernel from source (listing 39's shape: types with parameters bound on the host). */
+START_TEST(compiled_kernel)
+{
+    pa_scope *s;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_declare(s, "FROM", "<int n> dmem float [[n][n]]"));
+    PA_CK_OK(pa_declare(s, "TO", "<int n> dmem float [[#FROM_1<n>][#FROM_0<n>]]"));
+    PA_CK_OK(pa_declare(s, "HF", "<int n> paged float [[n][n]]"));
+    const pa_type *from = pa_type_get(s, "FROM<300>"), *to = pa_type_get(s, "TO<300>");
+    const pa_type *hf = pa_type_get(s, "HF<300>"), *c = pa_type_parse(s, "cuda [90000]");
+    ck_assert_msg(from && to && hf && c, "%s", pa_last_error());
+    pa_cuda_function fn;
+    PA_CK_OK(pa_cuda_compile("foo", "#include <parray/device.h>\n"
+                             "extern \"C\" __global__ void foo(pa_dthreads th, float *a, pa_dtype ta,\n"
+                             "                                 const float *b, pa_dtype tb)\n"
+                             "{\n"
+                             "    long long k = pa_dev_tid(&th);\n"
+                             "    if (k < th.n) a[pa_dev_offset(&ta, k)] = b[pa_dev_offset(&tb, k)];\n"
+                             "}\n", "foo", &fn));
+    float *a = pa_create(to), *b = pa_create(from), *hb = pa_create(hf), *ha = pa_create(hf);
+    for (int i = 0; i < 90000; i++)
+        hb[i] = (float)i, ha[i] = -1.0f;
+    PA_CK_OK(pa_copy(from, b, hf, hb));
+    PA_CK_OK(pa_copy(from, a, hf, ha));
+    pa_dthreads th;
+    pa_dtype ta, tb;
+    PA_CK_OK(pa_cuda_threads(c, 0, &th));
+    PA_CK_OK(pa_cuda_dtype(to, &ta));
+    PA_CK_OK(pa_cuda_dtype(from, &tb));
+    void *params[] = {&th, &a, &ta, &b, &tb};
+    PA_CK_OK(pa_cuda_for(&th, fn, params, 0));
+    PA_CK_OK(pa_copy(hf, ha, to, a));
+    for (int64_t k = 0; k < 90000; k++)
+        ck_assert_int_eq((int)ha[pa__offset_walk(to, k)], (int)hb[pa__offset_walk(from, k)]);
+    PA_CK_ERR(pa_cuda_compile("bad", "extern \"C\" __global__ void x() { y; }", "x", &fn), PA_ERR_COMPILE);
+    PA_CK_ERR(pa_cuda_compile("noentry", "extern \"C\" __global__ void x() { }", "zz", &fn), PA_ERR_SYS);
+    pa_destroy(to, a), pa_destroy(from, b), pa_destroy(hf, hb), pa_destroy(hf, ha);
+    pa_scope_destroy(s);
+}
+END_TEST
+
 /* Whether a GPU is present, asked in a child process (see test_cuda_copy.c). */
 static int gpu_present(void)
 {
@@ -317,9 +413,14 @@ int main(void)
     tcase_add_test(tc, listing25_transposition);
     tcase_add_test(tc, random_pool);
     tcase_add_test(tc, thread_ids);
+    tcase_add_test(tc, map_dmem);
+    tcase_add_test(tc, compiled_kernel);
     tcase_add_test(tc, async_copies);
     tcase_add_test(tc, copy_3d_windows);
-    tcase_add_test(tc, kernel_fault_is_an_error);
     suite_add_tcase(s, tc);
+    /* Its own case, so that a run under compute-sanitizer can leave it out (CK_RUN_CASE=for). */
+    TCase *faults = tcase_create("faults");
+    tcase_add_test(faults, kernel_fault_is_an_error);
+    suite_add_tcase(s, faults);
     return pa_test_run(s);
 }
