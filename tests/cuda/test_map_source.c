@@ -69,7 +69,11 @@ START_TEST(element_types_and_layouts)
         free(compile(s, decls[i], fn_src, 1 + i % 3, PA_OK));
     /* The transposition's layout is in the source as constants: strides 1 and 200 over sizes 200 and 300. */
     char *code = compile(s, "dmem float [[#A_1][#A_0]]", fn_src, 1, PA_OK);
-    ck_assert_msg(strstr(code, "% 300LL) * 200LL") && strstr(code, "q * 1LL"), "%s", code);
+    ck_assert_msg(strstr(code, "int q = k") && strstr(code, "% 300) * 200") && strstr(code, "q * 1;"), "%s", code);
+    free(code);
+    /* Past 2^31 elements the index arithmetic is 64-bit. */
+    code = compile(s, "dmem char [3000000000]", fn_src, 1, PA_OK);
+    ck_assert_msg(strstr(code, "long long q = k"), "%s", code);
     free(code);
     pa_scope_destroy(s);
 }

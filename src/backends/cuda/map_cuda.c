@@ -8,6 +8,7 @@
  * kernel; the run-time compiler caches it in memory and on disk, so only the first map of a new layout pays
  * for a compile.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,18 +42,26 @@ static void elm_decl(const pa_type *t, char *buf, size_t len)
     snprintf(buf, len, "struct __align__(%zu) pa_elm_t { unsigned char b[%zu]; };", a, n);
 }
 
-/* The offset of k through the layout, as C++ statements over the constants. */
-static void offset_code(const pa__layout *l, char *buf, size_t len)
+/* The offset of k through the layout, as C++ statements over the constants, in index type idx. */
+static void offset_code(const pa__layout *l, const char *idx, char *buf, size_t len)
 {
-    size_t at = (size_t)snprintf(buf, len, "long long q = k, off = %lldLL;", (long long)l->base);
+    const char *sfx = strcmp(idx, "int") == 0 ? "" : "LL";
+    size_t at = (size_t)snprintf(buf, len, "%s q = k, off = %lld%s;", idx, (long long)l->base, sfx);
     for (int m = l->nmodes - 1; m >= 0 && at < len; m--) {
         long long size = l->modes[m].size, stride = l->modes[m].stride;
         if (m == 0)
-            at += (size_t)snprintf(buf + at, len - at, " off += q * %lldLL;", stride);
+            at += (size_t)snprintf(buf + at, len - at, " off += q * %lld%s;", stride, sfx);
         else
-            at += (size_t)snprintf(buf + at, len - at, " off += (q %% %lldLL) * %lldLL; q /= %lldLL;", size, stride,
-                                   size);
+            at += (size_t)snprintf(buf + at, len - at, " off += (q %% %lld%s) * %lld%s; q /= %lld%s;", size, sfx,
+                                   stride, sfx, size, sfx);
     }
+}
+
+/* 32-bit index arithmetic when every index and offset fits (cheaper divisions by the mode sizes). */
+static const char *index_type(const pa__layout *l)
+{
+    return l->size <= INT32_MAX && l->max_off <= INT32_MAX && l->min_off >= -(int64_t)INT32_MAX ? "int"
+                                                                                               : "long long";
 }
 
 static const char kernel_fmt[] =
@@ -61,10 +70,10 @@ static const char kernel_fmt[] =
     "%s\n"
     "#line 1 \"parray map kernel\"\n"
     "struct pa_map_arg { unsigned long long w[%zu]; };\n"
-    "extern \"C\" __global__ void pa_map_kernel(char *base, long long n, pa_map_arg arg)\n"
+    "extern \"C\" __global__ void __launch_bounds__(256) pa_map_kernel(char *base, long long n, pa_map_arg arg)\n"
     "{\n"
-    "    long long step = (long long)gridDim.x * blockDim.x;\n"
-    "    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += step) {\n"
+    "    %s k = (%s)blockIdx.x * 256 + (%s)threadIdx.x;\n"
+    "    if (k < n) {\n"
     "        %s\n"
     "        %s(reinterpret_cast<pa_elm_t *>(base) + off, k, (const void *)&arg);\n"
     "    }\n"
@@ -73,15 +82,16 @@ static const char kernel_fmt[] =
 char *pa_cuda__map_source(const pa_type *t, const pa__layout *l, const char *source, const char *fn, size_t words)
 {
     char elm[128], off[PA__MAX_MODES * 96 + 64];
+    const char *idx = index_type(l);
     elm_decl(t, elm, sizeof elm);
-    offset_code(l, off, sizeof off);
-    size_t len = sizeof kernel_fmt + strlen(elm) + strlen(source) + strlen(off) + 2 * strlen(fn) + 64;
+    offset_code(l, idx, off, sizeof off);
+    size_t len = sizeof kernel_fmt + strlen(elm) + strlen(source) + strlen(off) + 2 * strlen(fn) + 96;
     char *src = malloc(len);
     if (src == NULL) {
         pa__err(PA_ERR_NOMEM, "pa_cuda_map(%s): %zu bytes of kernel source", pa_type_name(t), len);
         return NULL;
     }
-    snprintf(src, len, kernel_fmt, elm, fn, source, words, off, fn);
+    snprintf(src, len, kernel_fmt, elm, fn, source, words, idx, idx, idx, off, fn);
     return src;
 }
 
@@ -129,8 +139,11 @@ int pa_cuda_map_async(const pa_type *data, void *ptr, const char *source, const 
     if (arg_size)
         memcpy(a, arg, arg_size);
     long long n = l->size;
-    int64_t blocks = (n + 255) / 256;
-    dim3 grid = {(unsigned)(blocks < (1 << 20) ? (blocks > 0 ? blocks : 1) : (1 << 20)), 1, 1}, block = {256, 1, 1};
+    int64_t blocks = (n + 255) / 256;   /* one thread per element */
+    if (blocks > INT32_MAX)
+        return pa__err(PA_ERR_RANGE, "pa_cuda_map(%s): %lld elements, more than one grid of blocks of 256 holds",
+                       pa_type_name(data), n);
+    dim3 grid = {(unsigned)blocks, 1, 1}, block = {256, 1, 1};
     void *params[] = {&ptr, &n, a};
     return n == 0 ? PA_OK : pa_cuda__rtc_launch(k, grid, block, 0, (cudaStream_t)stream, params);
 }
