@@ -36,6 +36,13 @@ typedef struct call {
     pa__plc_ctl ctl;
 } call;
 
+/* Device to host on the calling thread's stream (not the legacy stream, which would wait for other threads). */
+static cudaError_t d2h(void *dst, const void *src, size_t n)
+{
+    cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, STREAM);
+    return e == cudaSuccess ? cudaStreamSynchronize(STREAM) : e;
+}
+
 static int is_device(const void *p)
 {
     struct cudaPointerAttributes a;
@@ -78,7 +85,7 @@ static int matrix_arg(call *c, int i, const pa__plc_tspec *t)
     if (!m)
         return pa__err(PA_ERR_PARAM, "%s: argument %d: NULL matrix", c->k->name, i + 1);
     int dev = is_device(m);
-    if (dev && cudaMemcpy(&h, m, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess)
+    if (dev && d2h(&h, m, sizeof h) != cudaSuccess)
         return pa_cuda__fail(cudaGetLastError(), "%s: argument %d: reading the matrix header", c->k->name, i + 1);
     if (!dev)
         h = *m;
@@ -161,9 +168,7 @@ static int launch_all(call *c, pa_cuda__rtc_kernel *const kerns[PA__PLC_NBLOCKS]
         if ((st = pa_cuda__rtc_launch(kerns[b], grid, block, l->shmem, STREAM, params)) != PA_OK)
             return pa__err_wrap(st, "%s: #plcuda_%s kernel", c->k->name, pa__plc_stage_names[b]);
     }
-    cudaError_t e = cudaMemcpyAsync(&c->ctl, ctl, sizeof c->ctl, cudaMemcpyDeviceToHost, STREAM);
-    if (e == cudaSuccess)
-        e = cudaStreamSynchronize(STREAM);
+    cudaError_t e = d2h(&c->ctl, ctl, sizeof c->ctl);
     return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "%s: running the kernels", c->k->name);
 }
 
@@ -189,7 +194,7 @@ static int var_result(call *c, void *ret)
         pa_matrix h;
         if (end - v < sizeof h)
             return pa__err(PA_ERR_KERNEL, "%s: the result matrix's header overruns the results buffer", k->name);
-        if ((e = cudaMemcpy(&h, (void *)(uintptr_t)v, sizeof h, cudaMemcpyDeviceToHost)) != cudaSuccess)
+        if ((e = d2h(&h, (void *)(uintptr_t)v, sizeof h)) != cudaSuccess)
             return pa_cuda__fail(e, "%s: reading the result matrix", k->name);
         n = pa_matrix_rawsize(h.elm, h.height, h.width);
         if (pa_matrix_validate(&h, n ? n : sizeof h) != PA_OK || h.elm != k->sig.ret.scalar->matrix_elm)
@@ -200,7 +205,7 @@ static int var_result(call *c, void *ret)
                        (unsigned long long)n);
     if (!(host = malloc(n ? n : 1)))
         return pa__err(PA_ERR_NOMEM, "%s: %llu bytes for the result", k->name, (unsigned long long)n);
-    if (n && (e = cudaMemcpy(host, (void *)(uintptr_t)v, n, cudaMemcpyDeviceToHost)) != cudaSuccess) {
+    if (n && (e = d2h(host, (void *)(uintptr_t)v, n)) != cudaSuccess) {
         free(host);
         return pa_cuda__fail(e, "%s: reading the result", k->name);
     }
@@ -215,7 +220,7 @@ static int copy_back(call *c)
 {
     for (int i = 0; i < c->nargs; i++)
         if (c->k->sig.args[i].inout && c->s[i].bytes) {
-            cudaError_t e = cudaMemcpy((void *)c->args[i].ptr, c->s[i].dptr, c->s[i].bytes, cudaMemcpyDeviceToHost);
+            cudaError_t e = d2h((void *)c->args[i].ptr, c->s[i].dptr, c->s[i].bytes);
             if (e != cudaSuccess)
                 return pa_cuda__fail(e, "%s: argument %d back to the host", c->k->name, i + 1);
         }
