@@ -197,8 +197,11 @@ static int var_result(call *c, void *ret)
         if ((e = d2h(&h, (void *)(uintptr_t)v, sizeof h)) != cudaSuccess)
             return pa_cuda__fail(e, "%s: reading the result matrix", k->name);
         n = pa_matrix_rawsize(h.elm, h.height, h.width);
-        if (pa_matrix_validate(&h, n ? n : sizeof h) != PA_OK || h.elm != k->sig.ret.scalar->matrix_elm)
+        if (pa_matrix_validate(&h, n ? n : sizeof h) != PA_OK)
             return pa__err_wrap(PA_ERR_KERNEL, "%s: the result is not a matrix %s", k->name, k->sig.ret.scalar->name);
+        if (h.elm != k->sig.ret.scalar->matrix_elm)
+            return pa__err(PA_ERR_KERNEL, "%s: the result matrix has element type %d, the signature says matrix %s",
+                           k->name, h.elm, k->sig.ret.scalar->name);
     }
     if (n > end - v)
         return pa__err(PA_ERR_KERNEL, "%s: the result (%llu bytes) overruns the results buffer", k->name,
