@@ -18,7 +18,8 @@
  * #plcuda_working_bufsz (constant or callback: bytes of the results and working buffers, default 0),
  * #plcuda_sanity_check <callback> (run before the launch; 0 rejects the arguments), #plcuda_cpu_fallback
  * <callback> (run instead when the kernel asks for a recheck on the CPU) and #plcuda_include "<name>" (a device
- * library: "math" — arithmetic with overflow checks, "matrix" — matrix access, "device" — <parray/device.h>;
+ * library: "math" — arithmetic with overflow checks, "matrix" — matrix access, "tile" — grid-stride loops, block
+ * reductions and shared-memory tiles, "device" — <parray/device.h>;
  * PG-Strom's "cuda_mathlib.h" and "cuda_matrix.h" are accepted as math and matrix).
  *
  * The signature is C-like: "ret (arg, arg, ...)".  Scalars: char, signed char, unsigned char, short,

@@ -99,6 +99,29 @@ START_TEST(test_full_cubin)
 }
 END_TEST
 
+START_TEST(test_tile_cubin)
+{
+    pa_kernel *k;
+    const char *src = "#plcuda_include \"tile\"\n"
+                      "#plcuda_begin\n"
+                      "#plcuda_num_threads 4096\n"
+                      "#plcuda_kernel_maxthreads\n"
+                      "#plcuda_shmem_blocksz 8192\n"
+                      "  extern __shared__ float shm[];\n"
+                      "  float acc = 0;\n"
+                      "  PA_FOR_EACH(i, arg1_len) acc += arg1[i];\n"
+                      "  float s = pa_block_sum(acc, shm), m = pa_block_max(acc, shm), n = pa_block_min(acc, shm);\n"
+                      "  pa_tile_load(shm, arg1, 64, 64, 64, 0, 0, 32, 32);\n"
+                      "  pa_tile_store(shm, arg2, 64, 64, 64, 0, 0, 32, 32);\n"
+                      "  if (threadIdx.x == 0) atomicAdd(retval, s + m - n);\n"
+                      "#plcuda_end\n";
+    PA_CK_OK(pa_kernel_create("tiled", "float (const float[], inout float[])", src, NULL, 0, &k));
+    int st = pa_kernel_compile(k, 90);
+    ck_assert_msg(st == PA_OK, "%s", pa_last_error());
+    pa_kernel_destroy(k);
+}
+END_TEST
+
 START_TEST(test_compile_error_lines)
 {
     pa_kernel *k;
@@ -141,6 +164,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_gpu_add_cubin);
     tcase_add_test(tc, test_full_cubin);
+    tcase_add_test(tc, test_tile_cubin);
     tcase_add_test(tc, test_compile_error_lines);
     tcase_add_test(tc, test_no_gpu);
     suite_add_tcase(s, tc);

@@ -1,8 +1,8 @@
 /*
  * PL/CUDA functions on a GPU: the manual's gpu_add(100, 200) = 300 (and its overflow check), a variable-length
  * matrix result, prep → main → post ordering through the working buffer, a kernel raising an error status, the
- * CPU fallback, arrays in and out (host and dmem), a "bytes" result, the sanity check, the explanation, and
- * concurrent calls from several host threads.  Without a GPU the suite exits 77 (skipped).
+ * CPU fallback, arrays in and out (host and dmem), a "bytes" result, the sanity check, the explanation, a
+ * block reduction through dynamic shared memory, and concurrent calls from several host threads.  Without a GPU the suite exits 77 (skipped).
  */
 #include <limits.h>
 #include <pthread.h>
@@ -317,6 +317,46 @@ START_TEST(test_bytes_result)
 }
 END_TEST
 
+static int64_t count_of_arg1(const pa_arg *args, int nargs, void *ret, void *ctx)
+{
+    (void)nargs, (void)ret, (void)ctx;
+    return args[0].count;
+}
+
+/* A reduction over blocks of the kernel's largest size, through dynamic shared memory per thread. */
+START_TEST(test_block_sum)
+{
+    static const pa_kernel_func f[] = {{"count_of_arg1", count_of_arg1, NULL}};
+    const char *src = "#plcuda_include \"tile\"\n"
+                      "#plcuda_begin\n"
+                      "#plcuda_num_threads count_of_arg1\n"
+                      "#plcuda_kernel_maxthreads\n"
+                      "#plcuda_shmem_unitsz 8\n"
+                      "  extern __shared__ double shm[];\n"
+                      "  long i = get_global_id();\n"
+                      "  double s = pa_block_sum(i < arg1_len ? (double)arg1[i] : 0.0, shm);\n"
+                      "  if (threadIdx.x == 0) atomicAdd(retval, s);\n"
+                      "#plcuda_end\n";
+    pa_kernel *k = make("block_sum", "double (const float[])", src, f, 1);
+    enum { N = 100003 };
+    float *x = malloc(N * sizeof *x);
+    double want = 0, got = 0;
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(i % 7);
+        want += i % 7;
+    }
+    pa_arg args[] = {PA_ARG_N(x, N)};
+    PA_CK_OK(pa_kernel_call(k, args, 1, &got));
+    ck_assert_msg(got == want, "%g != %g", got, want);
+    char buf[512];
+    ck_assert(pa_kernel_explain(k, args, 1, buf, sizeof buf) > 0);
+    ck_assert_msg(strstr(buf, "begin: 100003 threads = 98 blocks x 1024 threads (#plcuda_kernel_maxthreads: the "
+                              "kernel's limit), shared memory 8192 bytes/block"), "%s", buf);
+    free(x);
+    pa_kernel_destroy(k);
+}
+END_TEST
+
 typedef struct worker {
     pa_kernel *k;
     int id, failures;
@@ -373,6 +413,7 @@ int main(void)
     tcase_add_test(tc, test_cpu_fallback);
     tcase_add_test(tc, test_arrays);
     tcase_add_test(tc, test_bytes_result);
+    tcase_add_test(tc, test_block_sum);
     tcase_add_test(tc, test_concurrent);
     suite_add_tcase(s, tc);
     return pa_test_run(s);

@@ -21,7 +21,7 @@ const char *const pa__plc_value_names[PA__PLC_NSTAGEVALS] = {"num_threads", "shm
 static const struct { const char *name, *header; } includes[] = {
     {"math", "parray/plcuda/math.h"},     {"cuda_mathlib.h", "parray/plcuda/math.h"},
     {"matrix", "parray/plcuda/matrix.h"}, {"cuda_matrix.h", "parray/plcuda/matrix.h"},
-    {"device", "parray/device.h"},
+    {"tile", "parray/plcuda/tile.h"},     {"device", "parray/device.h"},
 };
 
 typedef struct reader {
@@ -148,7 +148,7 @@ static int read_include(reader *r, const char *p, const char *end)
             o->include[o->ninclude++] = includes[i].header;
             return PA_OK;
         }
-    return fail(r, PA_ERR_PARSE, "unknown library (known: \"math\", \"matrix\", \"device\"; PG-Strom's "
+    return fail(r, PA_ERR_PARSE, "unknown library (known: \"math\", \"matrix\", \"tile\", \"device\"; PG-Strom's "
                                  "\"cuda_mathlib.h\", \"cuda_matrix.h\")");
 }
 
