@@ -12,6 +12,8 @@
 #include "tile.h"
 #include "topology.h"
 #include "cuda.h"
+#include "matrix.h"
+#include "kernel.h"
 
 #define PA_VERSION_MAJOR 0
 #define PA_VERSION_MINOR 1

@@ -4,6 +4,7 @@
  * rewritten, an unwritable cache directory does not fail a compilation, and compile errors carry NVRTC's log.
  * Every test uses its own temporary PA_KERNEL_CACHE.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +219,43 @@ START_TEST(test_no_gpu_arch0)
 }
 END_TEST
 
+/* Several threads asking for the same new compilation at once all get the one image the cache kept. */
+typedef struct job {
+    const char *src;
+    const pa_cuda__image *img;
+    int st;
+} job;
+
+static void *compile_job(void *p)
+{
+    job *j = p;
+    j->st = pa_cuda__rtc_compile("race", j->src, NULL, 0, 90, &j->img);
+    return NULL;
+}
+
+START_TEST(test_concurrent_compiles)
+{
+    enum { T = 4 };
+    pthread_t th[T];
+    job jobs[T];
+    const char *src = "extern \"C\" __global__ void race(int *p) { p[0] = 42; }\n";
+    for (int t = 0; t < T; t++) {
+        jobs[t] = (job){src, NULL, -1};
+        ck_assert_int_eq(pthread_create(&th[t], NULL, compile_job, &jobs[t]), 0);
+    }
+    for (int t = 0; t < T; t++)
+        pthread_join(th[t], NULL);
+    for (int t = 0; t < T; t++) {
+        ck_assert_int_eq(jobs[t].st, PA_OK);
+        ck_assert_ptr_eq(jobs[t].img, jobs[0].img);
+    }
+    /* Only finished cache files remain: no temporary left behind. */
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s' | grep -v '\\.pakc$')\"", cache_dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cuda_rtc");
@@ -232,6 +270,7 @@ int main(void)
     tcase_add_test(tc, test_unwritable_dir);
     tcase_add_test(tc, test_compile_error);
     tcase_add_test(tc, test_no_gpu_arch0);
+    tcase_add_test(tc, test_concurrent_compiles);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }

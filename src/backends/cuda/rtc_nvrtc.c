@@ -99,13 +99,22 @@ int pa_cuda__nvrtc_version(void)
     return nv_version;
 }
 
-/* The options every compilation gets: the architecture, C++17, and our device headers' directories. */
-static int std_options(int arch, char archopt[32], const char **out)
+/*
+ * The options every compilation gets: the architecture, C++17, and our device headers' directories:
+ * $PA_KERNEL_INCLUDE first (for a relocated installation), then the source tree's and the installed include/
+ * directories, then the toolkit's.
+ */
+static int std_options(int arch, char archopt[32], char incopt[1040], const char **out)
 {
     int n = 0;
+    const char *env = getenv("PA_KERNEL_INCLUDE");
     snprintf(archopt, 32, "--gpu-architecture=sm_%d", arch);
     out[n++] = archopt;
     out[n++] = "--std=c++17";
+    if (env && env[0]) {
+        snprintf(incopt, 1040, "-I%s", env);
+        out[n++] = incopt;
+    }
     out[n++] = "-I" PA_SOURCE_INCDIR;
     out[n++] = "-I" PA_INSTALL_INCDIR;
     out[n++] = "-I" PA_CUDA_ROOT "/include";
@@ -132,7 +141,7 @@ int pa_cuda__nvrtc_compile(const char *name, const char *source, const char *con
 {
     nvrtcProgram prog = NULL;
     const char **all = NULL;
-    char archopt[32], *bin = NULL;
+    char archopt[32], incopt[1040], *bin = NULL;
     size_t len = 0;
     nvrtcResult r;
     int st = pa_cuda__nvrtc_load(), n;
@@ -140,7 +149,7 @@ int pa_cuda__nvrtc_compile(const char *name, const char *source, const char *con
         return st;
     if (!(all = malloc(sizeof *all * (size_t)(nopts + 8))))
         return pa__err(PA_ERR_NOMEM, "%s: out of memory for NVRTC options", name);
-    n = std_options(arch, archopt, all);
+    n = std_options(arch, archopt, incopt, all);
     for (int i = 0; i < nopts; i++)
         all[n++] = opts[i];
     if ((r = nv.create(&prog, source, name, 0, NULL, NULL)) != NVRTC_SUCCESS) {

@@ -1,0 +1,301 @@
+/*
+ * parray — calling a PL/CUDA function: arguments to the GPU, prep → main → post, the status and the result
+ * back.
+ *
+ * Everything a call needs on the GPU lives in one stream-ordered allocation on the calling thread's
+ * per-thread stream: the control block, the results and working buffers, and the host arrays and matrices
+ * copied in.  Kernels on one stream run in order, so prep finishes before main starts and main before post.
+ * Device arrays are passed as they are.  Threads calling at once use their own streams and allocations.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_backend.h"
+#include "internal.h"
+#include "plcuda_call.h"
+
+#define ALIGN(x) (((x) + 255) & ~(size_t)255)
+#define STREAM cudaStreamPerThread
+
+/* One argument as the kernel sees it. */
+typedef struct slot {
+    uint64_t value;         /* a scalar's bytes */
+    void *dptr;             /* arrays and matrices on the GPU */
+    long len;               /* array elements */
+    size_t bytes, off;      /* host data copied in: bytes at offset off of the allocation; 0 when passed as is */
+} slot;
+
+typedef struct call {
+    pa_kernel *k;
+    const pa_arg *args;
+    int nargs;
+    slot s[PA__PLC_MAX_ARGS];
+    pa__plc_config cfg;
+    char *dev;              /* the allocation */
+    size_t results_off, work_off, total;
+    pa__plc_ctl ctl;
+} call;
+
+/* Device to host on the calling thread's stream (not the legacy stream, which would wait for other threads). */
+static cudaError_t d2h(void *dst, const void *src, size_t n)
+{
+    cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, STREAM);
+    return e == cudaSuccess ? cudaStreamSynchronize(STREAM) : e;
+}
+
+static int is_device(const void *p)
+{
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+static int array_arg(call *c, int i, const pa__plc_tspec *t)
+{
+    const pa_arg *a = &c->args[i];
+    size_t esz = (size_t)t->scalar->size, bytes;
+    if (a->type) {
+        if (pa_elm_size(a->type) != esz)
+            return pa__err(PA_ERR_PARAM, "%s: argument %d is %s[] but its type's elements have %zu bytes", c->k->name,
+                           i + 1, t->scalar->name, pa_elm_size(a->type));
+        if (!(bytes = pa_alloc_bytes(a->type)))
+            return pa__err_wrap(PA_ERR_PARAM, "%s: argument %d", c->k->name, i + 1);
+    } else {
+        if (a->count < 0)
+            return pa__err(PA_ERR_PARAM, "%s: argument %d: negative element count", c->k->name, i + 1);
+        bytes = (size_t)a->count * esz;
+    }
+    if (bytes && !a->ptr)
+        return pa__err(PA_ERR_PARAM, "%s: argument %d: NULL array of %zu bytes", c->k->name, i + 1, bytes);
+    c->s[i].len = (long)(bytes / esz);
+    if (bytes && is_device(a->ptr))
+        c->s[i].dptr = (void *)a->ptr;
+    else
+        c->s[i].bytes = bytes;
+    return PA_OK;
+}
+
+static int matrix_arg(call *c, int i, const pa__plc_tspec *t)
+{
+    const pa_matrix *m = c->args[i].ptr;
+    pa_matrix h;
+    if (!m)
+        return pa__err(PA_ERR_PARAM, "%s: argument %d: NULL matrix", c->k->name, i + 1);
+    int dev = is_device(m);
+    if (dev && d2h(&h, m, sizeof h) != cudaSuccess)
+        return pa_cuda__fail(cudaGetLastError(), "%s: argument %d: reading the matrix header", c->k->name, i + 1);
+    if (!dev)
+        h = *m;
+    size_t bytes = pa_matrix_rawsize(h.elm, h.height, h.width);
+    if (pa_matrix_validate(&h, bytes ? bytes : sizeof h) != PA_OK)
+        return pa__err_wrap(PA_ERR_PARAM, "%s: argument %d", c->k->name, i + 1);
+    if (h.elm != t->scalar->matrix_elm)
+        return pa__err(PA_ERR_PARAM, "%s: argument %d is matrix %s, the matrix has element type %d", c->k->name, i + 1,
+                       t->scalar->name, h.elm);
+    if (dev)
+        c->s[i].dptr = (void *)m;
+    else
+        c->s[i].bytes = bytes;
+    return PA_OK;
+}
+
+static int check_args(call *c)
+{
+    int st;
+    for (int i = 0; i < c->nargs; i++) {
+        const pa__plc_tspec *t = &c->k->sig.args[i];
+        if (t->kind == PA__PLC_SCALAR) {
+            if (!c->args[i].ptr)
+                return pa__err(PA_ERR_PARAM, "%s: argument %d: NULL pointer to a %s", c->k->name, i + 1,
+                               t->scalar->name);
+            memcpy(&c->s[i].value, c->args[i].ptr, (size_t)t->scalar->size);
+        } else if ((st = t->kind == PA__PLC_ARRAY ? array_arg(c, i, t) : matrix_arg(c, i, t)) != PA_OK) {
+            return st;
+        }
+    }
+    return PA_OK;
+}
+
+/* Lays out and fills the allocation: control block, results, working buffer, copied arguments. */
+static int stage_in(call *c)
+{
+    cudaError_t e;
+    c->results_off = ALIGN(sizeof(pa__plc_ctl));
+    c->work_off = c->results_off + ALIGN((size_t)c->cfg.results_bufsz);
+    c->total = c->work_off + ALIGN((size_t)c->cfg.working_bufsz);
+    for (int i = 0; i < c->nargs; i++)
+        if (c->s[i].bytes) {
+            c->s[i].off = c->total;
+            c->total += ALIGN(c->s[i].bytes);
+        }
+    if ((e = cudaMallocAsync((void **)&c->dev, c->total, STREAM)) != cudaSuccess)
+        return pa_cuda__fail(e, "%s: %zu bytes of device memory for the call", c->k->name, c->total);
+    if ((e = cudaMemsetAsync(c->dev, 0, sizeof(pa__plc_ctl), STREAM)) != cudaSuccess)
+        return pa_cuda__fail(e, "%s: clearing the control block", c->k->name);
+    for (int i = 0; i < c->nargs; i++)
+        if (c->s[i].bytes) {
+            c->s[i].dptr = c->dev + c->s[i].off;
+            e = cudaMemcpyAsync(c->s[i].dptr, c->args[i].ptr, c->s[i].bytes, cudaMemcpyHostToDevice, STREAM);
+            if (e != cudaSuccess)
+                return pa_cuda__fail(e, "%s: argument %d to the GPU", c->k->name, i + 1);
+        }
+    return PA_OK;
+}
+
+static int launch_all(call *c, pa_cuda__rtc_kernel *const kerns[PA__PLC_NBLOCKS])
+{
+    void *params[3 + 2 * PA__PLC_MAX_ARGS];
+    void *ctl = c->dev, *results = c->cfg.results_bufsz ? c->dev + c->results_off : NULL;
+    void *work = c->cfg.working_bufsz ? c->dev + c->work_off : NULL;
+    int n = 0, st;
+    params[n++] = &ctl;
+    params[n++] = &work;
+    params[n++] = &results;
+    for (int i = 0; i < c->nargs; i++) {
+        pa__plc_kind kind = c->k->sig.args[i].kind;
+        params[n++] = kind == PA__PLC_SCALAR ? (void *)&c->s[i].value : (void *)&c->s[i].dptr;
+        if (kind == PA__PLC_ARRAY)
+            params[n++] = &c->s[i].len;
+    }
+    for (int b = PA__PLC_PREP; b < PA__PLC_NBLOCKS; b++) {
+        const pa__plc_launch *l = &c->cfg.st[b];
+        if (!l->present || l->threads == 0)
+            continue;
+        dim3 grid = {l->grid, 1, 1}, block = {(unsigned)l->block, 1, 1};
+        if ((st = pa_cuda__rtc_launch(kerns[b], grid, block, l->shmem, STREAM, params)) != PA_OK)
+            return pa__err_wrap(st, "%s: #plcuda_%s kernel", c->k->name, pa__plc_stage_names[b]);
+    }
+    cudaError_t e = d2h(&c->ctl, ctl, sizeof c->ctl);
+    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "%s: running the kernels", c->k->name);
+}
+
+/* A variable-length result: retval's value must point into the results buffer. */
+static int var_result(call *c, void *ret)
+{
+    const pa_kernel *k = c->k;
+    uint64_t base = (uint64_t)(uintptr_t)(c->dev + c->results_off), end = base + (uint64_t)c->cfg.results_bufsz;
+    uint64_t v = c->ctl.var_value, n = c->ctl.var_length;
+    void *host = NULL;
+    cudaError_t e;
+    if (v == 0 || c->ctl.var_isnull) {
+        if (k->sig.ret.kind == PA__PLC_MATRIX)
+            *(pa_matrix **)ret = NULL;
+        else
+            *(pa_bytes *)ret = (pa_bytes){NULL, 0};
+        return PA_OK;
+    }
+    if (v < base || v >= end)
+        return pa__err(PA_ERR_KERNEL, "%s: retval->value points outside the results buffer (%lld bytes): not written "
+                       "back", k->name, (long long)c->cfg.results_bufsz);
+    if (k->sig.ret.kind == PA__PLC_MATRIX) {
+        pa_matrix h;
+        if (end - v < sizeof h)
+            return pa__err(PA_ERR_KERNEL, "%s: the result matrix's header overruns the results buffer", k->name);
+        if ((e = d2h(&h, (void *)(uintptr_t)v, sizeof h)) != cudaSuccess)
+            return pa_cuda__fail(e, "%s: reading the result matrix", k->name);
+        n = pa_matrix_rawsize(h.elm, h.height, h.width);
+        if (pa_matrix_validate(&h, n ? n : sizeof h) != PA_OK)
+            return pa__err_wrap(PA_ERR_KERNEL, "%s: the result is not a matrix %s", k->name, k->sig.ret.scalar->name);
+        if (h.elm != k->sig.ret.scalar->matrix_elm)
+            return pa__err(PA_ERR_KERNEL, "%s: the result matrix has element type %d, the signature says matrix %s",
+                           k->name, h.elm, k->sig.ret.scalar->name);
+    }
+    if (n > end - v)
+        return pa__err(PA_ERR_KERNEL, "%s: the result (%llu bytes) overruns the results buffer", k->name,
+                       (unsigned long long)n);
+    if (!(host = malloc(n ? n : 1)))
+        return pa__err(PA_ERR_NOMEM, "%s: %llu bytes for the result", k->name, (unsigned long long)n);
+    if (n && (e = d2h(host, (void *)(uintptr_t)v, n)) != cudaSuccess) {
+        free(host);
+        return pa_cuda__fail(e, "%s: reading the result", k->name);
+    }
+    if (k->sig.ret.kind == PA__PLC_MATRIX)
+        *(pa_matrix **)ret = host;
+    else
+        *(pa_bytes *)ret = (pa_bytes){host, n};
+    return PA_OK;
+}
+
+static int copy_back(call *c)
+{
+    for (int i = 0; i < c->nargs; i++)
+        if (c->k->sig.args[i].inout && c->s[i].bytes) {
+            cudaError_t e = d2h((void *)c->args[i].ptr, c->s[i].dptr, c->s[i].bytes);
+            if (e != cudaSuccess)
+                return pa_cuda__fail(e, "%s: argument %d back to the host", c->k->name, i + 1);
+        }
+    return PA_OK;
+}
+
+static int result(call *c, void *ret)
+{
+    switch (c->k->sig.ret.kind) {
+    case PA__PLC_SCALAR:
+        memcpy(ret, c->ctl.retval, (size_t)c->k->sig.ret.scalar->size);
+        return PA_OK;
+    case PA__PLC_MATRIX:
+    case PA__PLC_BYTES:
+        return var_result(c, ret);
+    default:
+        return PA_OK;
+    }
+}
+
+static int run(call *c, void *ret)
+{
+    pa_cuda__rtc_kernel *kerns[PA__PLC_NBLOCKS] = {NULL};
+    pa_kernel *k = c->k;
+    int st;
+    if ((st = check_args(c)) != PA_OK)
+        return st;
+    if (k->parsed.sanity_fn >= 0) {
+        const pa_kernel_func *f = &k->funcs[k->parsed.sanity_fn];
+        if (!f->fn(c->args, c->nargs, NULL, f->ctx))
+            return pa__err(PA_ERR_INVAL, "%s: the sanity check %s rejected the arguments", k->name, f->name);
+    }
+    if ((st = pa__plc_kernels(k, kerns)) != PA_OK || (st = pa__plc_configure(k, kerns, c->args, c->nargs, &c->cfg)) != PA_OK ||
+        (st = stage_in(c)) != PA_OK || (st = launch_all(c, kerns)) != PA_OK)
+        return st;
+    if (c->ctl.status == 1)
+        return pa__err(PA_ERR_KERNEL, "%s: the #plcuda_%s kernel raised error %d at line %d", k->name,
+                       pa__plc_stage_names[c->ctl.stage >= 0 && c->ctl.stage < PA__PLC_NBLOCKS ? c->ctl.stage : 0],
+                       c->ctl.code, c->ctl.line);
+    if (c->ctl.status == 2) {
+        if (k->parsed.fallback_fn < 0)
+            return pa__err(PA_ERR_KERNEL, "%s: the kernel asked for a recheck on the CPU (line %d) but the function "
+                           "has no #plcuda_cpu_fallback", k->name, c->ctl.line);
+        const pa_kernel_func *f = &k->funcs[k->parsed.fallback_fn];
+        return (int)f->fn(c->args, c->nargs, ret, f->ctx);
+    }
+    if ((st = copy_back(c)) != PA_OK)
+        return st;
+    return result(c, ret);
+}
+
+int pa_kernel_call(pa_kernel *k, const pa_arg *args, int nargs, void *ret)
+{
+    call *c;
+    int st;
+    if (!k)
+        return pa__err(PA_ERR_INVAL, "pa_kernel_call: NULL function");
+    if (nargs != k->sig.nargs || (nargs > 0 && !args))
+        return pa__err(PA_ERR_PARAM, "%s: %d arguments given, the signature has %d", k->name, nargs, k->sig.nargs);
+    if (!ret && k->sig.ret.kind != PA__PLC_VOID)
+        return pa__err(PA_ERR_INVAL, "%s: NULL result pointer for a non-void function", k->name);
+    if (!(c = calloc(1, sizeof *c)))
+        return pa__err(PA_ERR_NOMEM, "%s: out of memory", k->name);
+    c->k = k;
+    c->args = args;
+    c->nargs = nargs;
+    st = run(c, ret);
+    if (c->dev) {
+        cudaError_t e = cudaFreeAsync(c->dev, STREAM);
+        if (e != cudaSuccess && st == PA_OK)
+            st = pa_cuda__fail(e, "%s: freeing the call's device memory", k->name);
+    }
+    free(c);
+    return st;
+}
