@@ -12,6 +12,7 @@
 #include "tile.h"
 #include "topology.h"
 #include "cuda.h"
+#include "mpi.h"
 
 #define PA_VERSION_MAJOR 0
 #define PA_VERSION_MINOR 1

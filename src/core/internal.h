@@ -108,6 +108,43 @@ extern const pa__strategy *const pa__host_strategies[];
 /** The CUDA strategies (src/backends/cuda/copy_cuda_strategies.c, built with PA_HAVE_CUDA), NULL-terminated. */
 extern const pa__strategy *const pa__cuda_strategies[];
 
+/* ---- distributed types (src/core/dist.c; copies in the backend of the thread type) -------------------- */
+
+/*
+ * A distributed type (DESIGN §4, manual §5.5) mixes thread-type dimensions (mpi [n]) with memory dimensions.
+ * The core splits it into two layouts over the same flat index: the process (thread) offset of every element
+ * and its local (memory) offset.  Both have the type's size; a dimension of the other kind contributes a mode
+ * of stride 0.
+ */
+typedef struct pa__dist_split {
+    pa__layout pid;          /* the thread-type part: the rank in the process array */
+    pa__layout local;        /* the memory part: the element offset in that process's array */
+    const char *thread_mtt;  /* "mpi", "pthd", ...; "" for a local type (every element on pid 0) */
+    const char *memory_mtt;  /* the memory type of the local part ("any" when unspecified) */
+} pa__dist_split;
+
+/** 1 when the type (or dimension) has thread-type dimensions mixed with memory dimensions. */
+int pa__type_distributed(const pa_type *t);
+/**
+ * Splits a distributed type, or a local type (pid 0 for every element), into its two layouts.  The structs
+ * are zeroed first, so equal inputs give byte-equal outputs.  Gathered modes point into the types' tables.
+ * \return PA_OK, PA_ERR_UNSUPPORTED (a displacement or func on a distributed dimension, two thread types,
+ *         too many modes) or a layout compilation error; the message names the type.
+ */
+int pa__dist_split_of(const pa_type *t, pa__dist_split *out);
+
+/* The hooks a backend that owns a thread type gives the core for distributed copies. */
+typedef struct pa__dist_ops {
+    const char *thread_mtt;
+    int (*copy)(const pa_type *dt, void *dst, const pa_type *st, const void *src);
+    int (*explain)(const pa_type *dt, const pa_type *st, char *buf, size_t len);
+} pa__dist_ops;
+
+/** The MPI backend's hooks (src/backends/mpi/dist_copy.c, built with PA_HAVE_MPI). */
+extern const pa__dist_ops pa__mpi_dist_ops;
+/** The hooks for a copy with at least one distributed side, or NULL with the error set (which backend). */
+const pa__dist_ops *pa__dist_ops_for(const pa_type *dt, const pa_type *st);
+
 /* ---- the type model (src/core/type_*.c) ----------------------------------------------------------------- */
 
 /* Opaque here; the copy planner and backends use only the query functions and pa__type_layout. */
