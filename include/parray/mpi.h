@@ -20,10 +20,40 @@
 #define PARRAY_MPI_H
 
 #include "error.h"
+#include "thread.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- process arrays (manual §4.12) ------------------------------------------------------------------ */
+
+/**
+ * The library's main (PARRAY's _pa_main for MPI programs).  Every process enters it: it initialises MPI
+ * (MPI_THREAD_MULTIPLE) unless the program already did, rank 0 runs main_fn(argc, argv), and every other rank
+ * waits, idle, to be drafted into process arrays by pa_for over an mpi thread type.  When main_fn returns,
+ * the idle ranks are released, MPI is finalised (when pa_mpi_main initialised it) and every process returns.
+ * Inside main_fn, pa_for(T, fn, arg, size) with T = "mpi [n]" drafts n idle ranks, gives them their own
+ * communicator, runs the task registered for fn on each (pa_tid is its place in the array, pa_sync(ctx, "")
+ * an MPI barrier of the array, and distributed copies in it use the array's communicator) with a copy of the
+ * arg bytes, and waits for them.  Arrays started from several threads of rank 0 run one after the other.
+ * Without mpirun the program is one process: an mpi [1] array runs on it and larger arrays fail.
+ * In a build without MPI, main_fn simply runs.
+ * \return main_fn's value on rank 0, 0 on the other ranks, or PA_ERR_INVAL (NULL main_fn) / PA_ERR_SYS (MPI
+ *         could not be initialised).
+ */
+PA_API int pa_mpi_main(int argc, char **argv, int (*main_fn)(int argc, char **argv));
+
+/**
+ * Registers a task under a name, so that another process can find the function rank 0 passes to pa_for (an
+ * address means nothing to another process).  Every process must register the same tasks before
+ * pa_mpi_main; registering the same pair twice is harmless.
+ * \return PA_OK, PA_ERR_INVAL (NULL or empty name, a name of 64 characters or more, NULL fn), PA_ERR_EXISTS
+ *         (the name is taken by another function) or PA_ERR_RANGE (more than 256 tasks).
+ */
+PA_API int pa_mpi_register(const char *name, pa_thread_fn fn);
+
+/* ---- where this process is ---------------------------------------------------------------------------- */
 
 /** \return 1 when this build has the MPI backend, else 0. */
 PA_API int pa_mpi_available(void);

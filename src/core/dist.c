@@ -183,3 +183,14 @@ const pa__dist_ops *pa__dist_ops_for(const pa_type *dt, const pa_type *st)
                    "installed)", pa_type_name(st), pa_type_name(dt)), NULL;
 #endif
 }
+
+const pa__launcher *pa__launcher_for(const char *mtt)
+{
+#if PA_HAVE_MPI
+    if (mtt && strcmp(mtt, "mpi") == 0)
+        return &pa__mpi_launcher;
+#else
+    (void)mtt;
+#endif
+    return NULL;
+}

@@ -145,6 +145,38 @@ extern const pa__dist_ops pa__mpi_dist_ops;
 /** The hooks for a copy with at least one distributed side, or NULL with the error set (which backend). */
 const pa__dist_ops *pa__dist_ops_for(const pa_type *dt, const pa_type *st);
 
+/* ---- thread arrays of other backends (src/core/dist.c: the table; MPI process arrays) ------------------ */
+
+/*
+ * pa_for (pthread backend) hands thread types it does not run to the launcher the core lists for their mtt,
+ * and the context accessors (pa_tid, pa_ctx_size, pa_self, pa_tid_path, pa_sync) answer from `ext` for the
+ * contexts those launchers make.
+ */
+typedef struct pa__ext_ctx {
+    int64_t size;                  /* processes in the array */
+    const pa_type *self;           /* its thread type, NULL when unknown */
+    int (*sync)(const struct pa__ext_ctx *x, int64_t tid, const char *path);
+    void *data;                    /* the launcher's own */
+} pa__ext_ctx;
+
+struct pa__launch;
+struct pa_ctx {
+    struct pa__launch *launch;     /* arrays of the pthread backend; NULL for other backends' */
+    int64_t tid;
+    const pa_ctx *parent;
+    const pa__ext_ctx *ext;        /* other backends' arrays */
+};
+
+typedef struct pa__launcher {
+    const char *mtt;
+    int (*launch)(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg_size);
+} pa__launcher;
+
+/** The MPI backend's process arrays (src/backends/mpi/procs_launch.c, built with PA_HAVE_MPI). */
+extern const pa__launcher pa__mpi_launcher;
+/** The launcher of another backend for a thread mtt ("mpi"), or NULL when pa_for runs it (or none does). */
+const pa__launcher *pa__launcher_for(const char *mtt);
+
 /* ---- the type model (src/core/type_*.c) ----------------------------------------------------------------- */
 
 /* Opaque here; the copy planner and backends use only the query functions and pa__type_layout. */

@@ -43,7 +43,7 @@ static int mck_failures;
     } while (0)
 
 /* Runs one test on every rank, then agrees on whether every rank passed it so far. */
-static void mck_run(const char *name, void (*fn)(void))
+static inline void mck_run(const char *name, void (*fn)(void))
 {
     int rank, before = mck_failures, all = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -1,6 +1,6 @@
 /*
  * parray — the MPI backend's internal declarations: the communicator copies run on, the mpimem allocator,
- * distributed-copy plans and their execution.  Included only by src/backends/mpi/*.c.
+ * distributed-copy plans and their execution.  Included only by the files of src/backends/mpi.
  */
 #ifndef PARRAY_MPI_BACKEND_H
 #define PARRAY_MPI_BACKEND_H
@@ -15,8 +15,9 @@
 int pa_mpi__running(void);
 /** The communicator distributed copies of the calling thread use: its process array's, else MPI_COMM_WORLD. */
 MPI_Comm pa_mpi__comm(void);
-/** Sets (or, with MPI_COMM_NULL, clears) the calling thread's process-array communicator. */
-void pa_mpi__set_comm(MPI_Comm comm);
+/** Sets (or, with MPI_COMM_NULL, clears) the calling thread's process-array communicator.  \return the
+ *  previous setting, for restoring it. */
+MPI_Comm pa_mpi__set_comm(MPI_Comm comm);
 /** Rank and size of the current communicator: 0 and 1 when MPI is not running (a single process). */
 void pa_mpi__where(int *rank, int *nprocs);
 /** Turns an MPI error code into PA_ERR_SYS with MPI's text and the call's name; PA_OK for MPI_SUCCESS. */

@@ -23,9 +23,11 @@ MPI_Comm pa_mpi__comm(void)
     return current != MPI_COMM_NULL ? current : MPI_COMM_WORLD;
 }
 
-void pa_mpi__set_comm(MPI_Comm comm)
+MPI_Comm pa_mpi__set_comm(MPI_Comm comm)
 {
+    MPI_Comm prev = current;
     current = comm;
+    return prev;
 }
 
 void pa_mpi__where(int *rank, int *nprocs)
