@@ -4,6 +4,7 @@
  * copies in a single process (no mpirun): fine when every element is on process 0, a clear error otherwise,
  * and PA_ERR_NODEV in a build without the MPI backend.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -126,6 +127,26 @@ START_TEST(test_single_process)
 }
 END_TEST
 
+static int one_process(pa_ctx *ctx, void *arg)
+{
+    *(int *)arg == 5 && pa_tid(ctx) == 0 && pa_ctx_size(ctx) == 1 ? (void)0 : abort();
+    return pa_sync(ctx, "");
+}
+
+/* Without mpirun an mpi [1] array is this process; larger ones are a clear error. */
+START_TEST(test_single_process_array)
+{
+    int five = 5;
+    if (!pa_mpi_available()) {
+        PA_CK_ERR(pa_for(pa_type_get(scope, "N"), one_process, &five, sizeof five), PA_ERR_NODEV);
+        return;
+    }
+    PA_CK_OK(pa_for(pa_type_parse(scope, "mpi [1]"), one_process, &five, sizeof five));
+    PA_CK_ERR(pa_for(pa_type_get(scope, "N"), one_process, &five, sizeof five), PA_ERR_RANGE);
+    ck_assert_ptr_nonnull(strstr(pa_last_error(), "mpirun"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dist");
@@ -136,6 +157,7 @@ int main(void)
     tcase_add_test(tc, test_split_matches_walk);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_single_process);
+    tcase_add_test(tc, test_single_process_array);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }
