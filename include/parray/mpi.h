@@ -6,7 +6,7 @@
  * S puts row i of a 3x3 array on process i.  pa_copy(T, t, S, s) between two such types (or between one and
  * a local type, which lives on process 0) is a collective call: every process of the communicator calls it
  * with the same types, passing its own local arrays (NULL where it has none).  The planner recognises the
- * MPI patterns and says which it chose through pa_copy_explain(): one pair of processes (MPI_Isend +
+ * MPI patterns and says which it chose through pa_copy_explain(): one pair of processes (MPI_Send +
  * MPI_Recv, listing 33), one root to all (MPI_Scatter, listing 35), all to one root (MPI_Gather), equal
  * blocks between every pair (MPI_Alltoall, listing 34), anything else (pack, MPI_Alltoallv, unpack:
  * listing 36).  pa_offset_on() (type.h) gives an element's process and local offset.

@@ -8,6 +8,7 @@
  * each of those adds its own offset (its references' offsets) to the part of its kind.  The index is
  * decomposed row-major over the mixed dimensions' children, exactly as pa_offset decomposes it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pa_config.h"
@@ -161,16 +162,35 @@ int pa__dist_split_of(const pa_type *t, pa__dist_split *out)
     return PA_OK;
 }
 
+const pa__dist_split *pa__type_dist_split(const pa_type *t)
+{
+    pa__dist_split *d = __atomic_load_n(&((pa_type *)t)->dist, __ATOMIC_ACQUIRE);
+    pa_scope *s = t->inst->decl->scope;
+    if (d)
+        return d;
+    pa__scope_lock(s);
+    if (!(d = t->dist)) {
+        d = malloc(sizeof *d);
+        if (!d)
+            pa__err(PA_ERR_NOMEM, "%s: no memory for its distributed layouts", pa_type_name(t));
+        else if (pa__dist_split_of(t, d) != PA_OK)
+            free(d), d = NULL;
+        else
+            __atomic_store_n(&((pa_type *)t)->dist, d, __ATOMIC_RELEASE);
+    }
+    pa__scope_unlock(s);
+    return d;
+}
+
 const pa__dist_ops *pa__dist_ops_for(const pa_type *dt, const pa_type *st)
 {
-    pa__dist_split sd, ss;
-    int rc;
-    if ((rc = pa__dist_split_of(dt, &sd)) != PA_OK || (rc = pa__dist_split_of(st, &ss)) != PA_OK)
+    const pa__dist_split *d = pa__type_dist_split(dt), *s = d ? pa__type_dist_split(st) : NULL;
+    if (!d || !s)
         return NULL;
-    const char *thr = *sd.thread_mtt ? sd.thread_mtt : ss.thread_mtt;
-    if (*sd.thread_mtt && *ss.thread_mtt && strcmp(sd.thread_mtt, ss.thread_mtt) != 0)
+    const char *thr = *d->thread_mtt ? d->thread_mtt : s->thread_mtt;
+    if (*d->thread_mtt && *s->thread_mtt && strcmp(d->thread_mtt, s->thread_mtt) != 0)
         return pa__err(PA_ERR_UNSUPPORTED, "copy from %s (over %s) to %s (over %s): distributed over different "
-                       "thread types", pa_type_name(st), ss.thread_mtt, pa_type_name(dt), sd.thread_mtt), NULL;
+                       "thread types", pa_type_name(st), s->thread_mtt, pa_type_name(dt), d->thread_mtt), NULL;
     if (strcmp(thr, "mpi") != 0)
         return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: copies of arrays distributed over %s threads "
                        "are not supported yet (only over mpi process arrays)", pa_type_name(st),

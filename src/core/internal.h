@@ -132,6 +132,8 @@ int pa__type_distributed(const pa_type *t);
  *         too many modes) or a layout compilation error; the message names the type.
  */
 int pa__dist_split_of(const pa_type *t, pa__dist_split *out);
+/** The split of a type, made once and kept with the type (freed with it).  NULL with the error set. */
+const pa__dist_split *pa__type_dist_split(const pa_type *t);
 
 /* The hooks a backend that owns a thread type gives the core for distributed copies. */
 typedef struct pa__dist_ops {

@@ -30,7 +30,7 @@ static void pattern(const char *dst, const char *src, const char *call)
 
 static void test_sendrecv(void)
 {
-    pattern("T33", "S33", "MPI_Isend+MPI_Recv");
+    pattern("T33", "S33", "MPI_Send+MPI_Recv");
 }
 
 static void test_alltoall(void)

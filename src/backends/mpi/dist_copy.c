@@ -21,21 +21,25 @@
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static pa_mpi__dplan *cache;
 
-/* The split with its name pointers cleared, so that it compares by contents only. */
-static void key_of(const pa__dist_split *in, pa__dist_split *out)
+static int same_split(const pa__dist_split *a, const pa__dist_split *b)
 {
-    *out = *in;
-    out->thread_mtt = out->memory_mtt = NULL;
+    return a->pid.size == b->pid.size && !memcmp(&a->pid, &b->pid, sizeof a->pid) &&
+           !memcmp(&a->local, &b->local, sizeof a->local);
 }
 
+/* Finds a plan and moves it to the front (a copy repeated in a loop finds it first).  Call with the lock. */
 static pa_mpi__dplan *cache_find(const pa__dist_split *d, const pa__dist_split *s, size_t elm, int rank,
                                  int nprocs)
 {
-    pa_mpi__dplan *p;
-    for (p = cache; p; p = p->next)
-        if (p->elm == elm && p->rank == rank && p->nprocs == nprocs && !memcmp(&p->key_dst, d, sizeof *d) &&
-            !memcmp(&p->key_src, s, sizeof *s))
+    pa_mpi__dplan **link = &cache, *p;
+    for (; (p = *link); link = &p->next)
+        if (p->elm == elm && p->rank == rank && p->nprocs == nprocs && same_split(&p->key_dst, d) &&
+            same_split(&p->key_src, s)) {
+            *link = p->next;
+            p->next = cache;
+            cache = p;
             break;
+        }
     return p;
 }
 
@@ -62,7 +66,7 @@ static int check_memory(const pa_type *t, const pa__dist_split *s)
 /* Checks the pair and finds (or makes) the plan.  *owned is set when the plan is not cached (free it). */
 static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, int *owned)
 {
-    pa__dist_split d, s, kd, ks;
+    const pa__dist_split *d, *s;
     int rank, nprocs, rc;
     *owned = 0;
     if (pa_size(dt) != pa_size(st))
@@ -74,17 +78,16 @@ static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, in
         return pa__err(PA_ERR_ELM, "distributed copy from %s (%zu-byte elements) to %s (%zu-byte elements): "
                        "element sizes %s", pa_type_name(st), se, pa_type_name(dt), de,
                        de == 0 || se == 0 ? "unspecified" : "differ");
-    if ((rc = pa__dist_split_of(dt, &d)) != PA_OK || (rc = pa__dist_split_of(st, &s)) != PA_OK ||
-        (rc = check_memory(dt, &d)) != PA_OK || (rc = check_memory(st, &s)) != PA_OK)
+    if (!(d = pa__type_dist_split(dt)) || !(s = pa__type_dist_split(st)))
+        return PA_ERR_UNSUPPORTED;
+    if ((rc = check_memory(dt, d)) != PA_OK || (rc = check_memory(st, s)) != PA_OK)
         return rc;
     pa_mpi__where(&rank, &nprocs);
-    key_of(&d, &kd);
-    key_of(&s, &ks);
-    int cacheable = d.pid.affine && d.local.affine && s.pid.affine && s.local.affine;
+    int cacheable = d->pid.affine && d->local.affine && s->pid.affine && s->local.affine;
     pthread_mutex_lock(&cache_lock);
-    *out = cacheable ? cache_find(&kd, &ks, de, rank, nprocs) : NULL;
+    *out = cacheable ? cache_find(d, s, de, rank, nprocs) : NULL;
     rc = PA_OK;
-    if (!*out && (rc = pa_mpi__dplan_make(&kd, &ks, de, rank, nprocs, out)) == PA_OK) {
+    if (!*out && (rc = pa_mpi__dplan_make(d, s, de, rank, nprocs, out)) == PA_OK) {
         if (cacheable) {
             if (!cache)
                 atexit(free_cache);

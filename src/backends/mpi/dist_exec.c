@@ -37,15 +37,12 @@ static int unpack(const pa_mpi__dplan *p, void *dst)
 static int run_sendrecv(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src)
 {
     const void *sb;
-    MPI_Request req;
     int st;
-    int count = (int)p->blk;
+    int count = (int)(p->blk * p->scale);
     if (p->rank == p->src_root) {
         if ((st = send_buffer(p, src, &sb)) != PA_OK)
             return st;
-        if ((st = pa_mpi__check(MPI_Isend(sb, count, p->etype, p->dst_root, 0, comm, &req), "MPI_Isend")))
-            return st;
-        return pa_mpi__check(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+        return pa_mpi__check(MPI_Send(sb, count, p->etype, p->dst_root, 0, comm), "MPI_Send");
     }
     if (p->rank == p->dst_root) {
         st = pa_mpi__check(MPI_Recv(recv_buffer(p, dst), count, p->etype, p->src_root, 0, comm,
@@ -63,7 +60,7 @@ static int run_collective(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, cons
     if (st != PA_OK)
         return st;
     void *rb = recv_buffer(p, dst);
-    int blk = (int)p->blk;
+    int blk = (int)(p->blk * p->scale);
     switch (p->kind) {
     case PA_MPI__SCATTER:
         st = pa_mpi__check(MPI_Scatter(sb, blk, p->etype, rb, blk, p->etype, p->src_root, comm), "MPI_Scatter");

@@ -18,7 +18,7 @@
 
 const char *pa_mpi__kind_name(pa_mpi__kind k)
 {
-    static const char *const names[] = {"local copy", "MPI_Isend+MPI_Recv", "MPI_Scatter", "MPI_Gather",
+    static const char *const names[] = {"local copy", "MPI_Send+MPI_Recv", "MPI_Scatter", "MPI_Gather",
                                         "MPI_Alltoall", "pack+MPI_Alltoallv+unpack"};
     return names[k];
 }
@@ -222,14 +222,29 @@ static int host_plans(pa_mpi__dplan *p)
     return PA_OK;
 }
 
-/* The MPI datatype of one element: elm contiguous bytes, so that counts are in elements. */
+/*
+ * The MPI datatype and the count unit.  Predefined MPI_BYTE with counts in bytes is Open MPI's fast path (a
+ * derived type of elm bytes ran 1.6x slower for a 1 MiB scatter over shared memory), so it is used whenever
+ * every count in bytes fits in an int; otherwise a contiguous type of elm bytes with counts in elements.
+ */
 static int element_type(pa_mpi__dplan *p)
 {
     int st;
+    int64_t most = p->blk > p->nsend ? p->blk : p->nsend;
+    most = most > p->nrecv ? most : p->nrecv;
+    p->scale = 1;
     if (!pa_mpi__running())
         return PA_OK;
+    if (most * (int64_t)p->elm <= INT_MAX) {
+        p->etype = MPI_BYTE;
+        p->scale = (int)p->elm;
+        for (int q = 0; q < 4 * p->nprocs; q++)
+            p->scount[q] *= p->scale;
+        return PA_OK;
+    }
     if ((st = pa_mpi__check(MPI_Type_contiguous((int)p->elm, MPI_BYTE, &p->etype), "MPI_Type_contiguous")))
         return st;
+    p->owns_etype = 1;
     return pa_mpi__check(MPI_Type_commit(&p->etype), "MPI_Type_commit");
 }
 
@@ -250,6 +265,7 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
     p->total = src->pid.size;
     p->key_dst = *dst;
     p->key_src = *src;
+    p->key_dst.thread_mtt = p->key_dst.memory_mtt = p->key_src.thread_mtt = p->key_src.memory_mtt = NULL;
     if ((st = count_pairs(dst, src, nprocs, c)) != PA_OK || (st = rank_counts(p, c)) != PA_OK)
         goto fail;
     classify(p, c);
@@ -282,7 +298,7 @@ void pa_mpi__dplan_free(pa_mpi__dplan *p)
     pa__plan_unref(p->pack);
     pa__plan_unref(p->unpack);
     pa__plan_unref(p->local);
-    if (p->etype != MPI_DATATYPE_NULL && pa_mpi__running())
+    if (p->owns_etype && pa_mpi__running())
         MPI_Type_free(&p->etype);
     free(p->sbuf);
     free(p->rbuf);

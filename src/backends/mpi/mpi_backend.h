@@ -27,7 +27,7 @@ int pa_mpi__check(int rc, const char *call);
 
 typedef enum pa_mpi__kind {
     PA_MPI__LOCAL,       /* every element stays on one process: a host copy there */
-    PA_MPI__SENDRECV,    /* every element goes from one process to one other: MPI_Isend + MPI_Recv */
+    PA_MPI__SENDRECV,    /* every element goes from one process to one other: MPI_Send + MPI_Recv */
     PA_MPI__SCATTER,     /* one root sends an equal block to every process: MPI_Scatter */
     PA_MPI__GATHER,      /* every process sends an equal block to one root: MPI_Gather */
     PA_MPI__ALLTOALL,    /* every pair exchanges an equal block: MPI_Alltoall */
@@ -47,14 +47,16 @@ typedef struct pa_mpi__dplan {
     int src_root, dst_root;          /* SENDRECV, SCATTER (src_root), GATHER (dst_root), LOCAL (both) */
     int64_t total, blk;              /* elements in all; per pair (SCATTER, GATHER, ALLTOALL) */
     size_t elm;
-    int *scount, *sdispl, *rcount, *rdispl;   /* per rank, in elements (ALLTOALLV) */
+    int *scount, *sdispl, *rcount, *rdispl;   /* per rank, in MPI count units (ALLTOALLV) */
     int64_t nsend, nrecv;            /* this rank's elements */
     pa__layout send_l, recv_l;
     int send_direct, recv_direct;
     pa__plan *pack, *unpack, *local; /* host plans: send_l -> buffer, buffer -> recv_l, send_l -> recv_l */
     char *sbuf, *rbuf;               /* pack buffers when not direct */
     int64_t *tables[2];              /* gather tables of send_l and recv_l when not affine */
-    MPI_Datatype etype;              /* elm contiguous bytes */
+    MPI_Datatype etype;              /* MPI_BYTE, or elm contiguous bytes when counts in bytes overflow */
+    int scale;                       /* MPI count units per element: elm for MPI_BYTE, else 1 */
+    int owns_etype;                  /* etype was made (and is freed) by the plan */
     /* the cache key */
     pa__dist_split key_dst, key_src;
     struct pa_mpi__dplan *next;
