@@ -75,6 +75,12 @@ static int user_main(int argc, char **argv)
     MCK_ERR(pa_for(p2, not_registered, NULL, 0), PA_ERR_NAME);
     a.n = 3;
     MCK_OK(pa_for(p3, hello, &a, sizeof a));            /* and nothing is left stuck after the failures */
+    /* Rank 0's main is one process: a copy that stays on process 0 works, one over 3 processes does not. */
+    int x[3] = {1, 2, 3}, y[3] = {0, 0, 0};
+    pa_declare_text(s, "D = paged int [3]\nON0 = [1 # P3][#D]\nDIST = [#P3][1 # D]");
+    MCK_OK(pa_copy(pa_type_get(s, "ON0"), y, pa_type_get(s, "D"), x));
+    MCK(y[2] == 3, "y[2] = %d", y[2]);
+    MCK_ERR(pa_copy(pa_type_get(s, "DIST"), y, pa_type_get(s, "D"), x), PA_ERR_RANGE);
     pa_scope_destroy(s);
     printf("process arrays: %s\n", mck_failures ? "FAILED" : "ok");
     return mck_failures ? 1 : 0;

@@ -5,7 +5,9 @@
  * pa_copy with the same two types.  Every check that can fail before data moves depends only on the types and
  * the communicator's size, so all ranks fail alike and none is left waiting in a collective.  A local type
  * (one memory type) on either side lives on process 0, as in the manual.  A rank may pass NULL for an array
- * it neither reads nor writes.
+ * it neither reads nor writes.  Two limits follow from making no extra collective call per copy: a NULL array
+ * where one is needed, or running out of memory for a new plan, fails on that rank only, and the others then
+ * wait in the collective.
  *
  * Plans are cached by the exact contents of both split layouts (when they are affine: gathered layouts point
  * into their types, which may be freed), the element size, the rank and the communicator's size.  The cache is
@@ -119,8 +121,13 @@ static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void
                      "pointer is NULL", pa_type_name(st), pa_type_name(dt), p->rank,
                      !dst && p->nrecv ? "receives" : "sends", (long long)(!dst && p->nrecv ? p->nrecv : p->nsend),
                      !dst && p->nrecv ? "destination" : "source");
-    else
+    else if (p->sbuf || p->rbuf) {
+        pthread_mutex_lock(&p->run_lock);
         rc = pa_mpi__dplan_exec(p, pa_mpi__comm(), dst, src);
+        pthread_mutex_unlock(&p->run_lock);
+    } else {
+        rc = pa_mpi__dplan_exec(p, pa_mpi__comm(), dst, src);
+    }
     if (owned)
         pa_mpi__dplan_free(p);
     return rc;

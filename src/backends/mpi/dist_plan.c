@@ -259,6 +259,7 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
         goto fail;
     }
     p->etype = MPI_DATATYPE_NULL;
+    pthread_mutex_init(&p->run_lock, NULL);
     p->rank = rank;
     p->nprocs = nprocs;
     p->elm = elm;
@@ -305,5 +306,6 @@ void pa_mpi__dplan_free(pa_mpi__dplan *p)
     free(p->tables[0]);
     free(p->tables[1]);
     free(p->scount);
+    pthread_mutex_destroy(&p->run_lock);
     free(p);
 }

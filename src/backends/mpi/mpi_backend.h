@@ -6,6 +6,7 @@
 #define PARRAY_MPI_BACKEND_H
 
 #include <mpi.h>
+#include <pthread.h>
 
 #include "plan.h"
 
@@ -53,6 +54,7 @@ typedef struct pa_mpi__dplan {
     int send_direct, recv_direct;
     pa__plan *pack, *unpack, *local; /* host plans: send_l -> buffer, buffer -> recv_l, send_l -> recv_l */
     char *sbuf, *rbuf;               /* pack buffers when not direct */
+    pthread_mutex_t run_lock;        /* copies through the same buffers from several threads take turns */
     int64_t *tables[2];              /* gather tables of send_l and recv_l when not affine */
     MPI_Datatype etype;              /* MPI_BYTE, or elm contiguous bytes when counts in bytes overflow */
     int scale;                       /* MPI count units per element: elm for MPI_BYTE, else 1 */

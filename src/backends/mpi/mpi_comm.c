@@ -1,12 +1,12 @@
 /*
  * parray — the communicator distributed copies run on.  Plain SPMD programs use MPI_COMM_WORLD; a process of
- * a process array uses its array's communicator while its task runs (a thread-local setting, so that nested
- * thread arrays inside a task see it too only when they set it).  Without MPI running, the library is one
- * process: rank 0 of 1.
+ * a process array uses its array's communicator while its task runs (a thread-local setting: threads a task
+ * starts do not inherit it).  Rank 0's main under pa_mpi_main is one process (MPI_COMM_SELF), since the other
+ * ranks are idle.  Without MPI running, the library is one process: rank 0 of 1.
  */
 #include <stdio.h>
 
-#include "mpi_backend.h"
+#include "procs.h"
 
 static _Thread_local MPI_Comm current = MPI_COMM_NULL;
 
@@ -20,6 +20,9 @@ int pa_mpi__running(void)
 
 MPI_Comm pa_mpi__comm(void)
 {
+    /* Under pa_mpi_main, rank 0's main is no process array: the other ranks are idle, so it is one process. */
+    if (current == MPI_COMM_NULL && pa_mpi__served())
+        return MPI_COMM_SELF;
     return current != MPI_COMM_NULL ? current : MPI_COMM_WORLD;
 }
 
