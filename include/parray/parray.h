@@ -14,6 +14,7 @@
 #include "cuda.h"
 #include "matrix.h"
 #include "kernel.h"
+#include "mpi.h"
 
 #define PA_VERSION_MAJOR 0
 #define PA_VERSION_MINOR 1

@@ -181,6 +181,24 @@ PA_API int pa_nleaves(const pa_type *type);
 PA_API int64_t pa_stp(const pa_type *type);
 /** PARRAY's cnt: 1 when stp is 1, else 0. */
 PA_API int pa_cnt(const pa_type *type);
+/** Which part of a distributed type's offset pa_offset_on() returns (PARRAY's "on <_PA_THREADMT>"). */
+typedef enum pa_on {
+    PA_ON_THREAD = 0,   /**< the thread-type dimensions only: the process (or thread) id of the element */
+    PA_ON_LOCAL = 1     /**< the memory dimensions only: the element's offset in that process's array */
+} pa_on;
+
+/**
+ * Offset of flat index i of a distributed type "on" one of its MTTs (manual §5.5, listing 40): for
+ * DATA = [#PTHD][#DMEM] with PTHD = pthd [4] and DMEM = dmem float [4096], index 4098 is on thread 1 at local
+ * offset 2.  The index is decomposed row-major over the dimension tree down to the dimensions whose mtt is a
+ * single thread or memory type; each of them adds its own offset to the part of its kind.  For a type that
+ * is not distributed, PA_ON_LOCAL is pa_offset() and PA_ON_THREAD is 0 for a memory type (every element on
+ * thread 0) and pa_offset() for a thread type.
+ * \return the offset, or PA_BAD_OFFSET with PA_ERR_RANGE (i outside [0, size)), PA_ERR_INVAL (NULL, bad
+ *         which) or PA_ERR_UNSUPPORTED (a displacement or func on a dimension that mixes both kinds).
+ */
+PA_API int64_t pa_offset_on(const pa_type *type, pa_on which, int64_t i);
+
 /** Smallest and largest offset of the type.  \return PA_OK or an error. */
 PA_API int pa_extent(const pa_type *type, int64_t *min_off, int64_t *max_off);
 

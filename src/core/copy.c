@@ -57,10 +57,23 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
     return pa__plan_get(*dl, *sl, de, dm, sm, out);
 }
 
+/* A copy with a distributed side goes to the backend of its thread type (MPI): NULL when neither side is. */
+static int distributed(const pa_type *dt, const pa_type *st, const pa__dist_ops **ops)
+{
+    *ops = NULL;
+    if (!dt || !st || (!pa__type_distributed(dt) && !pa__type_distributed(st)))
+        return 0;
+    *ops = pa__dist_ops_for(dt, st);
+    return 1;
+}
+
 int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src)
 {
     const pa__layout *dl, *sl;
+    const pa__dist_ops *ops;
     pa__plan *p = NULL;
+    if (distributed(dst_type, src_type, &ops))
+        return ops ? ops->copy(dst_type, dst, src_type, src) : status_of_last_error();
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
     int st = prepare(dst_type, src_type, &dl, &sl, &p);
@@ -88,9 +101,12 @@ int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_type, c
 int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf, size_t len)
 {
     const pa__layout *dl, *sl;
+    const pa__dist_ops *ops;
     pa__plan *p = NULL;
     if (!buf && len > 0)
         return pa__err(PA_ERR_INVAL, "copy_explain: NULL buffer of length %zu", len);
+    if (distributed(dst_type, src_type, &ops))
+        return ops ? ops->explain(dst_type, src_type, buf, len) : status_of_last_error();
     int st = prepare(dst_type, src_type, &dl, &sl, &p);
     if (st != PA_OK)
         return st;

@@ -27,6 +27,7 @@ static void node_free(pa_type *n)
         free(n->tables[i]);
     free(n->tables);
     free(n->layout);
+    free(n->dist);
     free(n->child);
     free(n->fn);
     free(n->name);

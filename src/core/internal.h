@@ -117,6 +117,77 @@ extern const pa__strategy *const pa__host_strategies[];
 /** The CUDA strategies (src/backends/cuda/copy_cuda_strategies.c, built with PA_HAVE_CUDA), NULL-terminated. */
 extern const pa__strategy *const pa__cuda_strategies[];
 
+/* ---- distributed types (src/core/dist.c; copies in the backend of the thread type) -------------------- */
+
+/*
+ * A distributed type (DESIGN §4, manual §5.5) mixes thread-type dimensions (mpi [n]) with memory dimensions.
+ * The core splits it into two layouts over the same flat index: the process (thread) offset of every element
+ * and its local (memory) offset.  Both have the type's size; a dimension of the other kind contributes a mode
+ * of stride 0.
+ */
+typedef struct pa__dist_split {
+    pa__layout pid;          /* the thread-type part: the rank in the process array */
+    pa__layout local;        /* the memory part: the element offset in that process's array */
+    const char *thread_mtt;  /* "mpi", "pthd", ...; "" for a local type (every element on pid 0) */
+    const char *memory_mtt;  /* the memory type of the local part ("any" when unspecified) */
+} pa__dist_split;
+
+/** 1 when the type (or dimension) has thread-type dimensions mixed with memory dimensions. */
+int pa__type_distributed(const pa_type *t);
+/**
+ * Splits a distributed type, or a local type (pid 0 for every element), into its two layouts.  The structs
+ * are zeroed first, so equal inputs give byte-equal outputs.  Gathered modes point into the types' tables.
+ * \return PA_OK, PA_ERR_UNSUPPORTED (a displacement or func on a distributed dimension, two thread types,
+ *         too many modes) or a layout compilation error; the message names the type.
+ */
+int pa__dist_split_of(const pa_type *t, pa__dist_split *out);
+/** The split of a type, made once and kept with the type (freed with it).  NULL with the error set. */
+const pa__dist_split *pa__type_dist_split(const pa_type *t);
+
+/* The hooks a backend that owns a thread type gives the core for distributed copies. */
+typedef struct pa__dist_ops {
+    const char *thread_mtt;
+    int (*copy)(const pa_type *dt, void *dst, const pa_type *st, const void *src);
+    int (*explain)(const pa_type *dt, const pa_type *st, char *buf, size_t len);
+} pa__dist_ops;
+
+/** The MPI backend's hooks (src/backends/mpi/dist_copy.c, built with PA_HAVE_MPI). */
+extern const pa__dist_ops pa__mpi_dist_ops;
+/** The hooks for a copy with at least one distributed side, or NULL with the error set (which backend). */
+const pa__dist_ops *pa__dist_ops_for(const pa_type *dt, const pa_type *st);
+
+/* ---- thread arrays of other backends (src/core/dist.c: the table; MPI process arrays) ------------------ */
+
+/*
+ * pa_for (pthread backend) hands thread types it does not run to the launcher the core lists for their mtt,
+ * and the context accessors (pa_tid, pa_ctx_size, pa_self, pa_tid_path, pa_sync) answer from `ext` for the
+ * contexts those launchers make.
+ */
+typedef struct pa__ext_ctx {
+    int64_t size;                  /* processes in the array */
+    const pa_type *self;           /* its thread type, NULL when unknown */
+    int (*sync)(const struct pa__ext_ctx *x, int64_t tid, const char *path);
+    void *data;                    /* the launcher's own */
+} pa__ext_ctx;
+
+struct pa__launch;
+struct pa_ctx {
+    struct pa__launch *launch;     /* arrays of the pthread backend; NULL for other backends' */
+    int64_t tid;
+    const pa_ctx *parent;
+    const pa__ext_ctx *ext;        /* other backends' arrays */
+};
+
+typedef struct pa__launcher {
+    const char *mtt;
+    int (*launch)(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg_size);
+} pa__launcher;
+
+/** The MPI backend's process arrays (src/backends/mpi/procs_launch.c, built with PA_HAVE_MPI). */
+extern const pa__launcher pa__mpi_launcher;
+/** The launcher of another backend for a thread mtt ("mpi"), or NULL when pa_for runs it (or none does). */
+const pa__launcher *pa__launcher_for(const char *mtt);
+
 /* ---- the type model (src/core/type_*.c) ----------------------------------------------------------------- */
 
 /* Opaque here; the copy planner and backends use only the query functions and pa__type_layout. */

@@ -23,6 +23,8 @@ extern const pa__mem_ops pa__mem_numa_ops;
 /* The CUDA backend's allocators (src/backends/cuda/mem_cuda.c), present when built with PA_HAVE_CUDA. */
 extern const pa__mem_ops pa__mem_pinned_ops;
 extern const pa__mem_ops pa__mem_dmem_ops;
+/* The MPI backend's allocator (src/backends/mpi/mem_mpi.c), present when built with PA_HAVE_MPI. */
+extern const pa__mem_ops pa__mem_mpimem_ops;
 
 /** The default alignment of paged and numa arrays, in bytes (a cache line). */
 #define PA__MEM_DEFAULT_ALIGNMENT 64

@@ -19,8 +19,8 @@ typedef struct mtt_entry {
 } mtt_entry;
 
 /*
- * The CUDA backend registers pinned and dmem under PA_HAVE_CUDA; the MPI and Global Arrays backends will
- * register mpimem and gamem here, each under its own PA_HAVE_* switch, when they are written.
+ * The CUDA backend registers pinned and dmem under PA_HAVE_CUDA and the MPI backend mpimem under PA_HAVE_MPI;
+ * the Global Arrays backend will register gamem here under its own PA_HAVE_* switch when it is written.
  */
 static const mtt_entry mtt_table[] = {
     {"paged", PA__MTT_MEMORY, &pa__mem_paged_ops, NULL},
@@ -33,7 +33,11 @@ static const mtt_entry mtt_table[] = {
     {"pinned", PA__MTT_MEMORY, NULL, "it needs the CUDA backend (cudaHostAlloc), which this build does not have"},
     {"dmem", PA__MTT_MEMORY, NULL, "it needs the CUDA backend (cudaMalloc), which this build does not have"},
 #endif
+#if PA_HAVE_MPI
+    {"mpimem", PA__MTT_MEMORY, &pa__mem_mpimem_ops, NULL},
+#else
     {"mpimem", PA__MTT_MEMORY, NULL, "it needs the MPI backend (MPI_Alloc_mem), which this build does not have"},
+#endif
     {"gamem", PA__MTT_MEMORY, NULL,
      "it needs the Global Arrays backend (NGA_Create), which this build does not have"},
     {"smem", PA__MTT_MEMORY, NULL,

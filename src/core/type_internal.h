@@ -136,6 +136,7 @@ struct pa_type {
     char *name;
     pa__layout *layout;         /* compiled on first use */
     int layout_status;          /* the error of a compilation that failed, kept so it is not retried */
+    struct pa__dist_split *dist;  /* the split into process and local layouts, made on first use (dist.c) */
     int64_t **tables;           /* gather tables owned by this node's layout */
     int ntables;
     struct pa_type *next_alloc; /* every node of an instance, for freeing */

@@ -71,7 +71,10 @@ static const char *const missing_names[] = {
 #if !PA_HAVE_CUDA
     "pinned", "dmem",
 #endif
-    "mpimem", "gamem", "smem", "rmem", "micmem", "vmem"};
+#if !PA_HAVE_MPI
+    "mpimem",
+#endif
+    "gamem", "smem", "rmem", "micmem", "vmem"};
 
 START_TEST(test_mtt_kinds)
 {
@@ -106,6 +109,12 @@ START_TEST(test_mtt_allocators)
         ck_assert_ptr_nonnull(pa__mem_missing(missing_names[i]));
         ck_assert_int_eq(pa_mtt_available(missing_names[i]), 0);
     }
+#if PA_HAVE_MPI
+    /* mpimem is allocated by the MPI backend, and usable only while MPI runs (not in this test). */
+    ck_assert_str_eq(pa__mem_find("mpimem")->name, "mpimem");
+    ck_assert_int_eq(pa__mem_find("mpimem")->host_accessible, 1);
+    ck_assert_int_eq(pa_mtt_available("mpimem"), 0);
+#endif
     ck_assert_ptr_null(pa__mem_missing("paged"));
     ck_assert_ptr_null(pa__mem_missing("pthd"));
     ck_assert_int_eq(pa_mtt_available("nonsense"), 0);

@@ -13,12 +13,27 @@ int64_t pa_tid(const pa_ctx *ctx)
 
 int64_t pa_ctx_size(const pa_ctx *ctx)
 {
-    return ctx ? ctx->launch->shape.n : 1;
+    return ctx ? ctx->ext ? ctx->ext->size : ctx->launch->shape.n : 1;
 }
 
 const pa_type *pa_self(const pa_ctx *ctx)
 {
-    return ctx ? ctx->launch->self : NULL;
+    return ctx ? ctx->ext ? ctx->ext->self : ctx->launch->self : NULL;
+}
+
+/* tid_path in another backend's array: from the shape of its thread type. */
+static int64_t ext_tid_path(const pa_ctx *ctx, const char *path)
+{
+    pa__tshape shape;
+    const pa_type *self = ctx->ext->self;
+    if (!self || pa__tshape_of(self, &shape) != PA_OK)
+        return path[0] ? pa__err(PA_ERR_DIM, "pa_tid_path(\"%s\"): the array's thread type is unknown", path), -1
+                       : ctx->tid;
+    int i = pa__tshape_find(&shape, path);
+    if (i < 0)
+        return pa__err(PA_ERR_DIM, "pa_tid_path(\"%s\"): thread type %s has no dimension %s_%s", path,
+                       pa_type_name(self), pa_type_name(self), path), -1;
+    return pa__tshape_tid(&shape, i, ctx->tid);
 }
 
 const pa_ctx *pa_ctx_parent(const pa_ctx *ctx)
@@ -43,6 +58,8 @@ int64_t pa_tid_path(const pa_ctx *ctx, const char *path)
 {
     if (ctx == NULL || path == NULL)
         return pa__err(PA_ERR_INVAL, "pa_tid_path: %s is NULL", ctx ? "path" : "ctx"), -1;
+    if (ctx->ext)
+        return ext_tid_path(ctx, path);
     int i = find_path(ctx, path, "pa_tid_path");
     if (i < 0)
         return -1;
@@ -75,6 +92,8 @@ int pa_sync(pa_ctx *ctx, const char *path)
 {
     if (ctx == NULL || path == NULL)
         return pa__err(PA_ERR_INVAL, "pa_sync: %s is NULL", ctx ? "path" : "ctx");
+    if (ctx->ext)
+        return ctx->ext->sync(ctx->ext, ctx->tid, path);
     int i = find_path(ctx, path, "pa_sync");
     if (i < 0)
         return i;

@@ -51,11 +51,7 @@ typedef enum pa__engine { PA__ENGINE_PTHD, PA__ENGINE_OMP } pa__engine;
 
 typedef struct pa__launch pa__launch;
 
-struct pa_ctx {
-    pa__launch *launch;
-    int64_t tid;
-    const pa_ctx *parent;
-};
+/* struct pa_ctx is in internal.h: other backends' arrays (MPI process arrays) make contexts too. */
 
 struct pa__launch {
     pa__tshape shape;

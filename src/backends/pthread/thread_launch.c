@@ -111,7 +111,7 @@ static int launch_new(const pa__tshape *shape, pa_thread_fn fn, const void *arg,
     }
     l->parent = tl_ctx;
     for (int64_t t = 0; t < shape->n; t++)
-        l->ctx[t] = (pa_ctx){l, t, tl_ctx};
+        l->ctx[t] = (pa_ctx){.launch = l, .tid = t, .parent = tl_ctx};
     pthread_mutex_init(&l->mu, NULL);
     pthread_cond_init(&l->done_cv, NULL);
     *out = l;
@@ -234,6 +234,9 @@ int pa_for(const pa_type *threads, pa_thread_fn fn, const void *arg, size_t arg_
     if (threads == NULL || fn == NULL || (arg == NULL && arg_size > 0))
         return pa__err(PA_ERR_INVAL, "pa_for: %s is NULL", threads == NULL ? "the thread type"
                        : fn == NULL ? "the thread function" : "arg (with arg_size > 0)");
+    const pa__launcher *other = pa__launcher_for(pa_mtt(threads));
+    if (other != NULL)
+        return other->launch(threads, fn, arg, arg_size);
     st = thread_kind(threads, &engine, &bind);
     if (st != PA_OK)
         return st;

@@ -1,0 +1,174 @@
+/*
+ * parray — distributed copies (pa_copy with an mpi-distributed side): checks, the plan cache, explanations.
+ *
+ * Every rank of the current communicator (its process array's, or MPI_COMM_WORLD in SPMD programs) calls
+ * pa_copy with the same two types.  Every check that can fail before data moves depends only on the types and
+ * the communicator's size, so all ranks fail alike and none is left waiting in a collective.  A local type
+ * (one memory type) on either side lives on process 0, as in the manual.  A rank may pass NULL for an array
+ * it neither reads nor writes.  Two limits follow from making no extra collective call per copy: a NULL array
+ * where one is needed, or running out of memory for a new plan, fails on that rank only, and the others then
+ * wait in the collective.
+ *
+ * Plans are cached by the exact contents of both split layouts (when they are affine: gathered layouts point
+ * into their types, which may be freed), the element size, the rank and the communicator's size.  The cache is
+ * never trimmed, so that ranks that made the same copies keep the same plans.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_backend.h"
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static pa_mpi__dplan *cache;
+
+static int same_split(const pa__dist_split *a, const pa__dist_split *b)
+{
+    return a->pid.size == b->pid.size && !memcmp(&a->pid, &b->pid, sizeof a->pid) &&
+           !memcmp(&a->local, &b->local, sizeof a->local);
+}
+
+/* Finds a plan and moves it to the front (a copy repeated in a loop finds it first).  Call with the lock. */
+static pa_mpi__dplan *cache_find(const pa__dist_split *d, const pa__dist_split *s, size_t elm, int rank,
+                                 int nprocs)
+{
+    pa_mpi__dplan **link = &cache, *p;
+    for (; (p = *link); link = &p->next)
+        if (p->elm == elm && p->rank == rank && p->nprocs == nprocs && same_split(&p->key_dst, d) &&
+            same_split(&p->key_src, s)) {
+            *link = p->next;
+            p->next = cache;
+            cache = p;
+            break;
+        }
+    return p;
+}
+
+static void free_cache(void)
+{
+    while (cache) {
+        pa_mpi__dplan *p = cache;
+        cache = p->next;
+        pa_mpi__dplan_free(p);
+    }
+}
+
+/* Memory the distributed copy may touch from the CPU: host memory of any host type. */
+static int check_memory(const pa_type *t, const pa__dist_split *s)
+{
+    const pa__mem_ops *ops = strcmp(s->memory_mtt, "any") ? pa__mem_find(s->memory_mtt) : NULL;
+    if (strcmp(s->memory_mtt, "any") && (!ops || !ops->host_accessible))
+        return pa__err(PA_ERR_UNSUPPORTED, "distributed copy: %s is distributed over %s memory; only host "
+                       "memory (paged, mpimem, mmap, numa, pinned) can be sent yet", pa_type_name(t),
+                       s->memory_mtt);
+    return PA_OK;
+}
+
+/* Checks the pair and finds (or makes) the plan.  *owned is set when the plan is not cached (free it). */
+static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, int *owned)
+{
+    const pa__dist_split *d, *s;
+    int rank, nprocs, rc;
+    *owned = 0;
+    if (pa_size(dt) != pa_size(st))
+        return pa__err(PA_ERR_SIZE, "distributed copy from %s (%lld elements) to %s (%lld elements): sizes "
+                       "differ", pa_type_name(st), (long long)pa_size(st), pa_type_name(dt),
+                       (long long)pa_size(dt));
+    size_t de = pa_elm_size(dt), se = pa_elm_size(st);
+    if (de == 0 || de != se)
+        return pa__err(PA_ERR_ELM, "distributed copy from %s (%zu-byte elements) to %s (%zu-byte elements): "
+                       "element sizes %s", pa_type_name(st), se, pa_type_name(dt), de,
+                       de == 0 || se == 0 ? "unspecified" : "differ");
+    if (!(d = pa__type_dist_split(dt)) || !(s = pa__type_dist_split(st)))
+        return PA_ERR_UNSUPPORTED;
+    if ((rc = check_memory(dt, d)) != PA_OK || (rc = check_memory(st, s)) != PA_OK)
+        return rc;
+    pa_mpi__where(&rank, &nprocs);
+    int cacheable = d->pid.affine && d->local.affine && s->pid.affine && s->local.affine;
+    pthread_mutex_lock(&cache_lock);
+    *out = cacheable ? cache_find(d, s, de, rank, nprocs) : NULL;
+    rc = PA_OK;
+    if (!*out && (rc = pa_mpi__dplan_make(d, s, de, rank, nprocs, out)) == PA_OK) {
+        if (cacheable) {
+            if (!cache)
+                atexit(free_cache);
+            (*out)->next = cache;
+            cache = *out;
+        } else {
+            *owned = 1;
+        }
+        if (getenv("PA_PLAN_INFO") && strcmp(getenv("PA_PLAN_INFO"), "0") != 0) {
+            char line[512];
+            pa_mpi__dplan_explain(*out, line, sizeof line);
+            fprintf(stderr, "parray plan (rank %d): %s\n", rank, line);
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
+    if (rc != PA_OK)
+        return pa__err_wrap(rc, "copy from %s to %s", pa_type_name(st), pa_type_name(dt));
+    return PA_OK;
+}
+
+static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void *src)
+{
+    pa_mpi__dplan *p;
+    int owned, rc = prepare(dt, st, &p, &owned);
+    if (rc != PA_OK)
+        return rc;
+    if ((p->nrecv > 0 && !dst) || (p->nsend > 0 && !src))
+        rc = pa__err(PA_ERR_INVAL, "distributed copy from %s to %s: rank %d %s %lld elements but its %s "
+                     "pointer is NULL", pa_type_name(st), pa_type_name(dt), p->rank,
+                     !dst && p->nrecv ? "receives" : "sends", (long long)(!dst && p->nrecv ? p->nrecv : p->nsend),
+                     !dst && p->nrecv ? "destination" : "source");
+    else if (p->sbuf || p->rbuf) {
+        pthread_mutex_lock(&p->run_lock);
+        rc = pa_mpi__dplan_exec(p, pa_mpi__comm(), dst, src);
+        pthread_mutex_unlock(&p->run_lock);
+    } else {
+        rc = pa_mpi__dplan_exec(p, pa_mpi__comm(), dst, src);
+    }
+    if (owned)
+        pa_mpi__dplan_free(p);
+    return rc;
+}
+
+int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)
+{
+    char pattern[96];
+    const char *how = p->kind == PA_MPI__LOCAL ? "a host copy on that process" : p->send_direct && p->recv_direct
+                      ? "sent and received in place" : p->send_direct ? "sent in place, unpacked after receiving"
+                      : p->recv_direct ? "packed, received in place" : "packed and unpacked";
+    switch (p->kind) {
+    case PA_MPI__LOCAL: snprintf(pattern, sizeof pattern, "all on process %d", p->src_root); break;
+    case PA_MPI__SENDRECV: snprintf(pattern, sizeof pattern, "process %d -> %d", p->src_root, p->dst_root); break;
+    case PA_MPI__SCATTER: snprintf(pattern, sizeof pattern, "root %d, %lld per process", p->src_root,
+                                   (long long)p->blk); break;
+    case PA_MPI__GATHER: snprintf(pattern, sizeof pattern, "root %d, %lld per process", p->dst_root,
+                                  (long long)p->blk); break;
+    case PA_MPI__ALLTOALL: snprintf(pattern, sizeof pattern, "%lld per pair", (long long)p->blk); break;
+    default: snprintf(pattern, sizeof pattern, "uneven pairs"); break;
+    }
+    return snprintf(buf, len, "distributed copy %lld x %zu B over %d process%s: strategy=%s (%s); rank %d sends "
+                    "%lld and receives %lld \xe2\x80\x94 %s", (long long)p->total, p->elm, p->nprocs,
+                    p->nprocs == 1 ? "" : "es", pa_mpi__kind_name(p->kind), pattern, p->rank, (long long)p->nsend,
+                    (long long)p->nrecv, how);
+}
+
+static int dist_explain(const pa_type *dt, const pa_type *st, char *buf, size_t len)
+{
+    pa_mpi__dplan *p;
+    int owned, rc = prepare(dt, st, &p, &owned);
+    if (rc != PA_OK)
+        return rc;
+    rc = pa_mpi__dplan_explain(p, buf, len);
+    if (owned)
+        pa_mpi__dplan_free(p);
+    return rc;
+}
+
+const pa__dist_ops pa__mpi_dist_ops = {
+    .thread_mtt = "mpi",
+    .copy = dist_copy,
+    .explain = dist_explain,
+};

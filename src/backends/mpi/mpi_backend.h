@@ -1,0 +1,82 @@
+/*
+ * parray — the MPI backend's internal declarations: the communicator copies run on, the mpimem allocator,
+ * distributed-copy plans and their execution.  Included only by the files of src/backends/mpi.
+ */
+#ifndef PARRAY_MPI_BACKEND_H
+#define PARRAY_MPI_BACKEND_H
+
+#include <mpi.h>
+#include <pthread.h>
+
+#include "plan.h"
+
+/* ---- communicators (mpi_comm.c) ------------------------------------------------------------------------ */
+
+/** 1 when MPI is initialised and not finalised, so that MPI calls may be made. */
+int pa_mpi__running(void);
+/** The communicator distributed copies of the calling thread use: its process array's, else MPI_COMM_WORLD. */
+MPI_Comm pa_mpi__comm(void);
+/** Sets (or, with MPI_COMM_NULL, clears) the calling thread's process-array communicator.  \return the
+ *  previous setting, for restoring it. */
+MPI_Comm pa_mpi__set_comm(MPI_Comm comm);
+/** Rank and size of the current communicator: 0 and 1 when MPI is not running (a single process). */
+void pa_mpi__where(int *rank, int *nprocs);
+/** Turns an MPI error code into PA_ERR_SYS with MPI's text and the call's name; PA_OK for MPI_SUCCESS. */
+int pa_mpi__check(int rc, const char *call);
+
+/* ---- distributed-copy plans (dist_plan.c) -------------------------------------------------------------- */
+
+typedef enum pa_mpi__kind {
+    PA_MPI__LOCAL,       /* every element stays on one process: a host copy there */
+    PA_MPI__SENDRECV,    /* every element goes from one process to one other: MPI_Send + MPI_Recv */
+    PA_MPI__SCATTER,     /* one root sends an equal block to every process: MPI_Scatter */
+    PA_MPI__GATHER,      /* every process sends an equal block to one root: MPI_Gather */
+    PA_MPI__ALLTOALL,    /* every pair exchanges an equal block: MPI_Alltoall */
+    PA_MPI__ALLTOALLV    /* anything else: pack by destination, MPI_Alltoallv, unpack by source */
+} pa_mpi__kind;
+
+/*
+ * A plan for one rank of one communicator size.  The elements a rank sends are ordered by destination rank,
+ * then by flat index; those it receives by source rank, then by flat index, so that both ends of every pair
+ * agree on the order without exchanging it.  send_l and recv_l are those orders as layouts of the user's
+ * arrays (affine where the offsets allow, else a gather table); "direct" sides are contiguous and are handed
+ * to MPI in place, the others are packed or unpacked through host copy plans and a buffer owned by the plan.
+ */
+typedef struct pa_mpi__dplan {
+    pa_mpi__kind kind;
+    int rank, nprocs;
+    int src_root, dst_root;          /* SENDRECV, SCATTER (src_root), GATHER (dst_root), LOCAL (both) */
+    int64_t total, blk;              /* elements in all; per pair (SCATTER, GATHER, ALLTOALL) */
+    size_t elm;
+    int *scount, *sdispl, *rcount, *rdispl;   /* per rank, in MPI count units (ALLTOALLV) */
+    int64_t nsend, nrecv;            /* this rank's elements */
+    pa__layout send_l, recv_l;
+    int send_direct, recv_direct;
+    pa__plan *pack, *unpack, *local; /* host plans: send_l -> buffer, buffer -> recv_l, send_l -> recv_l */
+    char *sbuf, *rbuf;               /* pack buffers when not direct */
+    pthread_mutex_t run_lock;        /* copies through the same buffers from several threads take turns */
+    int64_t *tables[2];              /* gather tables of send_l and recv_l when not affine */
+    MPI_Datatype etype;              /* MPI_BYTE, or elm contiguous bytes when counts in bytes overflow */
+    int scale;                       /* MPI count units per element: elm for MPI_BYTE, else 1 */
+    int owns_etype;                  /* etype was made (and is freed) by the plan */
+    /* the cache key */
+    pa__dist_split key_dst, key_src;
+    struct pa_mpi__dplan *next;
+} pa_mpi__dplan;
+
+/** Makes the plan for dst <- src on this rank.  \return PA_OK or an error naming the types. */
+int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, size_t elm, int rank, int nprocs,
+                       pa_mpi__dplan **out);
+/** Frees a plan.  NULL is ignored. */
+void pa_mpi__dplan_free(pa_mpi__dplan *p);
+/** The one-line explanation of a plan, as pa_copy_explain gives it.  \return as snprintf. */
+int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len);
+/** The name of a plan's kind as the MPI call it maps to ("MPI_Alltoall"). */
+const char *pa_mpi__kind_name(pa_mpi__kind k);
+
+/* ---- execution (dist_exec.c) --------------------------------------------------------------------------- */
+
+/** Runs a plan on comm (collective over comm for the collective kinds).  \return PA_OK or an error. */
+int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src);
+
+#endif

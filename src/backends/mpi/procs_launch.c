@@ -1,0 +1,251 @@
+/*
+ * parray — pa_for over an mpi thread type: the three ways a process array runs.
+ *  - Under pa_mpi_main, on rank 0: draft n idle ranks, send them the task, wait for their statuses.  Too few
+ *    idle ranks is an error at once (never a wait).  Arrays started from several threads of rank 0 run one
+ *    after the other.
+ *  - Plain SPMD (MPI initialised by the program, every rank calls pa_for): the first n ranks of the current
+ *    communicator run the task on their own communicator; every rank returns the same status.
+ *  - Without MPI: a single process, so mpi [1] runs the task here and anything larger is an error.
+ * Inside a task, pa_tid is the process's place in the array, pa_ctx_size the array's size, pa_sync("") an
+ * MPI_Barrier of the array, and distributed copies use the array's communicator.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "procs.h"
+
+static pthread_mutex_t draft_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *busy;   /* rank 0 under pa_mpi_main: busy[r] for every world rank (rank 0 runs main) */
+
+void pa_mpi__idle_init(int size)
+{
+    busy = calloc((size_t)size, 1);
+    if (busy)
+        busy[0] = 1;
+}
+
+void pa_mpi__release_all(int size)
+{
+    pa_mpi__draft_head stop = {.cmd = PA_MPI__CMD_STOP};
+    for (int r = 1; r < size; r++)
+        MPI_Send(&stop, (int)sizeof stop, MPI_BYTE, r, PA_MPI__TAG_DRAFT, MPI_COMM_WORLD);
+    free(busy);
+    busy = NULL;
+}
+
+static int sync_array(const pa__ext_ctx *x, int64_t tid, const char *path)
+{
+    (void)tid;
+    if (path[0])
+        return pa__err(PA_ERR_UNSUPPORTED, "pa_sync(\"%s\") in an mpi process array: only \"\" (the whole "
+                       "array) is supported yet", path);
+    MPI_Comm comm = *(MPI_Comm *)x->data;
+    return comm == MPI_COMM_NULL ? PA_OK : pa_mpi__check(MPI_Barrier(comm), "pa_sync: MPI_Barrier");
+}
+
+/* Runs fn as process tid of an array of n on comm, with its own copy of the argument bytes. */
+static int run_task(pa_thread_fn fn, int64_t tid, int64_t n, const pa_type *self, MPI_Comm comm,
+                    const void *arg, size_t arg_size)
+{
+    void *copy = NULL;
+    if (arg_size > 0 && !(copy = malloc(arg_size)))
+        return pa__err(PA_ERR_NOMEM, "mpi process array: no memory for %zu argument bytes", arg_size);
+    if (copy)
+        memcpy(copy, arg, arg_size);
+    pa__ext_ctx x = {.size = n, .self = self, .sync = sync_array, .data = &comm};
+    pa_ctx ctx = {.launch = NULL, .tid = tid, .parent = NULL, .ext = &x};
+    MPI_Comm prev = pa_mpi__set_comm(comm);
+    int st = fn(&ctx, copy);
+    pa_mpi__set_comm(prev);
+    free(copy);
+    return st;
+}
+
+/* ---- drafted side --------------------------------------------------------------------------------------- */
+
+int pa_mpi__run_drafted(const char *msg, int len)
+{
+    pa_mpi__draft_head h;
+    MPI_Group world = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
+    MPI_Comm comm = MPI_COMM_NULL;
+    pa_scope *scope = NULL;
+    char name[64], decl[256];
+    int me = 0, tid = -1, st;
+    memcpy(&h, msg, sizeof h);
+    const int32_t *ranks = (const int32_t *)(msg + sizeof h);
+    const char *p = msg + sizeof h + (size_t)h.n * sizeof(int32_t);
+    snprintf(name, sizeof name, "%.*s", (int)h.namelen, p);
+    snprintf(decl, sizeof decl, "%.*s", (int)h.decllen, p + h.namelen);
+    const char *arg = p + h.namelen + h.decllen;
+    (void)len;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    for (int i = 0; i < h.n; i++)
+        if (ranks[i] == me)
+            tid = i;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, h.n, ranks, &group);
+    st = pa_mpi__check(MPI_Comm_create_group(MPI_COMM_WORLD, group, PA_MPI__TAG_GROUP, &comm),
+                       "mpi process array: MPI_Comm_create_group");
+    pa_thread_fn fn = pa_mpi__task_fn(name);
+    if (st == PA_OK && !fn)
+        st = pa__err(PA_ERR_NAME, "mpi process array: task \"%s\" is not registered on rank %d (call "
+                     "pa_mpi_register on every process before pa_mpi_main)", name, me);
+    const pa_type *self = NULL;
+    if (st == PA_OK && pa_scope_create(NULL, &scope) == PA_OK)
+        self = pa_type_parse(scope, decl);
+    if (st == PA_OK)
+        st = run_task(fn, tid, h.n, self, comm, arg, (size_t)h.argsize);
+    pa_scope_destroy(scope);
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_free(&comm);
+    MPI_Group_free(&group);
+    MPI_Group_free(&world);
+    return st;
+}
+
+/* ---- rank 0 under pa_mpi_main ---------------------------------------------------------------------------- */
+
+/* The draft message for one array.  \return its length, or -1 (no memory). */
+static int draft_message(const int32_t *ranks, int n, const char *name, const char *decl, const void *arg,
+                         size_t arg_size, char **out)
+{
+    pa_mpi__draft_head h = {.cmd = PA_MPI__CMD_RUN, .n = n, .namelen = (int32_t)strlen(name),
+                            .decllen = (int32_t)strlen(decl), .argsize = (int64_t)arg_size};
+    size_t len = sizeof h + (size_t)n * sizeof(int32_t) + strlen(name) + strlen(decl) + arg_size;
+    char *m = malloc(len);
+    if (!m || len > INT32_MAX)
+        return free(m), -1;
+    memcpy(m, &h, sizeof h);
+    memcpy(m + sizeof h, ranks, (size_t)n * sizeof(int32_t));
+    char *p = m + sizeof h + (size_t)n * sizeof(int32_t);
+    memcpy(p, name, strlen(name));
+    memcpy(p + strlen(name), decl, strlen(decl));
+    if (arg_size)
+        memcpy(p + strlen(name) + strlen(decl), arg, arg_size);
+    *out = m;
+    return (int)len;
+}
+
+/* Picks n idle ranks.  \return PA_OK, or PA_ERR_RANGE naming how many there are. */
+static int pick(const pa_type *t, int n, int32_t *ranks)
+{
+    int world = 0, idle = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    for (int r = 0; r < world; r++)
+        idle += !busy[r];
+    if (idle < n)
+        return pa__err(PA_ERR_RANGE, "pa_for over %s: the process array needs %d processes but %d of the %d "
+                       "are idle (rank 0 runs main; start at least %d with mpirun -np)", pa_type_name(t), n,
+                       idle, world, n + 1 + (world - 1 - idle));
+    for (int r = 0, i = 0; i < n; r++)
+        if (!busy[r])
+            ranks[i++] = r;
+    for (int i = 0; i < n; i++)
+        busy[ranks[i]] = 1;
+    return PA_OK;
+}
+
+/* Waits for every drafted rank; the lowest tid that failed decides the status. */
+static int collect(const pa_type *t, const int32_t *ranks, int n)
+{
+    int st = PA_OK;
+    for (int i = 0; i < n; i++) {
+        pa_mpi__result res;
+        MPI_Recv(&res, (int)sizeof res, MPI_BYTE, ranks[i], PA_MPI__TAG_DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        busy[ranks[i]] = 0;
+        if (res.status != PA_OK && st == PA_OK) {
+            res.msg[sizeof res.msg - 1] = '\0';
+            const char *c = strstr(res.msg, ": ");
+            st = pa__err(res.status, "pa_for over %s: process %d (rank %d) failed: %s", pa_type_name(t), i,
+                         ranks[i], c ? c + 2 : res.msg);
+        }
+    }
+    return st;
+}
+
+static int draft(const pa_type *t, int n, pa_thread_fn fn, const void *arg, size_t arg_size)
+{
+    char decl[256], *msg = NULL;
+    int32_t *ranks = malloc((size_t)n * sizeof *ranks);
+    const char *name = pa_mpi__task_name(fn);
+    int st = PA_OK, len;
+    if (!ranks)
+        return pa__err(PA_ERR_NOMEM, "pa_for over %s: no memory for %d ranks", pa_type_name(t), n);
+    if (!name) {
+        free(ranks);
+        return pa__err(PA_ERR_NAME, "pa_for over %s: the task function is not registered; register it with "
+                       "pa_mpi_register on every process before pa_mpi_main", pa_type_name(t));
+    }
+    if (pa_type_format(t, decl, sizeof decl) >= (int)sizeof decl)
+        decl[0] = '\0';   /* too long to send: the processes then see pa_self() NULL */
+    pthread_mutex_lock(&draft_lock);
+    if ((st = pick(t, n, ranks)) != PA_OK)
+        goto done;
+    if ((len = draft_message(ranks, n, name, decl, arg, arg_size, &msg)) < 0) {
+        for (int i = 0; i < n; i++)
+            busy[ranks[i]] = 0;
+        st = pa__err(PA_ERR_NOMEM, "pa_for over %s: no memory for the draft message", pa_type_name(t));
+        goto done;
+    }
+    for (int i = 0; i < n; i++)
+        MPI_Send(msg, len, MPI_BYTE, ranks[i], PA_MPI__TAG_DRAFT, MPI_COMM_WORLD);
+    st = collect(t, ranks, n);
+done:
+    pthread_mutex_unlock(&draft_lock);
+    free(msg);
+    free(ranks);
+    return st;
+}
+
+/* ---- SPMD and single process ---------------------------------------------------------------------------- */
+
+static int spmd(const pa_type *t, int n, pa_thread_fn fn, const void *arg, size_t arg_size)
+{
+    int rank, size, st = PA_OK;
+    MPI_Comm parent = pa_mpi__comm(), comm = MPI_COMM_NULL;
+    MPI_Comm_rank(parent, &rank);
+    MPI_Comm_size(parent, &size);
+    if (n > size)
+        return pa__err(PA_ERR_RANGE, "pa_for over %s: the process array needs %d processes, the communicator "
+                       "has %d", pa_type_name(t), n, size);
+    MPI_Comm_split(parent, rank < n ? 0 : MPI_UNDEFINED, rank, &comm);
+    if (rank < n)
+        st = run_task(fn, rank, n, t, comm, arg, arg_size);
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_free(&comm);
+    struct { int status, rank; } mine = {st, rank}, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, parent);
+    if (first.status != PA_OK && st == PA_OK)
+        st = pa__err(first.status, "pa_for over %s: process %d failed with %s", pa_type_name(t), first.rank,
+                     pa_status_name(first.status));
+    return st;
+}
+
+static int launch(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg_size)
+{
+    int64_t n = pa_size(t);
+    int rank = 0;
+    if (n < 1 || n > PA_MAX_THREADS)
+        return pa__err(PA_ERR_RANGE, "pa_for over %s: %lld processes, outside 1..%d", pa_type_name(t),
+                       (long long)n, PA_MAX_THREADS);
+    if (!pa_mpi__running()) {
+        if (n > 1)
+            return pa__err(PA_ERR_RANGE, "pa_for over %s: the process array needs %lld processes but MPI is not "
+                           "running (start the program with mpirun and enter through pa_mpi_main)",
+                           pa_type_name(t), (long long)n);
+        return run_task(fn, 0, 1, t, MPI_COMM_NULL, arg, arg_size);
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!pa_mpi__served())
+        return spmd(t, (int)n, fn, arg, arg_size);
+    if (rank != 0 || !busy)
+        return pa__err(PA_ERR_UNSUPPORTED, "pa_for over %s: nested process arrays (started inside a process "
+                       "array) are not supported yet", pa_type_name(t));
+    return draft(t, (int)n, fn, arg, arg_size);
+}
+
+const pa__launcher pa__mpi_launcher = {
+    .mtt = "mpi",
+    .launch = launch,
+};

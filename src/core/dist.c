@@ -1,0 +1,216 @@
+/*
+ * parray — distributed types (manual §5.5): offsets "on" a thread or memory type, and the split of a
+ * distributed type into a process layout and a local layout for the backends' distributed copies.
+ *
+ * A distributed type has no single mtt: its dimensions mix a thread type (mpi [n]) with a memory type.  As in
+ * the manual, the mtt of an outer dimension dominates its sub-dimensions, so the tree is walked down through
+ * the dimensions whose mtt is "distributed" (they mix both kinds) to the first dimensions of a single kind;
+ * each of those adds its own offset (its references' offsets) to the part of its kind.  The index is
+ * decomposed row-major over the mixed dimensions' children, exactly as pa_offset decomposes it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pa_config.h"
+#include "type_internal.h"
+
+static int is_mixed(const pa_type *n)
+{
+    return strcmp(n->mtt, "distributed") == 0;
+}
+
+static int is_thread(const pa_type *n)
+{
+    return pa__mtt_kind_of(n->mtt) == PA__MTT_THREAD;
+}
+
+/* A mixed dimension that is a pure reference evaluates as its target. */
+static const pa_type *resolve(const pa_type *n)
+{
+    while (n->alias && is_mixed(n->alias))
+        n = n->alias;
+    return n;
+}
+
+int pa__type_distributed(const pa_type *t)
+{
+    return t && is_mixed(t);
+}
+
+/* Mixed dimensions are only split into children: a displacement or func on them has no meaning per part. */
+static int check_mixed(const pa_type *n)
+{
+    if (n->nfn > 0 || n->nchild == 0)
+        return pa__err(PA_ERR_UNSUPPORTED, "distributed type %s: dimension %s mixes thread and memory "
+                       "dimensions and has %s; only its sub-dimensions may carry references, displacements or "
+                       "functions", pa_type_name(pa_type_root(n)), pa_type_name(n),
+                       n->nfn > 0 ? "a reference chain of its own" : "no sub-dimensions");
+    return PA_OK;
+}
+
+static int64_t on_walk(const pa_type *n, pa_on which, int64_t i, int *st)
+{
+    n = resolve(n);
+    if (!is_mixed(n))
+        return is_thread(n) == (which == PA_ON_THREAD) ? pa__offset_walk(n, i) : 0;
+    if ((*st = check_mixed(n)) != PA_OK)
+        return 0;
+    int64_t sum = 0;
+    for (int c = n->nchild - 1; c >= 0 && *st == PA_OK; c--) {
+        const pa_type *ch = n->child[c];
+        sum += on_walk(ch, which, i % ch->size, st);
+        i /= ch->size;
+    }
+    return sum;
+}
+
+int64_t pa_offset_on(const pa_type *type, pa_on which, int64_t i)
+{
+    int st = PA_OK;
+    if (!type || (which != PA_ON_THREAD && which != PA_ON_LOCAL))
+        return pa__err(PA_ERR_INVAL, "pa_offset_on: %s", type ? "which is neither PA_ON_THREAD nor PA_ON_LOCAL"
+                       : "NULL type"), PA_BAD_OFFSET;
+    if (i < 0 || i >= type->size)
+        return pa__err(PA_ERR_RANGE, "pa_offset_on(%s, %lld): the index is outside [0, %lld)",
+                       pa_type_name(type), (long long)i, (long long)type->size), PA_BAD_OFFSET;
+    int64_t off = on_walk(type, which, i, &st);
+    return st == PA_OK ? off : PA_BAD_OFFSET;
+}
+
+/* ---- the split into two layouts ------------------------------------------------------------------------ */
+
+/* Appends one pure dimension: its layout's modes to its own kind, a stride-0 mode of its size to the other. */
+static int append_part(pa__dist_split *s, const pa_type *n)
+{
+    const pa__layout *l = pa__type_layout(n);
+    if (!l)
+        return pa__err_wrap(PA_ERR_INVAL, "distributed type %s", pa_type_name(pa_type_root(n)));
+    pa__layout *own = is_thread(n) ? &s->pid : &s->local, *other = is_thread(n) ? &s->local : &s->pid;
+    const char **name = is_thread(n) ? &s->thread_mtt : &s->memory_mtt;
+    if (strcmp(n->mtt, "any") != 0) {
+        if (**name && strcmp(*name, n->mtt) != 0)
+            return pa__err(PA_ERR_UNSUPPORTED, "distributed type %s mixes %s and %s dimensions: at most one "
+                           "thread type and one memory type are supported", pa_type_name(pa_type_root(n)),
+                           *name, n->mtt);
+        *name = n->mtt;
+    }
+    if (own->nmodes + l->nmodes > PA__MAX_MODES || other->nmodes + 1 > PA__MAX_MODES)
+        return pa__err(PA_ERR_UNSUPPORTED, "distributed type %s has more than %d modes",
+                       pa_type_name(pa_type_root(n)), PA__MAX_MODES);
+    for (int m = 0; m < l->nmodes; m++)
+        own->modes[own->nmodes++] = l->modes[m];
+    own->base += l->base;
+    own->affine &= l->affine;
+    other->modes[other->nmodes++] = (pa__mode){.size = n->size, .stride = 0};
+    pa__layout_coalesce(own);
+    pa__layout_coalesce(other);
+    return PA_OK;
+}
+
+static int split_walk(pa__dist_split *s, const pa_type *n)
+{
+    int st;
+    n = resolve(n);
+    if (!is_mixed(n))
+        return append_part(s, n);
+    if ((st = check_mixed(n)) != PA_OK)
+        return st;
+    for (int c = 0; c < n->nchild; c++)
+        if ((st = split_walk(s, n->child[c])) != PA_OK)
+            return st;
+    return PA_OK;
+}
+
+/* The extent of a layout, from its modes. */
+static void extent(pa__layout *l)
+{
+    l->min_off = l->max_off = l->base;
+    for (int m = 0; m < l->nmodes; m++) {
+        const pa__mode *md = &l->modes[m];
+        int64_t lo = 0, hi = 0;
+        for (int64_t k = 0; md->table && k < md->size; k++) {
+            lo = md->table[k] < lo || k == 0 ? md->table[k] : lo;
+            hi = md->table[k] > hi || k == 0 ? md->table[k] : hi;
+        }
+        if (!md->table) {
+            int64_t last = md->stride * (md->size - 1);
+            lo = last < 0 ? last : 0;
+            hi = last > 0 ? last : 0;
+        }
+        l->min_off += lo;
+        l->max_off += hi;
+    }
+}
+
+int pa__dist_split_of(const pa_type *t, pa__dist_split *out)
+{
+    pa__dist_split s;
+    int st;
+    memset(&s, 0, sizeof s);
+    s.thread_mtt = s.memory_mtt = "";
+    s.pid.affine = s.local.affine = 1;
+    s.pid.size = s.local.size = t->size;
+    if (!is_mixed(t) && is_thread(t))
+        return pa__err(PA_ERR_MTT, "%s is a thread type (%s), not data", pa_type_name(t), t->mtt);
+    if ((st = split_walk(&s, t)) != PA_OK)
+        return st;
+    if (!*s.memory_mtt)
+        s.memory_mtt = "any";
+    extent(&s.pid);
+    extent(&s.local);
+    *out = s;
+    return PA_OK;
+}
+
+const pa__dist_split *pa__type_dist_split(const pa_type *t)
+{
+    pa__dist_split *d = __atomic_load_n(&((pa_type *)t)->dist, __ATOMIC_ACQUIRE);
+    pa_scope *s = t->inst->decl->scope;
+    if (d)
+        return d;
+    pa__scope_lock(s);
+    if (!(d = t->dist)) {
+        d = malloc(sizeof *d);
+        if (!d)
+            pa__err(PA_ERR_NOMEM, "%s: no memory for its distributed layouts", pa_type_name(t));
+        else if (pa__dist_split_of(t, d) != PA_OK)
+            free(d), d = NULL;
+        else
+            __atomic_store_n(&((pa_type *)t)->dist, d, __ATOMIC_RELEASE);
+    }
+    pa__scope_unlock(s);
+    return d;
+}
+
+const pa__dist_ops *pa__dist_ops_for(const pa_type *dt, const pa_type *st)
+{
+    const pa__dist_split *d = pa__type_dist_split(dt), *s = d ? pa__type_dist_split(st) : NULL;
+    if (!d || !s)
+        return NULL;
+    const char *thr = *d->thread_mtt ? d->thread_mtt : s->thread_mtt;
+    if (*d->thread_mtt && *s->thread_mtt && strcmp(d->thread_mtt, s->thread_mtt) != 0)
+        return pa__err(PA_ERR_UNSUPPORTED, "copy from %s (over %s) to %s (over %s): distributed over different "
+                       "thread types", pa_type_name(st), s->thread_mtt, pa_type_name(dt), d->thread_mtt), NULL;
+    if (strcmp(thr, "mpi") != 0)
+        return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: copies of arrays distributed over %s threads "
+                       "are not supported yet (only over mpi process arrays)", pa_type_name(st),
+                       pa_type_name(dt), *thr ? thr : "no"), NULL;
+#if PA_HAVE_MPI
+    return &pa__mpi_dist_ops;
+#else
+    return pa__err(PA_ERR_NODEV, "copy from %s to %s: arrays distributed over mpi processes need the MPI "
+                   "backend, which this build does not have (configure with -Dmpi=enabled where Open MPI is "
+                   "installed)", pa_type_name(st), pa_type_name(dt)), NULL;
+#endif
+}
+
+const pa__launcher *pa__launcher_for(const char *mtt)
+{
+#if PA_HAVE_MPI
+    if (mtt && strcmp(mtt, "mpi") == 0)
+        return &pa__mpi_launcher;
+#else
+    (void)mtt;
+#endif
+    return NULL;
+}

@@ -1,0 +1,144 @@
+/*
+ * parray MPI tests — distributed copies of the manual's patterns on 4 processes (SPMD over MPI_COMM_WORLD):
+ * send/recv (listing 33), alltoall (34), scatter (35) and its reverse, mixtomix (36), the matrix transposition
+ * across processes (§1.4, figure 4), the pattern pa_copy_explain names, mpimem arrays, and bad input that
+ * must fail on every rank alike (never a hang).  Run with mpirun -np 4.
+ */
+#include "mpi_verify.h"
+
+static pa_scope *scope;
+
+static const pa_type *T(const char *name)
+{
+    const pa_type *t = pa_type_get(scope, name);
+    MCK(t != NULL, "pa_type_get(%s): %s", name, pa_last_error());
+    return t;
+}
+
+/* Copies and checks, and checks that the explanation names the MPI call. */
+static void pattern(const char *dst, const char *src, const char *call)
+{
+    char line[512];
+    const pa_type *dt = T(dst), *st = T(src);
+    if (!dt || !st)
+        return;
+    mv_check_copy(dt, st, dst);
+    int n = pa_copy_explain(dt, st, line, sizeof line);
+    MCK(n > 0 && strstr(line, call) != NULL, "explain(%s <- %s) = \"%s\", expected %s", dst, src,
+        n > 0 ? line : pa_last_error(), call);
+}
+
+static void test_sendrecv(void)
+{
+    pattern("T33", "S33", "MPI_Send+MPI_Recv");
+}
+
+static void test_alltoall(void)
+{
+    pattern("T34", "S34", "MPI_Alltoall");
+}
+
+static void test_scatter(void)
+{
+    pattern("T35", "S35", "MPI_Scatter");
+}
+
+static void test_gather(void)
+{
+    pattern("S35", "T35", "MPI_Gather");
+}
+
+static void test_mixtomix(void)
+{
+    pattern("T36", "S36", "MPI_Alltoallv");
+    pattern("S36", "T36", "MPI_Alltoallv");
+}
+
+static void test_transpose(void)
+{
+    pattern("DT", "CT", "MPI_Alltoall");
+}
+
+static void test_local_on_root(void)
+{
+    pattern("L2B", "L2", "local copy");
+}
+
+static void test_mpimem(void)
+{
+    const pa_type *m = T("MEM"), *h = T("S35");
+    int *a = pa_create(m), b[12], c[12];
+    MCK(a != NULL, "pa_create(mpimem): %s", pa_last_error());
+    if (!a)
+        return;
+    for (int i = 0; i < 12; i++)
+        b[i] = i * 3 + 1;
+    MCK_OK(pa_copy(m, a, h, b));
+    MCK_OK(pa_copy(h, c, m, a));
+    MCK(memcmp(b, c, sizeof b) == 0, "mpimem round trip differs");
+    MCK_OK(pa_destroy(m, a));
+}
+
+static void test_errors(void)
+{
+    int buf[64] = {0};
+    /* Sizes differ, a process array larger than the communicator, element sizes differ: every rank fails. */
+    MCK_ERR(pa_copy(T("T34"), buf, T("S35"), buf), PA_ERR_SIZE);
+    MCK_ERR(pa_copy(T("BIG"), buf, T("S34"), buf), PA_ERR_RANGE);
+    MCK_ERR(pa_copy(T("TF"), buf, T("S34"), buf), PA_ERR_ELM);
+    MCK_ERR(pa_copy(T("T34"), NULL, T("S34"), buf), PA_ERR_INVAL);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    if (pa_mpi_nprocs() != 4) {
+        fprintf(stderr, "test_mpi_copy: run with mpirun -np 4 (got %d processes)\n", pa_mpi_nprocs());
+        MPI_Finalize();
+        return 77;
+    }
+    pa_scope_create(NULL, &scope);
+    int st = pa_declare_text(scope,
+        "P = mpi [4]\n"
+        "D33 = paged int [3]\n"
+        "S33 = [1 # disp(1) # P][#D33]\n"          /* listing 33: 3 ints on process 1 ... */
+        "T33 = [1 # disp(3) # P][#D33]\n"          /* ... go to process 3 */
+        "M = mpi [4]\n"
+        "D34 = paged int [4][3]\n"
+        "S34 = [#M][#D34_0][#D34_1]\n"             /* listing 34: row j of process i ... */
+        "T34 = [#D34_0][#M][#D34_1]\n"             /* ... to row i of process j */
+        "S35 = paged int [4][3]\n"                 /* listing 35: a local array on process 0 ... */
+        "T35 = [#M][#S35_1]\n"                     /* ... scattered by rows */
+        "D2 = paged int [2][3]\n"
+        "L2 = [1 # disp(2) # P][#D2]\n"            /* every element on process 2 on both sides */
+        "L2B = [1 # disp(2) # P][#D2_1][#D2_0]\n"
+        "M2 = mpi [2][2]\n"
+        "D36 = paged int [2][2]\n"
+        "S36 = [#M2][#D36]\n"                      /* listing 36: mixtomix */
+        "T36 = [[#M2_1][#D36_0]][[#M2_0][#D36_1]]\n"
+        "A = paged int [[4][4]][2]\n"              /* section 1.4, figure 4, with n = 4 and m = 2 */
+        "N = mpi [4]\n"
+        "CT = [[#N][#A_0_1]][#A_1]\n"
+        "DT = [[#A_0_1][#N]][#A_1]\n"
+        "MEM = mpimem int [4][3]\n"
+        "Q = mpi [8]\n"
+        "D6 = paged int [6]\n"
+        "BIG = [#Q][#D6]\n"
+        "D8 = paged double [4][3]\n"
+        "TF = [#D8_0][#M][#D8_1]\n");
+    MCK(st == PA_OK, "declarations: %s", pa_last_error());
+    mck_run("sendrecv (listing 33)", test_sendrecv);
+    mck_run("alltoall (listing 34)", test_alltoall);
+    mck_run("scatter (listing 35)", test_scatter);
+    mck_run("gather", test_gather);
+    mck_run("mixtomix (listing 36)", test_mixtomix);
+    mck_run("transposition (fig. 4)", test_transpose);
+    mck_run("local on process 2", test_local_on_root);
+    mck_run("mpimem", test_mpimem);
+    mck_run("errors", test_errors);
+    pa_scope_destroy(scope);
+    int all = 0;
+    MPI_Allreduce(&mck_failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
