@@ -3,7 +3,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 int pa_test_run(Suite *s)
 {
@@ -35,4 +37,15 @@ uint64_t pa_test_seed(const char *what)
     fprintf(stderr, "%s: seed %llu (replay with PA_TEST_SEED=%llu)\n", what, (unsigned long long)seed,
             (unsigned long long)seed);
     return seed;
+}
+
+int pa_test_gpu_present(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(pa_cuda_device_count() > 0 ? 0 : 1);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return 0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }

@@ -18,6 +18,12 @@ int64_t pa_rng_range(pa_rng *r, int64_t lo, int64_t hi);
 /** The seed from PA_TEST_SEED, or one from the clock; printed to stderr either way. */
 uint64_t pa_test_seed(const char *what);
 
+/**
+ * 1 when a GPU is usable, asked in a child process: Check runs each test in a forked child, and a CUDA context
+ * made in this process before the fork would be unusable there (cudaErrorInitializationError).
+ */
+int pa_test_gpu_present(void);
+
 /** Asserts that a status is PA_OK and prints pa_last_error() when it is not. */
 #define PA_CK_OK(expr)                                                                                   \
     do {                                                                                                 \

@@ -185,22 +185,9 @@ START_TEST(test_widths)
 }
 END_TEST
 
-/*
- * Whether a GPU is present, asked in a child process: Check runs each test in a forked child, and a CUDA
- * context made in this process before the fork would be unusable there.
- */
-static int gpu_present(void)
-{
-    pid_t pid = fork();
-    if (pid == 0)
-        _exit(pa_cuda_device_count() > 0 ? 0 : 1);
-    int status = 0;
-    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 int main(void)
 {
-    if (!gpu_present()) {
+    if (!pa_test_gpu_present()) {
         fprintf(stderr, "cuda_copy: skipped: no usable GPU (or no CUDA backend in this build)\n");
         return 77;
     }

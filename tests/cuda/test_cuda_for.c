@@ -388,20 +388,9 @@ START_TEST(compiled_kernel)
 }
 END_TEST
 
-/* Whether a GPU is present, asked in a child process (see test_cuda_copy.c). */
-static int gpu_present(void)
-{
-    pid_t pid = fork();
-    if (pid == 0)
-        _exit(pa_cuda_device_count() > 0 ? 0 : 1);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 int main(void)
 {
-    if (!gpu_present()) {
+    if (!pa_test_gpu_present()) {
         fprintf(stderr, "cuda_for: skipped: no usable GPU (or no CUDA backend in this build)\n");
         return 77;
     }
