@@ -7,6 +7,7 @@
  * copied in.  Kernels on one stream run in order, so prep finishes before main starts and main before post.
  * Device arrays are passed as they are.  Threads calling at once use their own streams and allocations.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,6 +245,17 @@ static int result(call *c, void *ret)
     }
 }
 
+/* PA_KERNEL_INFO=1 prints each call's configuration to stderr. */
+static void announce(const call *c)
+{
+    const char *env = getenv("PA_KERNEL_INFO");
+    if (!env || !*env || strcmp(env, "0") == 0)
+        return;
+    char text[1536];
+    pa__plc_format(c->k, &c->cfg, text, sizeof text);
+    fprintf(stderr, "parray: %s", text);
+}
+
 static int run(call *c, void *ret)
 {
     pa_cuda__rtc_kernel *kerns[PA__PLC_NBLOCKS] = {NULL};
@@ -257,7 +269,10 @@ static int run(call *c, void *ret)
             return pa__err(PA_ERR_INVAL, "%s: the sanity check %s rejected the arguments", k->name, f->name);
     }
     if ((st = pa__plc_kernels(k, kerns)) != PA_OK || (st = pa__plc_configure(k, kerns, c->args, c->nargs, &c->cfg)) != PA_OK ||
-        (st = stage_in(c)) != PA_OK || (st = launch_all(c, kerns)) != PA_OK)
+        (st = stage_in(c)) != PA_OK)
+        return st;
+    announce(c);
+    if ((st = launch_all(c, kerns)) != PA_OK)
         return st;
     if (c->ctl.status == 1)
         return pa__err(PA_ERR_KERNEL, "%s: the #plcuda_%s kernel raised error %d at line %d", k->name,
