@@ -268,8 +268,8 @@ static int run(call *c, void *ret)
         if (!f->fn(c->args, c->nargs, NULL, f->ctx))
             return pa__err(PA_ERR_INVAL, "%s: the sanity check %s rejected the arguments", k->name, f->name);
     }
-    if ((st = pa__plc_kernels(k, kerns)) != PA_OK || (st = pa__plc_configure(k, kerns, c->args, c->nargs, &c->cfg)) != PA_OK ||
-        (st = stage_in(c)) != PA_OK)
+    if ((st = pa__plc_kernels(k, kerns)) != PA_OK ||
+        (st = pa__plc_configure(k, kerns, c->args, c->nargs, &c->cfg)) != PA_OK || (st = stage_in(c)) != PA_OK)
         return st;
     announce(c);
     if ((st = launch_all(c, kerns)) != PA_OK)
