@@ -33,6 +33,7 @@ typedef struct call {
     slot s[PA__PLC_MAX_ARGS];
     pa__plc_config cfg;
     char *dev;              /* the allocation */
+    int sync_alloc;         /* made by cudaMalloc: the device has no stream-ordered allocator */
     size_t results_off, work_off, total;
     pa__plc_ctl ctl;
 } call;
@@ -132,8 +133,16 @@ static int stage_in(call *c)
             c->s[i].off = c->total;
             c->total += ALIGN(c->s[i].bytes);
         }
-    if ((e = cudaMallocAsync((void **)&c->dev, c->total, STREAM)) != cudaSuccess)
+    e = cudaMallocAsync((void **)&c->dev, c->total, STREAM);
+    if (e == cudaErrorNotSupported) {
+        (void)cudaGetLastError();
+        c->sync_alloc = 1;
+        e = cudaMalloc((void **)&c->dev, c->total);
+    }
+    if (e != cudaSuccess) {
+        c->dev = NULL;
         return pa_cuda__fail(e, "%s: %zu bytes of device memory for the call", c->k->name, c->total);
+    }
     if ((e = cudaMemsetAsync(c->dev, 0, sizeof(pa__plc_ctl), STREAM)) != cudaSuccess)
         return pa_cuda__fail(e, "%s: clearing the control block", c->k->name);
     for (int i = 0; i < c->nargs; i++)
@@ -307,7 +316,7 @@ int pa_kernel_call(pa_kernel *k, const pa_arg *args, int nargs, void *ret)
     c->nargs = nargs;
     st = run(c, ret);
     if (c->dev) {
-        cudaError_t e = cudaFreeAsync(c->dev, STREAM);
+        cudaError_t e = c->sync_alloc ? cudaFree(c->dev) : cudaFreeAsync(c->dev, STREAM);
         if (e != cudaSuccess && st == PA_OK)
             st = pa_cuda__fail(e, "%s: freeing the call's device memory", k->name);
     }
