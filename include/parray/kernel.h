@@ -137,7 +137,7 @@ PA_API int pa_kernel_call(pa_kernel *k, const pa_arg *args, int nargs, void *ret
 /**
  * Says how a call with these arguments would run, one line per kernel: threads, blocks, threads per block and
  * why (directive, maxthreads, occupancy API, or "auto" when no GPU is present), shared memory, and the buffer
- * sizes.  The callbacks are called; nothing is launched.
+ * sizes.  The callbacks are called; nothing is launched.  PA_KERNEL_INFO=1 prints this to stderr for every call.
  * \return the length of the whole text (as snprintf), or a negative status (as pa_kernel_call's sizing errors).
  */
 PA_API int pa_kernel_explain(pa_kernel *k, const pa_arg *args, int nargs, char *buf, size_t len);

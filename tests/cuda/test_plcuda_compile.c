@@ -8,6 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <stddef.h>
+
+#include "plcuda.h"
 #include "rtc_internal.h"
 #include "testutil.h"
 
@@ -122,6 +125,29 @@ START_TEST(test_tile_cubin)
 }
 END_TEST
 
+/*
+ * The control block and the matrix header have one layout on both sides: NVRTC checks the host's sizes (it has
+ * no offsetof; both are plain structs of naturally aligned fields, so equal sizes of equal field lists agree).
+ */
+START_TEST(test_layouts_agree)
+{
+    char src[1024];
+    pa_kernel *k;
+    snprintf(src, sizeof src,
+             "#plcuda_decl\n"
+             "static_assert(sizeof(pa_kctl) == %zu, \"ctl size\");\n"
+             "static_assert(sizeof(pa_varlena) == %zu, \"varlena size\");\n"
+             "static_assert(sizeof(pa_matrix) == %zu && sizeof(long) == %zu, \"matrix, long\");\n"
+             "#plcuda_begin\n",
+             sizeof(pa__plc_ctl), sizeof(pa__plc_ctl) - offsetof(pa__plc_ctl, var_value), sizeof(pa_matrix),
+             sizeof(long));
+    PA_CK_OK(pa_kernel_create("layouts", "void (void)", src, NULL, 0, &k));
+    int st = pa_kernel_compile(k, 90);
+    ck_assert_msg(st == PA_OK, "%s", pa_last_error());
+    pa_kernel_destroy(k);
+}
+END_TEST
+
 START_TEST(test_compile_error_lines)
 {
     pa_kernel *k;
@@ -165,6 +191,7 @@ int main(void)
     tcase_add_test(tc, test_gpu_add_cubin);
     tcase_add_test(tc, test_full_cubin);
     tcase_add_test(tc, test_tile_cubin);
+    tcase_add_test(tc, test_layouts_agree);
     tcase_add_test(tc, test_compile_error_lines);
     tcase_add_test(tc, test_no_gpu);
     suite_add_tcase(s, tc);

@@ -7,6 +7,7 @@
  * copied in.  Kernels on one stream run in order, so prep finishes before main starts and main before post.
  * Device arrays are passed as they are.  Threads calling at once use their own streams and allocations.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,7 @@ typedef struct call {
     slot s[PA__PLC_MAX_ARGS];
     pa__plc_config cfg;
     char *dev;              /* the allocation */
+    int sync_alloc;         /* made by cudaMalloc: the device has no stream-ordered allocator */
     size_t results_off, work_off, total;
     pa__plc_ctl ctl;
 } call;
@@ -131,8 +133,16 @@ static int stage_in(call *c)
             c->s[i].off = c->total;
             c->total += ALIGN(c->s[i].bytes);
         }
-    if ((e = cudaMallocAsync((void **)&c->dev, c->total, STREAM)) != cudaSuccess)
+    e = cudaMallocAsync((void **)&c->dev, c->total, STREAM);
+    if (e == cudaErrorNotSupported) {
+        (void)cudaGetLastError();
+        c->sync_alloc = 1;
+        e = cudaMalloc((void **)&c->dev, c->total);
+    }
+    if (e != cudaSuccess) {
+        c->dev = NULL;
         return pa_cuda__fail(e, "%s: %zu bytes of device memory for the call", c->k->name, c->total);
+    }
     if ((e = cudaMemsetAsync(c->dev, 0, sizeof(pa__plc_ctl), STREAM)) != cudaSuccess)
         return pa_cuda__fail(e, "%s: clearing the control block", c->k->name);
     for (int i = 0; i < c->nargs; i++)
@@ -244,6 +254,17 @@ static int result(call *c, void *ret)
     }
 }
 
+/* PA_KERNEL_INFO=1 prints each call's configuration to stderr. */
+static void announce(const call *c)
+{
+    const char *env = getenv("PA_KERNEL_INFO");
+    if (!env || !*env || strcmp(env, "0") == 0)
+        return;
+    char text[1536];
+    pa__plc_format(c->k, &c->cfg, text, sizeof text);
+    fprintf(stderr, "parray: %s", text);
+}
+
 static int run(call *c, void *ret)
 {
     pa_cuda__rtc_kernel *kerns[PA__PLC_NBLOCKS] = {NULL};
@@ -256,8 +277,11 @@ static int run(call *c, void *ret)
         if (!f->fn(c->args, c->nargs, NULL, f->ctx))
             return pa__err(PA_ERR_INVAL, "%s: the sanity check %s rejected the arguments", k->name, f->name);
     }
-    if ((st = pa__plc_kernels(k, kerns)) != PA_OK || (st = pa__plc_configure(k, kerns, c->args, c->nargs, &c->cfg)) != PA_OK ||
-        (st = stage_in(c)) != PA_OK || (st = launch_all(c, kerns)) != PA_OK)
+    if ((st = pa__plc_kernels(k, kerns)) != PA_OK ||
+        (st = pa__plc_configure(k, kerns, c->args, c->nargs, &c->cfg)) != PA_OK || (st = stage_in(c)) != PA_OK)
+        return st;
+    announce(c);
+    if ((st = launch_all(c, kerns)) != PA_OK)
         return st;
     if (c->ctl.status == 1)
         return pa__err(PA_ERR_KERNEL, "%s: the #plcuda_%s kernel raised error %d at line %d", k->name,
@@ -292,7 +316,7 @@ int pa_kernel_call(pa_kernel *k, const pa_arg *args, int nargs, void *ret)
     c->nargs = nargs;
     st = run(c, ret);
     if (c->dev) {
-        cudaError_t e = cudaFreeAsync(c->dev, STREAM);
+        cudaError_t e = c->sync_alloc ? cudaFree(c->dev) : cudaFreeAsync(c->dev, STREAM);
         if (e != cudaSuccess && st == PA_OK)
             st = pa_cuda__fail(e, "%s: freeing the call's device memory", k->name);
     }

@@ -32,4 +32,7 @@ int pa__plc_kernels(pa_kernel *k, pa_cuda__rtc_kernel *out[PA__PLC_NBLOCKS]);
 int pa__plc_configure(const pa_kernel *k, pa_cuda__rtc_kernel *const kerns[PA__PLC_NBLOCKS], const pa_arg *args,
                    int nargs, pa__plc_config *cfg);
 
+/** Writes a configuration as pa_kernel_explain does.  \return as snprintf. */
+int pa__plc_format(const pa_kernel *k, const pa__plc_config *cfg, char *buf, size_t len);
+
 #endif

@@ -133,7 +133,7 @@ int pa__plc_configure(const pa_kernel *k, pa_cuda__rtc_kernel *const kerns[PA__P
     return PA_OK;
 }
 
-static int format(const pa_kernel *k, const pa__plc_config *cfg, char *buf, size_t len)
+int pa__plc_format(const pa_kernel *k, const pa__plc_config *cfg, char *buf, size_t len)
 {
     char tmp[512];
     size_t n = 0;
@@ -172,5 +172,5 @@ int pa_kernel_explain(pa_kernel *k, const pa_arg *args, int nargs, char *buf, si
         return st;
     if ((st = pa__plc_configure(k, pa_cuda__usable() ? kerns : NULL, args, nargs, &cfg)) != PA_OK)
         return st;
-    return format(k, &cfg, buf, len);
+    return pa__plc_format(k, &cfg, buf, len);
 }

@@ -34,7 +34,8 @@ uint64_t pa_cuda__fnv1a(uint64_t h, const void *data, size_t n);
 
 /**
  * The key of a request: source, every option (length-prefixed, in order), $PA_KERNEL_INCLUDE, the
- * architecture, the NVRTC version and the library's version.  \return PA_OK or PA_ERR_NODEV (NVRTC cannot be loaded: no version).
+ * architecture, the NVRTC version and the library's version.
+ * \return PA_OK or PA_ERR_NODEV (NVRTC cannot be loaded: no version).
  */
 int pa_cuda__rtc_key_of(const char *source, const char *const *opts, int nopts, int arch, pa_cuda__rtc_key *out);
 
