@@ -13,13 +13,13 @@
  * Both are compiled ahead of time for every word width; nothing is generated at run time.
  */
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "cuda_internal.h"
 
 namespace {
 
 constexpr int MAXM = PA_CUDA__MAX_MODES;
+constexpr int TILE = 32;
 constexpr int THREADS = 256;
 constexpr int ILP = 4;
 
@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(THREADS) direct(const __grid_constant__ WordNe
  * 4 * uw words per phase, in batches of 4 loads issued before their 4 stores, so that several loads are in
  * flight at once.
  */
-template <typename W, int UWC, bool FAST, int TILE>
+template <typename W, int UWC, bool FAST>
 __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNest p, W *__restrict__ dst,
                                                  const W *__restrict__ src)
 {
@@ -300,26 +300,8 @@ cudaError_t run_tiled(void (*k)(TileNest, W *, const W *), int64_t blocks, size_
     return cudaGetLastError();
 }
 
-/*
- * The tile edge: 64 units for units of one word of at most 4 bytes (a 64x64 tile reads and writes 256-byte
- * row pieces, where 32x32 ones read 128 bytes from each of 32 rows), 32 otherwise.  PA_CUDA_TILE=32 or 64
- * overrides it, for measurements.
- */
 template <typename W>
-int tile_edge(int uw)
-{
-    static int forced = -1;
-    if (forced < 0) {
-        const char *e = getenv("PA_CUDA_TILE");
-        forced = e && (atoi(e) == 32 || atoi(e) == 64) ? atoi(e) : 0;
-    }
-    if (forced && uw == 1)
-        return forced;
-    return uw == 1 && sizeof(W) <= 4 ? 64 : 32;
-}
-
-template <typename W, int TILE>
-cudaError_t launch_tiled_edge(const Prepared &p, void *dst, const void *src, cudaStream_t stream, int sms)
+cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStream_t stream, int sms)
 {
     TileNest tn{};
     const int64_t w = p.word;
@@ -350,21 +332,13 @@ cudaError_t launch_tiled_edge(const Prepared &p, void *dst, const void *src, cud
         for (int m = 0; m < tn.n; m++)
             tn.div[m] = make_div((uint32_t)tn.size[m]);
         switch (tn.uw) {
-        case 1: return run_tiled(tiled<W, 1, true, TILE>, blocks, smem, stream, tn, dst, src);
-        case 2: return run_tiled(tiled<W, 2, true, TILE>, blocks, smem, stream, tn, dst, src);
-        case 4: return run_tiled(tiled<W, 4, true, TILE>, blocks, smem, stream, tn, dst, src);
-        default: return run_tiled(tiled<W, 0, true, TILE>, blocks, smem, stream, tn, dst, src);
+        case 1: return run_tiled(tiled<W, 1, true>, blocks, smem, stream, tn, dst, src);
+        case 2: return run_tiled(tiled<W, 2, true>, blocks, smem, stream, tn, dst, src);
+        case 4: return run_tiled(tiled<W, 4, true>, blocks, smem, stream, tn, dst, src);
+        default: return run_tiled(tiled<W, 0, true>, blocks, smem, stream, tn, dst, src);
         }
     }
-    return run_tiled(tiled<W, 0, false, TILE>, blocks, smem, stream, tn, dst, src);
-}
-
-template <typename W>
-cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStream_t stream, int sms)
-{
-    int uw = (int)(p.unit / p.word);
-    return tile_edge<W>(uw) == 64 ? launch_tiled_edge<W, 64>(p, dst, src, stream, sms)
-                                  : launch_tiled_edge<W, 32>(p, dst, src, stream, sms);
+    return run_tiled(tiled<W, 0, false>, blocks, smem, stream, tn, dst, src);
 }
 
 template <typename W>
