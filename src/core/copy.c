@@ -33,7 +33,10 @@ static int status_of_last_error(void)
     return pa__err(PA_ERR_INVAL, "copy: a type could not be compiled into a layout");
 }
 
-/* Checks a pair of types and finds their plan; *dl and *sl get the compiled layouts. */
+/*
+ * Checks a pair of types and finds their plan; *dl and *sl get the compiled layouts.  When the compiler refuses
+ * a layout (PA_ERR_UNSUPPORTED: tables past its budget), the result is PA_OK with *out NULL: the copy walks.
+ */
 static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, const pa__layout **sl,
                    pa__plan **out)
 {
@@ -52,8 +55,11 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
     if (memory_of(dt, &dm) != PA_OK || memory_of(st, &sm) != PA_OK)
         return pa__err(PA_ERR_MTT, "copy from %s (%s) to %s (%s): no copy strategy exists for this pair of "
                        "memory types yet", pa_type_name(st), pa_mtt(st), pa_type_name(dt), pa_mtt(dt));
-    if (!(*dl = pa__type_layout(dt)) || !(*sl = pa__type_layout(st)))
-        return status_of_last_error();
+    *out = NULL;
+    if (!(*dl = pa__type_layout(dt)) || !(*sl = pa__type_layout(st))) {
+        int status = status_of_last_error();
+        return status == PA_ERR_UNSUPPORTED ? PA_OK : status;
+    }
     return pa__plan_get(*dl, *sl, de, dm, sm, out);
 }
 
@@ -79,6 +85,8 @@ int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const v
     int st = prepare(dst_type, src_type, &dl, &sl, &p);
     if (st != PA_OK)
         return st;
+    if (p == NULL)
+        return pa__copy_walk(dst_type, dst, src_type, src);
     st = pa__plan_exec(p, dst, dl->base, src, sl->base);
     pa__plan_unref(p);
     return st;
@@ -87,12 +95,21 @@ int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const v
 int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src, void *stream)
 {
     const pa__layout *dl, *sl;
+    const pa__dist_ops *ops;
     pa__plan *p = NULL;
+    if (distributed(dst_type, src_type, &ops)) {   /* distributed copies are collective and synchronous */
+        int st = pa__stream_wait(stream);
+        return st != PA_OK ? st : pa_copy(dst_type, dst, src_type, src);
+    }
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
     int st = prepare(dst_type, src_type, &dl, &sl, &p);
     if (st != PA_OK)
         return st;
+    if (p == NULL) {
+        st = pa__stream_wait(stream);
+        return st != PA_OK ? st : pa__copy_walk(dst_type, dst, src_type, src);
+    }
     st = pa__plan_exec_async(p, dst, dl->base, src, sl->base, stream);
     pa__plan_unref(p);
     return st;
@@ -110,6 +127,8 @@ int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf,
     int st = prepare(dst_type, src_type, &dl, &sl, &p);
     if (st != PA_OK)
         return st;
+    if (p == NULL)
+        return pa__copy_walk_explain(dst_type, src_type, buf, len);
     int n = pa__plan_explain(p, buf, len);
     pa__plan_unref(p);
     return n;

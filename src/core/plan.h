@@ -42,6 +42,14 @@ typedef int (*pa__copy_kernel)(const pa__copy_shape *shape, char *dst, const cha
 int pa__plan_make(const pa__layout *dst, const pa__layout *src, size_t elm, const pa__mem_ops *dst_mem,
                   const pa__mem_ops *src_mem, pa__plan **out);
 /**
+ * The copy of last resort (copy_walk.c), for types whose layout the compiler refuses: every offset through the
+ * reference walk, memory the CPU cannot reach staged through host images.  \return PA_OK or an error.
+ */
+int pa__copy_walk(const pa_type *dt, void *dst, const pa_type *st, const void *src);
+/** Its one-line explanation, as pa__plan_explain. */
+int pa__copy_walk_explain(const pa_type *dt, const pa_type *st, char *buf, size_t len);
+
+/**
  * Runs a plan on a stream: queued when the strategy can be (exec_async), else synchronously after waiting for
  * the stream.
  */

@@ -107,6 +107,11 @@ START_TEST(test_no_gpu)
     PA_CK_ERR(pa_copy_async(dev, dst, host, src, NULL), PA_ERR_NODEV);
     for (size_t i = 0; i < sizeof dst; i++)
         ck_assert_int_eq(((unsigned char *)dst)[i], 0xA5);
+    /* A refused layout walks; with a dmem side it stages through a host image, which needs the GPU. */
+    const pa_type *wrap = parse("paged float [4194305 # [7]]"), *dflat = parse("dmem float [4194305]");
+    ck_assert_int_gt(pa_copy_explain(dflat, wrap, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, "strategy=walk") && strstr(line, "destination staged"), "%s", line);
+    PA_CK_ERR(pa_copy(dflat, dst, wrap, src), PA_ERR_NODEV);
     /* Kernels: the launch needs a GPU; the descriptions do not. */
     pa_dthreads th;
     PA_CK_OK(pa_cuda_threads(parse("cuda [1000]"), 0, &th));

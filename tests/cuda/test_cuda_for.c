@@ -250,6 +250,25 @@ START_TEST(async_copies)
 }
 END_TEST
 
+/* A layout the compiler refuses (a wrap past its table budget) still copies to and from dmem, by walking. */
+START_TEST(refused_layout_to_dmem)
+{
+    pa_scope *s;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    const int64_t n = 4194305;
+    const pa_type *wrap = pa_type_parse(s, "paged unsigned [4194305 # [7]]");
+    const pa_type *dflat = pa_type_parse(s, "dmem unsigned [4194305]"), *hflat = pa_type_parse(s, "paged unsigned [4194305]");
+    unsigned seven[7] = {10, 11, 12, 13, 14, 15, 16}, *d = pa_create(dflat), *h = pa_create(hflat);
+    ck_assert_msg(d && h, "%s", pa_last_error());
+    PA_CK_OK(pa_copy(dflat, d, wrap, seven));
+    PA_CK_OK(pa_copy(hflat, h, dflat, d));
+    for (int64_t k = 0; k < n; k++)
+        ck_assert_msg(h[k] == 10u + (unsigned)(k % 7), "element %lld: %u", (long long)k, h[k]);
+    pa_destroy(dflat, d), pa_destroy(hflat, h);
+    pa_scope_destroy(s);
+}
+END_TEST
+
 /* 3-D windows through cudaMemcpy3D: pinned window -> dense dmem -> a window of a dmem array, checked. */
 START_TEST(copy_3d_windows)
 {
@@ -404,6 +423,7 @@ int main(void)
     tcase_add_test(tc, compiled_kernel);
     tcase_add_test(tc, async_copies);
     tcase_add_test(tc, copy_3d_windows);
+    tcase_add_test(tc, refused_layout_to_dmem);
     suite_add_tcase(s, tc);
     /* Its own case, so that a run under compute-sanitizer can leave it out (CK_RUN_CASE=for). */
     TCase *faults = tcase_create("faults");

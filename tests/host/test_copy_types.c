@@ -182,6 +182,40 @@ START_TEST(test_plan_info)
 }
 END_TEST
 
+/*
+ * A type whose layout the compiler refuses (a wrap of 2^22 + 1 elements through 7: a table past its budget)
+ * is still copied, element by element through the reference walk, both ways, and the explanation says so.
+ */
+START_TEST(test_refused_layout_walks)
+{
+    pa_scope *s;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    const int64_t n = 4194305;
+    const pa_type *wrap = pa_type_parse(s, "paged int [4194305 # [7]]");
+    const pa_type *flat = pa_type_parse(s, "paged int [4194305]");
+    ck_assert_msg(wrap && flat, "%s", pa_last_error());
+    char line[512];
+    ck_assert_int_lt(pa_layout_format(wrap, line, sizeof line), 0);   /* refused */
+    ck_assert_int_gt(pa_copy_explain(flat, wrap, line, sizeof line), 0);
+    ck_assert_msg(strstr(line, "strategy=walk") && strstr(line, "refused"), "%s", line);
+    int seven[8] = {10, 11, 12, 13, 14, 15, 16, -1};
+    int *y = malloc((size_t)n * sizeof *y);
+    for (int64_t k = 0; k < n; k++)
+        y[k] = -7;
+    PA_CK_OK(pa_copy(flat, y, wrap, seven));
+    for (int64_t k = 0; k < n; k++)
+        ck_assert_msg(y[k] == 10 + (int)(k % 7), "element %lld: %d", (long long)k, y[k]);
+    /* Into the wrap: every element of the 7 receives some y[k] with k % 7 equal to its offset; the 8th is
+     * outside the type and keeps its value. */
+    PA_CK_OK(pa_copy(wrap, seven, flat, y));
+    for (int i = 0; i < 7; i++)
+        ck_assert_int_eq(seven[i], 10 + i);
+    ck_assert_int_eq(seven[7], -1);
+    free(y);
+    pa_scope_destroy(s);
+}
+END_TEST
+
 TCase *pa_test_copy_types_tcase(void)
 {
     TCase *tc = tcase_create("types");
@@ -191,5 +225,6 @@ TCase *pa_test_copy_types_tcase(void)
     tcase_add_test(tc, test_gathered_types);
     tcase_add_test(tc, test_errors_write_nothing);
     tcase_add_test(tc, test_plan_info);
+    tcase_add_test(tc, test_refused_layout_walks);
     return tc;
 }

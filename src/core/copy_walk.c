@@ -1,0 +1,108 @@
+/*
+ * parray — the copy of last resort: element by element through the reference walk.
+ *
+ * The layout compiler refuses types whose offset tables would pass its budget (a wrap of millions of
+ * elements through a small dimension, costly chains of references; see docs/architecture.md), and the copy
+ * planner works on compiled layouts.  A copy still never refuses two types of the same size: this path
+ * evaluates every offset with pa__offset_walk, the semantics the compiler is tested against.  Memory the CPU
+ * cannot address (dmem) is staged through a host image of the side's extent, read first and, for the
+ * destination, written back whole, so the bytes between the type's elements keep their values.  It is slow
+ * (two tree walks per element) and says so in its explanation.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+typedef struct walk_side {
+    const pa_type *t;
+    char *ptr;              /* the caller's pointer */
+    int64_t lo, hi;         /* the extent of offsets, by walking */
+    char *image;            /* a host image of [lo, hi] when the memory is not host-accessible, else NULL */
+} walk_side;
+
+static int host_accessible(const pa_type *t)
+{
+    const char *m = pa_mtt(t);
+    const pa__mem_ops *ops = m && strcmp(m, "any") != 0 ? pa__mem_find(m) : NULL;
+    return ops == NULL || ops->host_accessible;
+}
+
+static void extent_walk(walk_side *s)
+{
+    int64_t n = pa_size(s->t);
+    s->lo = s->hi = n > 0 ? pa__offset_walk(s->t, 0) : 0;
+    for (int64_t k = 1; k < n; k++) {
+        int64_t o = pa__offset_walk(s->t, k);
+        s->lo = o < s->lo ? o : s->lo;
+        s->hi = o > s->hi ? o : s->hi;
+    }
+}
+
+/* Moves a side's image to (to_image 1) or from its memory with one contiguous copy between flat types. */
+static int move_image(walk_side *s, size_t e, int to_image)
+{
+    pa_scope *sc;
+    char dev[96], host[96];
+    long long n = (long long)(s->hi - s->lo + 1);
+    int st = pa_scope_create(NULL, &sc);
+    if (st != PA_OK)
+        return st;
+    snprintf(dev, sizeof dev, "%s bytes%zu [%lld]", pa_mtt(s->t), e, n);
+    snprintf(host, sizeof host, "paged bytes%zu [%lld]", e, n);
+    const pa_type *td = pa_type_parse(sc, dev), *th = pa_type_parse(sc, host);
+    char *mem = s->ptr + pa__bytes(s->lo, e);
+    if (!td || !th)
+        st = pa__err_wrap(PA_ERR_NOMEM, "copy (walk): staging types for %s", pa_type_name(s->t));
+    else
+        st = to_image ? pa_copy(th, s->image, td, mem) : pa_copy(td, mem, th, s->image);
+    pa_scope_destroy(sc);
+    return st;
+}
+
+static int stage(walk_side *s, size_t e)
+{
+    extent_walk(s);
+    if (host_accessible(s->t))
+        return PA_OK;
+    uint64_t bytes = (uint64_t)(s->hi - s->lo + 1) * e;
+    if (bytes > SIZE_MAX / 2 || !(s->image = malloc((size_t)bytes)))
+        return pa__err(PA_ERR_NOMEM, "copy (walk): a host image of %llu bytes for %s", (unsigned long long)bytes,
+                       pa_type_name(s->t));
+    return move_image(s, e, 1);
+}
+
+/* The element of offset o: in the image when there is one, else in the memory itself. */
+static char *element(const walk_side *s, int64_t o, size_t e)
+{
+    return s->image ? s->image + pa__bytes(o - s->lo, e) : s->ptr + pa__bytes(o, e);
+}
+
+int pa__copy_walk(const pa_type *dt, void *dst, const pa_type *st, const void *src)
+{
+    size_t e = pa_elm_size(dt);
+    walk_side d = {dt, dst, 0, 0, NULL}, s = {st, (char *)src, 0, 0, NULL};
+    int rc = stage(&d, e);
+    if (rc == PA_OK)
+        rc = stage(&s, e);
+    if (rc != PA_OK)
+        goto done;
+    for (int64_t k = 0, n = pa_size(dt); k < n; k++)
+        memcpy(element(&d, pa__offset_walk(dt, k), e), element(&s, pa__offset_walk(st, k), e), e);
+    if (d.image)
+        rc = move_image(&d, e, 0);
+done:
+    free(d.image);
+    free(s.image);
+    return rc;
+}
+
+int pa__copy_walk_explain(const pa_type *dt, const pa_type *st, char *buf, size_t len)
+{
+    const pa_type *refused = pa__type_layout(dt) ? st : dt;
+    return snprintf(buf, len, "copy %lld x %zu B: strategy=walk threads=1 async=waits \xe2\x80\x94 the layout of %s is "
+                    "refused by the compiler (offset tables past its budget): element by element through the "
+                    "reference offsets%s%s (slow)", (long long)pa_size(dt), pa_elm_size(dt), pa_type_name(refused),
+                    host_accessible(dt) ? "" : ", the destination staged through a host image",
+                    host_accessible(st) ? "" : ", the source staged through a host image");
+}
