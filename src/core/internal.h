@@ -157,7 +157,8 @@ const pa__dist_ops *pa__dist_ops_for(const pa_type *dt, const pa_type *st);
 typedef struct pa__ext_ctx {
     int64_t size;                  /* processes in the array */
     const pa_type *self;           /* its thread type, NULL when unknown */
-    int (*sync)(const struct pa__ext_ctx *x, int64_t tid, const char *path);
+    /* A barrier of the processes in group (-1: the whole array); tid orders them.  Path is for messages. */
+    int (*sync)(const struct pa__ext_ctx *x, int64_t tid, int64_t group, const char *path);
     void *data;                    /* the launcher's own */
 } pa__ext_ctx;
 

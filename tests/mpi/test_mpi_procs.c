@@ -41,6 +41,21 @@ static int exchange(pa_ctx *ctx, void *argp)
     return st;
 }
 
+/* pa_sync over the whole array and over each dimension of mpi [3][1]; a missing dimension is PA_ERR_DIM. */
+static int syncs(pa_ctx *ctx, void *argp)
+{
+    int st = PA_OK;
+    (void)argp;
+    if (pa_tid_path(ctx, "0") != pa_tid(ctx) || pa_tid_path(ctx, "1") != 0)
+        return pa__err(PA_ERR_INVAL, "tid_path: %lld %lld", (long long)pa_tid_path(ctx, "0"),
+                       (long long)pa_tid_path(ctx, "1"));
+    for (int i = 0; i < 3 && st == PA_OK; i++)
+        st = pa_sync(ctx, i == 0 ? "" : i == 1 ? "0" : "1");
+    if (st == PA_OK && pa_sync(ctx, "2") != PA_ERR_DIM)
+        st = pa__err(PA_ERR_INVAL, "pa_sync(\"2\") did not fail with PA_ERR_DIM");
+    return st;
+}
+
 static int fail_on_one(pa_ctx *ctx, void *argp)
 {
     (void)argp;
@@ -65,6 +80,7 @@ static int user_main(int argc, char **argv)
     task_arg a = {42, 3};
     MCK_OK(pa_for(p3, hello, &a, sizeof a));
     MCK_OK(pa_for(p3, exchange, NULL, 0));
+    MCK_OK(pa_for(pa_type_parse(s, "mpi [3][1]"), syncs, NULL, 0));
     a.n = 2;
     MCK_OK(pa_for(p2, hello, &a, sizeof a));            /* ranks are idle again after each array */
     MCK_ERR(pa_for(p4, hello, &a, sizeof a), PA_ERR_RANGE);
@@ -91,5 +107,6 @@ int main(int argc, char **argv)
     pa_mpi_register("hello", hello);
     pa_mpi_register("exchange", exchange);
     pa_mpi_register("fail_on_one", fail_on_one);
+    pa_mpi_register("syncs", syncs);
     return pa_mpi_main(argc, argv, user_main);
 }

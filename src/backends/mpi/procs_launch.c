@@ -6,8 +6,9 @@
  *  - Plain SPMD (MPI initialised by the program, every rank calls pa_for): the first n ranks of the current
  *    communicator run the task on their own communicator; every rank returns the same status.
  *  - Without MPI: a single process, so mpi [1] runs the task here and anything larger is an error.
- * Inside a task, pa_tid is the process's place in the array, pa_ctx_size the array's size, pa_sync("") an
- * MPI_Barrier of the array, and distributed copies use the array's communicator.
+ * Inside a task, pa_tid is the process's place in the array, pa_ctx_size the array's size, pa_sync an
+ * MPI_Barrier of the array (or of a group split off by dimension), and distributed copies use the array's
+ * communicator.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -34,14 +35,23 @@ void pa_mpi__release_all(int size)
     busy = NULL;
 }
 
-static int sync_array(const pa__ext_ctx *x, int64_t tid, const char *path)
+/* pa_sync in a process array: a barrier of the whole array, or of one group (split off for the call, so every
+ * process of the array must call it with the same path, as PARRAY's sync is called by every thread). */
+static int sync_array(const pa__ext_ctx *x, int64_t tid, int64_t group, const char *path)
 {
-    (void)tid;
-    if (path[0])
-        return pa__err(PA_ERR_UNSUPPORTED, "pa_sync(\"%s\") in an mpi process array: only \"\" (the whole "
-                       "array) is supported yet", path);
-    MPI_Comm comm = *(MPI_Comm *)x->data;
-    return comm == MPI_COMM_NULL ? PA_OK : pa_mpi__check(MPI_Barrier(comm), "pa_sync: MPI_Barrier");
+    MPI_Comm comm = *(MPI_Comm *)x->data, part = MPI_COMM_NULL;
+    int st;
+    if (comm == MPI_COMM_NULL)
+        return PA_OK;
+    if (group < 0)
+        return pa_mpi__check(MPI_Barrier(comm), "pa_sync: MPI_Barrier");
+    st = pa_mpi__check(MPI_Comm_split(comm, (int)group, (int)tid, &part), "pa_sync: MPI_Comm_split");
+    if (st == PA_OK)
+        st = pa_mpi__check(MPI_Barrier(part), "pa_sync: MPI_Barrier");
+    if (part != MPI_COMM_NULL)
+        MPI_Comm_free(&part);
+    (void)path;
+    return st;
 }
 
 /* Runs fn as process tid of an array of n on comm, with its own copy of the argument bytes. */
