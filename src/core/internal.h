@@ -135,6 +135,12 @@ int pa__dist_split_of(const pa_type *t, pa__dist_split *out);
 /** The split of a type, made once and kept with the type (freed with it).  NULL with the error set. */
 const pa__dist_split *pa__type_dist_split(const pa_type *t);
 
+/**
+ * Finds affine modes for a list of n offsets (in list order), innermost first by the longest arithmetic runs,
+ * checked against every entry.  \return 1 with out filled (coalesced) when the list is affine, else 0.
+ */
+int pa__offsets_affine(const int64_t *t, int64_t n, pa__layout *out);
+
 /* The hooks a backend that owns a thread type gives the core for distributed copies. */
 typedef struct pa__dist_ops {
     const char *thread_mtt;
@@ -142,6 +148,8 @@ typedef struct pa__dist_ops {
     int (*explain)(const pa_type *dt, const pa_type *st, char *buf, size_t len);
 } pa__dist_ops;
 
+/** The pthread backend's hooks for arrays distributed over pthd threads (src/backends/pthread/copy_dist.c). */
+extern const pa__dist_ops pa__pthd_dist_ops;
 /** The MPI backend's hooks (src/backends/mpi/dist_copy.c, built with PA_HAVE_MPI). */
 extern const pa__dist_ops pa__mpi_dist_ops;
 /** The hooks for a copy with at least one distributed side, or NULL with the error set (which backend). */
