@@ -1,8 +1,8 @@
 /*
  * parray — pa_for over an mpi thread type: the three ways a process array runs.
- *  - Under pa_mpi_main, on rank 0: draft n idle ranks, send them the task, wait for their statuses.  Too few
- *    idle ranks is an error at once (never a wait).  Arrays started from several threads of rank 0 run one
- *    after the other.
+ *  - Under pa_mpi_main: draft n idle ranks (from rank 0's pool, asked of rank 0 by a process of an array that
+ *    starts a nested one), send them the task, wait for their statuses.  Too few idle ranks is an error at
+ *    once (never a wait).  Arrays started from several threads of rank 0 run one after the other.
  *  - Plain SPMD (MPI initialised by the program, every rank calls pa_for): the first n ranks of the current
  *    communicator run the task on their own communicator; every rank returns the same status.
  *  - Without MPI: a single process, so mpi [1] runs the task here and anything larger is an error.
@@ -15,25 +15,6 @@
 #include <string.h>
 
 #include "procs.h"
-
-static pthread_mutex_t draft_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *busy;   /* rank 0 under pa_mpi_main: busy[r] for every world rank (rank 0 runs main) */
-
-void pa_mpi__idle_init(int size)
-{
-    busy = calloc((size_t)size, 1);
-    if (busy)
-        busy[0] = 1;
-}
-
-void pa_mpi__release_all(int size)
-{
-    pa_mpi__draft_head stop = {.cmd = PA_MPI__CMD_STOP};
-    for (int r = 1; r < size; r++)
-        MPI_Send(&stop, (int)sizeof stop, MPI_BYTE, r, PA_MPI__TAG_DRAFT, MPI_COMM_WORLD);
-    free(busy);
-    busy = NULL;
-}
 
 /* pa_sync in a process array: a barrier of the whole array, or of one group (split off for the call, so every
  * process of the array must call it with the same path, as PARRAY's sync is called by every thread). */
@@ -89,13 +70,13 @@ int pa_mpi__run_drafted(const char *msg, int len)
     snprintf(decl, sizeof decl, "%.*s", (int)h.decllen, p + h.namelen);
     const char *arg = p + h.namelen + h.decllen;
     (void)len;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_rank(pa_mpi__proto(), &me);
     for (int i = 0; i < h.n; i++)
         if (ranks[i] == me)
             tid = i;
-    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Comm_group(pa_mpi__proto(), &world);
     MPI_Group_incl(world, h.n, ranks, &group);
-    st = pa_mpi__check(MPI_Comm_create_group(MPI_COMM_WORLD, group, PA_MPI__TAG_GROUP, &comm),
+    st = pa_mpi__check(MPI_Comm_create_group(pa_mpi__proto(), group, PA_MPI__TAG_GROUP, &comm),
                        "mpi process array: MPI_Comm_create_group");
     pa_thread_fn fn = pa_mpi__task_fn(name);
     if (st == PA_OK && !fn)
@@ -122,6 +103,7 @@ static int draft_message(const int32_t *ranks, int n, const char *name, const ch
 {
     pa_mpi__draft_head h = {.cmd = PA_MPI__CMD_RUN, .n = n, .namelen = (int32_t)strlen(name),
                             .decllen = (int32_t)strlen(decl), .argsize = (int64_t)arg_size};
+    MPI_Comm_rank(pa_mpi__proto(), &h.parent);
     size_t len = sizeof h + (size_t)n * sizeof(int32_t) + strlen(name) + strlen(decl) + arg_size;
     char *m = malloc(len);
     if (!m || len > INT32_MAX)
@@ -137,49 +119,13 @@ static int draft_message(const int32_t *ranks, int n, const char *name, const ch
     return (int)len;
 }
 
-/* Picks n idle ranks.  \return PA_OK, or PA_ERR_RANGE naming how many there are. */
-static int pick(const pa_type *t, int n, int32_t *ranks)
-{
-    int world = 0, idle = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &world);
-    for (int r = 0; r < world; r++)
-        idle += !busy[r];
-    if (idle < n)
-        return pa__err(PA_ERR_RANGE, "pa_for over %s: the process array needs %d processes but %d of the %d "
-                       "are idle (rank 0 runs main; start at least %d with mpirun -np)", pa_type_name(t), n,
-                       idle, world, n + 1 + (world - 1 - idle));
-    for (int r = 0, i = 0; i < n; r++)
-        if (!busy[r])
-            ranks[i++] = r;
-    for (int i = 0; i < n; i++)
-        busy[ranks[i]] = 1;
-    return PA_OK;
-}
-
-/* Waits for every drafted rank; the lowest tid that failed decides the status. */
-static int collect(const pa_type *t, const int32_t *ranks, int n)
-{
-    int st = PA_OK;
-    for (int i = 0; i < n; i++) {
-        pa_mpi__result res;
-        MPI_Recv(&res, (int)sizeof res, MPI_BYTE, ranks[i], PA_MPI__TAG_DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        busy[ranks[i]] = 0;
-        if (res.status != PA_OK && st == PA_OK) {
-            res.msg[sizeof res.msg - 1] = '\0';
-            const char *c = strstr(res.msg, ": ");
-            st = pa__err(res.status, "pa_for over %s: process %d (rank %d) failed: %s", pa_type_name(t), i,
-                         ranks[i], c ? c + 2 : res.msg);
-        }
-    }
-    return st;
-}
-
+/* Drafts n idle ranks for an array started on this process (rank 0, or a process of an array: nesting). */
 static int draft(const pa_type *t, int n, pa_thread_fn fn, const void *arg, size_t arg_size)
 {
     char decl[256], *msg = NULL;
     int32_t *ranks = malloc((size_t)n * sizeof *ranks);
     const char *name = pa_mpi__task_name(fn);
-    int st = PA_OK, len;
+    int st = PA_OK, len, me = 0;
     if (!ranks)
         return pa__err(PA_ERR_NOMEM, "pa_for over %s: no memory for %d ranks", pa_type_name(t), n);
     if (!name) {
@@ -189,20 +135,23 @@ static int draft(const pa_type *t, int n, pa_thread_fn fn, const void *arg, size
     }
     if (pa_type_format(t, decl, sizeof decl) >= (int)sizeof decl)
         decl[0] = '\0';   /* too long to send: the processes then see pa_self() NULL */
-    pthread_mutex_lock(&draft_lock);
-    if ((st = pick(t, n, ranks)) != PA_OK)
+    MPI_Comm_rank(pa_mpi__proto(), &me);
+    if (me == 0)
+        pa_mpi__draft_lock();
+    if ((st = pa_mpi__pool_take(t, n, ranks)) != PA_OK)
         goto done;
     if ((len = draft_message(ranks, n, name, decl, arg, arg_size, &msg)) < 0) {
-        for (int i = 0; i < n; i++)
-            busy[ranks[i]] = 0;
+        pa_mpi__pool_give(ranks, n);
         st = pa__err(PA_ERR_NOMEM, "pa_for over %s: no memory for the draft message", pa_type_name(t));
         goto done;
     }
     for (int i = 0; i < n; i++)
-        MPI_Send(msg, len, MPI_BYTE, ranks[i], PA_MPI__TAG_DRAFT, MPI_COMM_WORLD);
-    st = collect(t, ranks, n);
+        MPI_Send(msg, len, MPI_BYTE, ranks[i], PA_MPI__TAG_DRAFT, pa_mpi__proto());
+    st = pa_mpi__collect(t, ranks, n);
+    pa_mpi__pool_give(ranks, n);
 done:
-    pthread_mutex_unlock(&draft_lock);
+    if (me == 0)
+        pa_mpi__draft_unlock();
     free(msg);
     free(ranks);
     return st;
@@ -235,7 +184,6 @@ static int spmd(const pa_type *t, int n, pa_thread_fn fn, const void *arg, size_
 static int launch(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg_size)
 {
     int64_t n = pa_size(t);
-    int rank = 0;
     if (n < 1 || n > PA_MAX_THREADS)
         return pa__err(PA_ERR_RANGE, "pa_for over %s: %lld processes, outside 1..%d", pa_type_name(t),
                        (long long)n, PA_MAX_THREADS);
@@ -246,12 +194,8 @@ static int launch(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg
                            pa_type_name(t), (long long)n);
         return run_task(fn, 0, 1, t, MPI_COMM_NULL, arg, arg_size);
     }
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (!pa_mpi__served())
         return spmd(t, (int)n, fn, arg, arg_size);
-    if (rank != 0 || !busy)
-        return pa__err(PA_ERR_UNSUPPORTED, "pa_for over %s: nested process arrays (started inside a process "
-                       "array) are not supported yet", pa_type_name(t));
     return draft(t, (int)n, fn, arg, arg_size);
 }
 
