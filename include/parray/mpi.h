@@ -36,7 +36,8 @@ extern "C" {
  * Inside main_fn, pa_for(T, fn, arg, size) with T = "mpi [n]" drafts n idle ranks, gives them their own
  * communicator, runs the task registered for fn on each (pa_tid is its place in the array, pa_sync an MPI
  * barrier of the array or of a dimension's groups (every process calls it with the same path), and distributed copies in it use the array's communicator) with a copy of the
- * arg bytes, and waits for them.  Arrays started from several threads of rank 0 run one after the other; a
+ * arg bytes, and waits for them (inside a parallel region it returns at once, and pa_parallel_end waits).
+ * Arrays started from several threads of rank 0 run one after the other (as in the manual); a
  * task may start a nested array (rank 0 grants it idle ranks).
  * Without mpirun the program is one process: an mpi [1] array runs on it and larger arrays fail.
  * In a build without MPI, main_fn simply runs.

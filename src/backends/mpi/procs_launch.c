@@ -181,6 +181,50 @@ static int spmd(const pa_type *t, int n, pa_thread_fn fn, const void *arg, size_
     return st;
 }
 
+/*
+ * Parallel regions: a process array is drafted and waited for by a pthd [1] array, which pa_for runs on the
+ * calling thread outside a region and starts in the background inside one (pa_parallel_end then joins it and
+ * reports its status).  The type, the task and a copy of the argument bytes travel in the runner's argument.
+ */
+typedef struct async_head {
+    const pa_type *t;
+    pa_thread_fn fn;
+    size_t arg_size;
+} async_head;
+
+static pthread_once_t runner_once = PTHREAD_ONCE_INIT;
+static pa_scope *runner_scope;
+static const pa_type *runner_type;
+
+static void make_runner(void)
+{
+    if (pa_scope_create(NULL, &runner_scope) == PA_OK)
+        runner_type = pa_type_parse(runner_scope, "pthd [1]");
+}
+
+static int runner(pa_ctx *ctx, void *argp)
+{
+    async_head h;
+    (void)ctx;
+    memcpy(&h, argp, sizeof h);
+    return draft(h.t, (int)pa_size(h.t), h.fn, (char *)argp + sizeof h, h.arg_size);
+}
+
+static int draft_in_region(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg_size)
+{
+    async_head h = {t, fn, arg_size};
+    pthread_once(&runner_once, make_runner);
+    char *buf = runner_type ? malloc(sizeof h + arg_size) : NULL;
+    if (!buf)
+        return draft(t, (int)pa_size(t), fn, arg, arg_size);   /* no runner: the array runs synchronously */
+    memcpy(buf, &h, sizeof h);
+    if (arg_size)
+        memcpy(buf + sizeof h, arg, arg_size);
+    int st = pa_for(runner_type, runner, buf, sizeof h + arg_size);
+    free(buf);
+    return st;
+}
+
 static int launch(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg_size)
 {
     int64_t n = pa_size(t);
@@ -196,7 +240,7 @@ static int launch(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg
     }
     if (!pa_mpi__served())
         return spmd(t, (int)n, fn, arg, arg_size);
-    return draft(t, (int)n, fn, arg, arg_size);
+    return draft_in_region(t, fn, arg, arg_size);
 }
 
 const pa__launcher pa__mpi_launcher = {
