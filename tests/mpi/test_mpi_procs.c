@@ -1,8 +1,8 @@
 /*
  * parray MPI tests — process arrays under pa_mpi_main on 4 processes: rank 0 runs main and drafts the 3 idle
  * ranks; tasks see their tid, size, self and argument, synchronise, make a distributed copy on their own
- * communicator, and start nested arrays; too few idle ranks, a task that fails on one process and an unregistered task are errors
- * that reach rank 0 (and never hang).  Run with mpirun -np 4.
+ * communicator, and start nested arrays; too few idle ranks, a task that fails on one process and an
+ * unregistered task are errors that reach rank 0 (and never hang).  Run with mpirun -np 4.
  */
 #include "internal.h"
 #include "mpi_check.h"
