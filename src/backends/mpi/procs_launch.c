@@ -213,6 +213,10 @@ static int runner(pa_ctx *ctx, void *argp)
 static int draft_in_region(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg_size)
 {
     async_head h = {t, fn, arg_size};
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    if (level < MPI_THREAD_MULTIPLE)   /* the program initialised MPI for one thread: no background arrays */
+        return draft(t, (int)pa_size(t), fn, arg, arg_size);
     pthread_once(&runner_once, make_runner);
     char *buf = runner_type ? malloc(sizeof h + arg_size) : NULL;
     if (!buf)
