@@ -2,8 +2,8 @@
  * parray MPI tests — random distributed copies on 2 or more processes (the suites run 3, 4 and 5): random
  * logical shapes of three dimensions, each side either local (on process 0) or distributed over one of the
  * dimensions (over a random range of processes), with its memory dimensions in a random order, nested or
- * not.  Every copy is checked element by element against the tree-walking offsets (mpi_verify.h).  Rank 0 draws the seed (PA_TEST_SEED replays one)
- * and broadcasts it; it is printed on failure.
+ * not.  Every copy is checked element by element against the tree-walking offsets (mpi_verify.h).  Rank 0
+ * draws the seed (PA_TEST_SEED replays one) and broadcasts it; it is printed on failure.
  */
 #include <time.h>
 
