@@ -6,9 +6,10 @@
  * own two arrays).  Threads share memory, so no messages are needed; a thread cannot reach another thread's
  * local array, so copies that move elements between threads are not supported.
  *
- * Each call lists the calling thread's elements (O(size)), turns both sides' lists into layouts and runs a
- * host plan between them.
+ * The first call of each thread lists its elements (O(size)), turns both sides' lists into layouts and makes a
+ * host plan between them; the plan is cached per thread, so later calls only run it.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,89 @@ static void as_layout(int64_t *t, int64_t n, pa__layout *out)
     out->modes[0] = (pa__mode){.size = n, .table = t};
 }
 
+/*
+ * Plans per thread, cached by the contents of both splits (when affine: gathered layouts point into their
+ * types), the element size, the thread id and the array's size; never trimmed, freed at exit.
+ */
+typedef struct cached {
+    pa__layout key[4];
+    size_t elm;
+    int64_t tid, nthreads, count, dbase, sbase;
+    pa__plan *plan;
+    struct cached *next;
+} cached;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static cached *cache;
+
+static void free_cache(void)
+{
+    while (cache) {
+        cached *c = cache;
+        cache = c->next;
+        pa__plan_unref(c->plan);
+        free(c);
+    }
+}
+
+static void key_of(const pa__dist_split *d, const pa__dist_split *s, pa__layout *key)
+{
+    key[0] = d->pid;
+    key[1] = d->local;
+    key[2] = s->pid;
+    key[3] = s->local;
+}
+
+/* A cached plan (with a reference for the caller), or NULL. */
+static cached *cache_find(const pa__layout *key, size_t elm, int64_t tid, int64_t n)
+{
+    cached *c;
+    pthread_mutex_lock(&cache_lock);
+    for (c = cache; c; c = c->next)
+        if (c->elm == elm && c->tid == tid && c->nthreads == n && !memcmp(c->key, key, sizeof c->key)) {
+            if (c->plan)
+                pa__plan_ref(c->plan);
+            break;
+        }
+    pthread_mutex_unlock(&cache_lock);
+    return c;
+}
+
+static void cache_add(const pa__layout *key, size_t elm, int64_t tid, int64_t n, int64_t count,
+                      const pa__layout *ld, const pa__layout *ls, pa__plan *plan)
+{
+    cached *c = malloc(sizeof *c);
+    if (!c)
+        return;   /* not cached: the next call plans again */
+    *c = (cached){.elm = elm, .tid = tid, .nthreads = n, .count = count, .dbase = count ? ld->base : 0,
+                  .sbase = count ? ls->base : 0, .plan = plan};
+    memcpy(c->key, key, sizeof c->key);
+    if (plan)
+        pa__plan_ref(plan);
+    pthread_mutex_lock(&cache_lock);
+    if (!cache)
+        atexit(free_cache);
+    c->next = cache;
+    cache = c;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+/* Lists, lays out and plans the calling thread's part (count 0: nothing to copy, no plan). */
+static int make_plan(const pa__layout *sel, const pa__dist_split *d, const pa__dist_split *s, size_t elm,
+                     int64_t tid, int64_t n, pa__plan **plan, pa__layout *ld, pa__layout *ls, int64_t *count)
+{
+    int64_t *td = NULL, *ts = NULL;
+    int rc = list(sel, d, s, tid, n, &td, &ts, count);
+    if (rc == PA_OK && *count > 0) {
+        as_layout(td, *count, ld);
+        as_layout(ts, *count, ls);
+        rc = pa__plan_get(ld, ls, elm, NULL, NULL, plan);   /* the plan copies the tables */
+    }
+    free(td);
+    free(ts);
+    return rc;
+}
+
 /* The calling thread's plan; *count is 0 when it has no elements. */
 static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa__layout *ld, pa__layout *ls,
                        int64_t *count, int64_t *tid)
@@ -83,7 +167,7 @@ static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa
     const pa__dist_split *d = pa__type_dist_split(dt), *s = d ? pa__type_dist_split(st) : NULL;
     const pa__layout *sel = NULL;
     const pa_ctx *ctx = pa__current_ctx();
-    int64_t *td = NULL, *ts = NULL;
+    pa__layout key[4];
     int rc;
     *plan = NULL;
     if (!d || !s)
@@ -95,14 +179,21 @@ static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa
                        "by the threads themselves; call pa_copy inside pa_for over the thread type",
                        pa_type_name(st), pa_type_name(dt));
     *tid = pa_tid(ctx);
-    rc = list(sel, d, s, *tid, pa_ctx_size(ctx), &td, &ts, count);
-    if (rc == PA_OK && *count > 0) {
-        as_layout(td, *count, ld);
-        as_layout(ts, *count, ls);
-        rc = pa__plan_get(ld, ls, pa_elm_size(dt), NULL, NULL, plan);   /* the plan copies the tables */
+    int64_t n = pa_ctx_size(ctx);
+    size_t elm = pa_elm_size(dt);
+    int cacheable = d->pid.affine && d->local.affine && s->pid.affine && s->local.affine;
+    key_of(d, s, key);
+    cached *c = cacheable ? cache_find(key, elm, *tid, n) : NULL;
+    if (c) {
+        *plan = c->plan;
+        *count = c->count;
+        ld->base = c->dbase;
+        ls->base = c->sbase;
+        return PA_OK;
     }
-    free(td);
-    free(ts);
+    rc = make_plan(sel, d, s, elm, *tid, n, plan, ld, ls, count);
+    if (rc == PA_OK && cacheable)
+        cache_add(key, elm, *tid, n, *count, ld, ls, *plan);
     return rc;
 }
 
