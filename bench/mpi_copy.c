@@ -3,6 +3,8 @@
  *   alltoall:  copy S = [#M][#D_0][#D_1] to T = [#D_0][#M][#D_1]     vs  MPI_Alltoall
  *   scatter:   copy S = paged int [P][n] (on rank 0) to T = [#M][#S_1] vs  MPI_Scatter
  *   sendrecv:  copy [1 # disp(1) # M][#D] to [1 # disp(3) # M][#D]    vs  MPI_Send on rank 1, MPI_Recv on rank 3
+ *   strided:   copy S to TW = [#D_0][#D_1][#M] (every element to another rank than its neighbours') vs
+ *              MPI_Alltoallw with vector datatypes: our packing + MPI_Alltoall against MPI's derived types
  * Every sample starts after a barrier and runs 64, 8 or 1 operations back to back (small, medium, large sizes);
  * its time per operation is the slowest rank's.  Ours and the anchor alternate (and which goes first), and
  * the medians are compared: ratio = anchor time / our time, target 0.95 (we may be at most 5% slower).  The
@@ -48,7 +50,9 @@ typedef struct bcase {
     const pa_type *dt, *st;
     int *src, *dst, *ref;
     int *out;            /* where the anchor writes: dst while timing (the same buffers), ref when checking */
-    int kind;            /* 0 alltoall, 1 scatter, 2 sendrecv */
+    int kind;            /* 0 alltoall, 1 scatter, 2 sendrecv, 3 strided alltoall */
+    MPI_Datatype *stypes, *rtypes;   /* kind 3: the anchor's derived datatypes per peer */
+    int *counts, *sdispl, *rdispl;
     int n;               /* ints per pair (per process for scatter, in all for sendrecv) */
 } bcase;
 
@@ -70,6 +74,9 @@ static int anchor(void *p)
         return MPI_Alltoall(c->src, c->n, MPI_INT, c->out, c->n, MPI_INT, MPI_COMM_WORLD);
     case 1:
         return MPI_Scatter(c->src, c->n, MPI_INT, c->out, c->n, MPI_INT, 0, MPI_COMM_WORLD);
+    case 3:
+        return MPI_Alltoallw(c->src, c->counts, c->sdispl, c->stypes, c->out, c->counts, c->rdispl, c->rtypes,
+                             MPI_COMM_WORLD);
     default:
         if (me == 1)
             return MPI_Send(c->src, c->n, MPI_INT, 3, 0, MPI_COMM_WORLD);
@@ -79,19 +86,45 @@ static int anchor(void *p)
     }
 }
 
+/*
+ * The strided alltoall: S = [#M][#D_0][#D_1] to TW = [#D_0][#D_1][#M], D = paged int [P][n].  Element k of
+ * rank r's block goes to rank k % P; so r sends peer q its elements q, q + P, q + 2P, ... (a vector of n ints
+ * with stride P) and q receives them as n contiguous ints at r * n.  The anchor hands MPI_Alltoallw those
+ * derived datatypes; we pack by destination and call MPI_Alltoall.
+ */
+static void strided_types(bcase *c)
+{
+    c->stypes = malloc((size_t)nprocs * sizeof *c->stypes);
+    c->rtypes = malloc((size_t)nprocs * sizeof *c->rtypes);
+    c->counts = malloc(3 * (size_t)nprocs * sizeof *c->counts);
+    c->sdispl = c->counts + nprocs;
+    c->rdispl = c->counts + 2 * nprocs;
+    for (int q = 0; q < nprocs; q++) {
+        MPI_Type_vector(c->n, 1, nprocs, MPI_INT, &c->stypes[q]);
+        MPI_Type_commit(&c->stypes[q]);
+        MPI_Type_contiguous(c->n, MPI_INT, &c->rtypes[q]);
+        MPI_Type_commit(&c->rtypes[q]);
+        c->counts[q] = 1;
+        c->sdispl[q] = q * (int)sizeof(int);
+        c->rdispl[q] = q * c->n * (int)sizeof(int);
+    }
+}
+
 static int run_case(pa_scope *s, const char *name, int kind, int n)
 {
-    static const char *pairs[3][2] = {{"T", "S"}, {"TS", "SS"}, {"TR", "SR"}};
+    static const char *pairs[4][2] = {{"T", "S"}, {"TS", "SS"}, {"TR", "SR"}, {"TW", "S"}};
     char text[512];
     snprintf(text, sizeof text,
              "M = mpi [%d]\nD = paged int [%d][%d]\nS = [#M][#D_0][#D_1]\nT = [#D_0][#M][#D_1]\n"
              "SS = paged int [%d][%d]\nTS = [#M][#SS_1]\nDR = paged int [%d]\nSR = [1 # disp(1) # M][#DR]\n"
-             "TR = [1 # disp(3) # M][#DR]", nprocs, nprocs, n, nprocs, n, n);
+             "TR = [1 # disp(3) # M][#DR]\nTW = [#D_0][#D_1][#M]", nprocs, nprocs, n, nprocs, n, n);
     if (pa_declare_text(s, text) != PA_OK) {
         fprintf(stderr, "declarations: %s\n", pa_last_error());
         return 1;
     }
-    bcase c = {pa_type_get(s, pairs[kind][0]), pa_type_get(s, pairs[kind][1]), NULL, NULL, NULL, NULL, kind, n};
+    bcase c = {.dt = pa_type_get(s, pairs[kind][0]), .st = pa_type_get(s, pairs[kind][1]), .kind = kind, .n = n};
+    if (kind == 3)
+        strided_types(&c);
     size_t len = (size_t)nprocs * (size_t)n;
     c.src = malloc(len * sizeof(int));
     c.dst = malloc(len * sizeof(int));
@@ -117,7 +150,7 @@ static int run_case(pa_scope *s, const char *name, int kind, int n)
     c.out = c.ref;
     timed(ours, &c);
     timed(anchor, &c);
-    size_t cmp_len = kind == 0 ? len : kind == 1 || me == 3 ? (size_t)n : 0;
+    size_t cmp_len = kind == 0 || kind == 3 ? len : kind == 1 || me == 3 ? (size_t)n : 0;
     int same = cmp_len == 0 || memcmp(c.dst, c.ref, cmp_len * sizeof(int)) == 0, all;
     MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     qsort(to, (size_t)reps, sizeof *to, cmp);
@@ -130,6 +163,13 @@ static int run_case(pa_scope *s, const char *name, int kind, int n)
                a * 1e6, ratio, TARGET, ratio >= TARGET ? "pass" : "FAIL", all ? "" : "  (RESULTS DIFFER)");
         fflush(stdout);
     }
+    for (int q = 0; kind == 3 && q < nprocs; q++) {
+        MPI_Type_free(&c.stypes[q]);
+        MPI_Type_free(&c.rtypes[q]);
+    }
+    free(c.stypes);
+    free(c.rtypes);
+    free(c.counts);
     free(c.src);
     free(c.dst);
     free(c.ref);
@@ -141,7 +181,7 @@ static int run_case(pa_scope *s, const char *name, int kind, int n)
 int main(int argc, char **argv)
 {
     static const int sizes[] = {256, 16384, 262144};
-    static const char *names[] = {"alltoall", "scatter", "sendrecv"};
+    static const char *names[] = {"alltoall", "scatter", "sendrecv", "strided"};
     int bad = 0, nsizes = 3;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -157,7 +197,7 @@ int main(int argc, char **argv)
     if (me == 0)
         printf("P9: distributed copies vs hand-written MPI, %d processes, median of %d\n"
                "case      size/pair          ours       anchor   ratio target\n", nprocs, reps);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         for (int i = 0; i < nsizes; i++) {
             pa_scope *s = NULL;
             pa_scope_create(NULL, &s);

@@ -29,6 +29,11 @@ extern "C" {
  *         PA_ERR_NOMEM, PA_ERR_NODEV (a dmem side and no usable GPU: nothing is written), PA_ERR_SYS (a CUDA
  *         call failed during a GPU copy; CUDA's error is in the message, and the destination may be partly
  *         written).  Otherwise nothing is written when an error is returned.
+ * When either type is distributed (its dimensions mix a thread type with memory, manual §5.5), the copy is
+ * made by the backend of the thread type: over mpi, a collective call of every process of the communicator
+ * (mpi.h); over pthd, each thread of a pa_for copies its own part.  Further errors then: PA_ERR_RANGE (an
+ * element on a process or thread the array does not have), PA_ERR_UNSUPPORTED (device memory, two thread
+ * types, a pthd copy outside its array or between threads), PA_ERR_NODEV (no MPI backend in this build).
  */
 PA_API int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src);
 

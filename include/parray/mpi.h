@@ -34,9 +34,12 @@ extern "C" {
  * waits, idle, to be drafted into process arrays by pa_for over an mpi thread type.  When main_fn returns,
  * the idle ranks are released, MPI is finalised (when pa_mpi_main initialised it) and every process returns.
  * Inside main_fn, pa_for(T, fn, arg, size) with T = "mpi [n]" drafts n idle ranks, gives them their own
- * communicator, runs the task registered for fn on each (pa_tid is its place in the array, pa_sync(ctx, "")
- * an MPI barrier of the array, and distributed copies in it use the array's communicator) with a copy of the
- * arg bytes, and waits for them.  Arrays started from several threads of rank 0 run one after the other.
+ * communicator, runs the task registered for fn on each with a copy of the arg bytes, and waits for them
+ * (inside a parallel region it returns at once, and pa_parallel_end waits).  In a task, pa_tid is the
+ * process's place in the array, pa_sync an MPI barrier of the array or of a dimension's groups (every process
+ * calls it with the same path), and distributed copies use the array's communicator.  Arrays started from
+ * several threads of rank 0 run one after the other (as in the manual); a task may start a nested array
+ * (rank 0 grants it idle ranks).
  * Without mpirun the program is one process: an mpi [1] array runs on it and larger arrays fail.
  * In a build without MPI, main_fn simply runs.
  * \return main_fn's value on rank 0, 0 on the other ranks, or PA_ERR_INVAL (NULL main_fn) / PA_ERR_SYS (MPI

@@ -63,7 +63,7 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
     return pa__plan_get(*dl, *sl, de, dm, sm, out);
 }
 
-/* A copy with a distributed side goes to the backend of its thread type (MPI): NULL when neither side is. */
+/* A copy with a distributed side goes to the backend of its thread type (MPI, pthd): 0 when neither is. */
 static int distributed(const pa_type *dt, const pa_type *st, const pa__dist_ops **ops)
 {
     *ops = NULL;

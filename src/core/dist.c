@@ -191,9 +191,11 @@ const pa__dist_ops *pa__dist_ops_for(const pa_type *dt, const pa_type *st)
     if (*d->thread_mtt && *s->thread_mtt && strcmp(d->thread_mtt, s->thread_mtt) != 0)
         return pa__err(PA_ERR_UNSUPPORTED, "copy from %s (over %s) to %s (over %s): distributed over different "
                        "thread types", pa_type_name(st), s->thread_mtt, pa_type_name(dt), d->thread_mtt), NULL;
+    if (strcmp(thr, "pthd") == 0)
+        return &pa__pthd_dist_ops;
     if (strcmp(thr, "mpi") != 0)
         return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: copies of arrays distributed over %s threads "
-                       "are not supported yet (only over mpi process arrays)", pa_type_name(st),
+                       "are not supported yet (only over mpi process arrays and pthd threads)", pa_type_name(st),
                        pa_type_name(dt), *thr ? thr : "no"), NULL;
 #if PA_HAVE_MPI
     return &pa__mpi_dist_ops;
@@ -214,3 +216,50 @@ const pa__launcher *pa__launcher_for(const char *mtt)
 #endif
     return NULL;
 }
+
+/* ---- lists of offsets as layouts ---------------------------------------------------------------------- */
+
+/* The largest divisor of n that is at most m (>= 1). */
+static int64_t divisor_upto(int64_t n, int64_t m)
+{
+    while (m > 1 && n % m != 0)
+        m--;
+    return m;
+}
+
+/*
+ * Finds affine modes for a list of offsets, innermost first: the longest arithmetic run from t[0] whose length
+ * divides the rest, then the same over every run's first element, and so on; the result is checked against
+ * every entry.  \return 1 when the list is affine (out filled), else 0.
+ */
+int pa__offsets_affine(const int64_t *t, int64_t n, pa__layout *out)
+{
+    pa__mode inner[PA__MAX_MODES];
+    int nm = 0;
+    int64_t step = 1;
+    while (step < n && nm < PA__MAX_MODES) {
+        int64_t stride = t[step] - t[0], len = 1;
+        while (len * step < n && t[len * step] == t[0] + len * stride)
+            len++;
+        len = divisor_upto(n / step, len);
+        if (len == 1)
+            return 0;
+        inner[nm++] = (pa__mode){.size = len, .stride = stride};
+        step *= len;
+    }
+    if (step != n)
+        return 0;
+    memset(out, 0, sizeof *out);
+    out->size = n;
+    out->base = t[0];
+    out->affine = 1;
+    out->nmodes = nm;
+    for (int m = 0; m < nm; m++)
+        out->modes[m] = inner[nm - 1 - m];
+    for (int64_t k = 0; k < n; k++)
+        if (pa__layout_offset(out, k) != t[k])
+            return 0;
+    pa__layout_coalesce(out);
+    return 1;
+}
+

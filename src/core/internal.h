@@ -144,6 +144,12 @@ int pa__dist_split_of(const pa_type *t, pa__dist_split *out);
 /** The split of a type, made once and kept with the type (freed with it).  NULL with the error set. */
 const pa__dist_split *pa__type_dist_split(const pa_type *t);
 
+/**
+ * Finds affine modes for a list of n offsets (in list order), innermost first by the longest arithmetic runs,
+ * checked against every entry.  \return 1 with out filled (coalesced) when the list is affine, else 0.
+ */
+int pa__offsets_affine(const int64_t *t, int64_t n, pa__layout *out);
+
 /* The hooks a backend that owns a thread type gives the core for distributed copies. */
 typedef struct pa__dist_ops {
     const char *thread_mtt;
@@ -151,6 +157,8 @@ typedef struct pa__dist_ops {
     int (*explain)(const pa_type *dt, const pa_type *st, char *buf, size_t len);
 } pa__dist_ops;
 
+/** The pthread backend's hooks for arrays distributed over pthd threads (src/backends/pthread/copy_dist.c). */
+extern const pa__dist_ops pa__pthd_dist_ops;
 /** The MPI backend's hooks (src/backends/mpi/dist_copy.c, built with PA_HAVE_MPI). */
 extern const pa__dist_ops pa__mpi_dist_ops;
 /** The hooks for a copy with at least one distributed side, or NULL with the error set (which backend). */
@@ -166,7 +174,8 @@ const pa__dist_ops *pa__dist_ops_for(const pa_type *dt, const pa_type *st);
 typedef struct pa__ext_ctx {
     int64_t size;                  /* processes in the array */
     const pa_type *self;           /* its thread type, NULL when unknown */
-    int (*sync)(const struct pa__ext_ctx *x, int64_t tid, const char *path);
+    /* A barrier of the processes in group (-1: the whole array); tid orders them.  Path is for messages. */
+    int (*sync)(const struct pa__ext_ctx *x, int64_t tid, int64_t group, const char *path);
     void *data;                    /* the launcher's own */
 } pa__ext_ctx;
 

@@ -87,6 +87,7 @@ static void test_errors(void)
     MCK_ERR(pa_copy(T("BIG"), buf, T("S34"), buf), PA_ERR_RANGE);
     MCK_ERR(pa_copy(T("TF"), buf, T("S34"), buf), PA_ERR_ELM);
     MCK_ERR(pa_copy(T("T34"), NULL, T("S34"), buf), PA_ERR_INVAL);
+    MCK_ERR(pa_copy(T("XD"), buf, T("T35"), buf), PA_ERR_UNSUPPORTED);   /* distributed over device memory */
 }
 
 int main(int argc, char **argv)
@@ -125,7 +126,9 @@ int main(int argc, char **argv)
         "D6 = paged int [6]\n"
         "BIG = [#Q][#D6]\n"
         "D8 = paged double [4][3]\n"
-        "TF = [#D8_0][#M][#D8_1]\n");
+        "TF = [#D8_0][#M][#D8_1]\n"
+        "DM = dmem int [3]\n"
+        "XD = [#M][#DM]\n");
     MCK(st == PA_OK, "declarations: %s", pa_last_error());
     mck_run("sendrecv (listing 33)", test_sendrecv);
     mck_run("alltoall (listing 34)", test_alltoall);

@@ -1,8 +1,8 @@
 /*
  * parray MPI tests — process arrays under pa_mpi_main on 4 processes: rank 0 runs main and drafts the 3 idle
- * ranks; tasks see their tid, size, self and argument, synchronise, and make a distributed copy on their own
- * communicator; too few idle ranks, a task that fails on one process and an unregistered task are errors
- * that reach rank 0 (and never hang).  Run with mpirun -np 4.
+ * ranks; tasks see their tid, size, self and argument, synchronise, make a distributed copy on their own
+ * communicator, and start nested arrays; too few idle ranks, a task that fails on one process and an
+ * unregistered task are errors that reach rank 0 (and never hang).  Run with mpirun -np 4.
  */
 #include "internal.h"
 #include "mpi_check.h"
@@ -41,6 +41,34 @@ static int exchange(pa_ctx *ctx, void *argp)
     return st;
 }
 
+/* pa_sync over the whole array and over each dimension of mpi [3][1]; a missing dimension is PA_ERR_DIM. */
+static int syncs(pa_ctx *ctx, void *argp)
+{
+    int st = PA_OK;
+    (void)argp;
+    if (pa_tid_path(ctx, "0") != pa_tid(ctx) || pa_tid_path(ctx, "1") != 0)
+        return pa__err(PA_ERR_INVAL, "tid_path: %lld %lld", (long long)pa_tid_path(ctx, "0"),
+                       (long long)pa_tid_path(ctx, "1"));
+    for (int i = 0; i < 3 && st == PA_OK; i++)
+        st = pa_sync(ctx, i == 0 ? "" : i == 1 ? "0" : "1");
+    if (st == PA_OK && pa_sync(ctx, "2") != PA_ERR_DIM)
+        st = pa__err(PA_ERR_INVAL, "pa_sync(\"2\") did not fail with PA_ERR_DIM");
+    return st;
+}
+
+/* Nested arrays: a process of an array starts its own (ranks granted by rank 0, results sent to it). */
+static int nested(pa_ctx *ctx, void *argp)
+{
+    int want = *(int *)argp;
+    task_arg a = {42, want};
+    pa_scope *s = NULL;
+    (void)ctx;
+    pa_scope_create(NULL, &s);
+    int st = pa_for(pa_type_parse(s, want == 2 ? "mpi [2]" : "mpi [3]"), hello, &a, sizeof a);
+    pa_scope_destroy(s);
+    return st;
+}
+
 static int fail_on_one(pa_ctx *ctx, void *argp)
 {
     (void)argp;
@@ -65,6 +93,14 @@ static int user_main(int argc, char **argv)
     task_arg a = {42, 3};
     MCK_OK(pa_for(p3, hello, &a, sizeof a));
     MCK_OK(pa_for(p3, exchange, NULL, 0));
+    MCK_OK(pa_for(pa_type_parse(s, "mpi [3][1]"), syncs, NULL, 0));
+    int want = 2;
+    MCK_OK(pa_for(pa_type_parse(s, "mpi [1]"), nested, &want, sizeof want));   /* 1 + 2 of the 3 idle ranks */
+    MCK_OK(pa_for(pa_type_parse(s, "mpi [1]"), nested, &want, sizeof want));   /* and again: all given back */
+    want = 3;
+    MCK_ERR(pa_for(pa_type_parse(s, "mpi [1]"), nested, &want, sizeof want), PA_ERR_RANGE);
+    MCK(strstr(pa_last_error(), "process 0 (rank 1) failed") && strstr(pa_last_error(), "idle"), "message: %s",
+        pa_last_error());
     a.n = 2;
     MCK_OK(pa_for(p2, hello, &a, sizeof a));            /* ranks are idle again after each array */
     MCK_ERR(pa_for(p4, hello, &a, sizeof a), PA_ERR_RANGE);
@@ -91,5 +127,7 @@ int main(int argc, char **argv)
     pa_mpi_register("hello", hello);
     pa_mpi_register("exchange", exchange);
     pa_mpi_register("fail_on_one", fail_on_one);
+    pa_mpi_register("syncs", syncs);
+    pa_mpi_register("nested", nested);
     return pa_mpi_main(argc, argv, user_main);
 }

@@ -82,14 +82,13 @@ static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, in
                        de == 0 || se == 0 ? "unspecified" : "differ");
     if (!(d = pa__type_dist_split(dt)) || !(s = pa__type_dist_split(st)))
         return PA_ERR_UNSUPPORTED;
-    if ((rc = check_memory(dt, d)) != PA_OK || (rc = check_memory(st, s)) != PA_OK)
-        return rc;
     pa_mpi__where(&rank, &nprocs);
     int cacheable = d->pid.affine && d->local.affine && s->pid.affine && s->local.affine;
     pthread_mutex_lock(&cache_lock);
     *out = cacheable ? cache_find(d, s, de, rank, nprocs) : NULL;
     rc = PA_OK;
-    if (!*out && (rc = pa_mpi__dplan_make(d, s, de, rank, nprocs, out)) == PA_OK) {
+    if (!*out && (rc = check_memory(dt, d)) == PA_OK && (rc = check_memory(st, s)) == PA_OK &&
+        (rc = pa_mpi__dplan_make(d, s, de, rank, nprocs, out)) == PA_OK) {
         if (cacheable) {
             if (!cache)
                 atexit(free_cache);
@@ -105,6 +104,8 @@ static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, in
         }
     }
     pthread_mutex_unlock(&cache_lock);
+    if (rc == PA_ERR_UNSUPPORTED)   /* check_memory's message names both types already */
+        return rc;
     if (rc != PA_OK)
         return pa__err_wrap(rc, "copy from %s to %s", pa_type_name(st), pa_type_name(dt));
     return PA_OK;

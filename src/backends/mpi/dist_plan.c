@@ -126,55 +126,11 @@ fail:
     return st;
 }
 
-/* The largest divisor of n that is at most m (>= 1). */
-static int64_t divisor_upto(int64_t n, int64_t m)
-{
-    while (m > 1 && n % m != 0)
-        m--;
-    return m;
-}
-
-/*
- * Finds affine modes for a list of offsets, innermost first: the longest arithmetic run from t[0] whose length
- * divides the rest, then the same over every run's first element, and so on; the result is checked against
- * every entry.  \return 1 when the list is affine (out filled), else 0.
- */
-static int affine_of(const int64_t *t, int64_t n, pa__layout *out)
-{
-    pa__mode inner[PA__MAX_MODES];
-    int nm = 0;
-    int64_t step = 1;
-    while (step < n && nm < PA__MAX_MODES) {
-        int64_t stride = t[step] - t[0], len = 1;
-        while (len * step < n && t[len * step] == t[0] + len * stride)
-            len++;
-        len = divisor_upto(n / step, len);
-        if (len == 1)
-            return 0;
-        inner[nm++] = (pa__mode){.size = len, .stride = stride};
-        step *= len;
-    }
-    if (step != n)
-        return 0;
-    memset(out, 0, sizeof *out);
-    out->size = n;
-    out->base = t[0];
-    out->affine = 1;
-    out->nmodes = nm;
-    for (int m = 0; m < nm; m++)
-        out->modes[m] = inner[nm - 1 - m];
-    for (int64_t k = 0; k < n; k++)
-        if (pa__layout_offset(out, k) != t[k])
-            return 0;
-    pa__layout_coalesce(out);
-    return 1;
-}
-
 /* One side's layout over its list: affine, or one gathered mode over the table (which the plan then keeps). */
 static void layout_of(pa_mpi__dplan *p, int which, int64_t n, pa__layout *out)
 {
     int64_t *t = p->tables[which];
-    if (n > 0 && affine_of(t, n, out))
+    if (n > 0 && pa__offsets_affine(t, n, out))
         return;
     memset(out, 0, sizeof *out);
     out->size = n;

@@ -21,6 +21,7 @@ static struct task { char name[64]; pa_thread_fn fn; } tasks[MAX_TASKS];
 static int ntasks;
 static pthread_mutex_t tasks_lock = PTHREAD_MUTEX_INITIALIZER;
 static int served;   /* 1 while pa_mpi_main runs */
+static MPI_Comm proto = MPI_COMM_NULL;
 
 int pa_mpi_register(const char *name, pa_thread_fn fn)
 {
@@ -73,34 +74,41 @@ int pa_mpi__served(void)
     return served;
 }
 
-/* Runs one drafted task on this rank and reports to rank 0. */
-static void serve_one(char *msg, int len)
+MPI_Comm pa_mpi__proto(void)
+{
+    return proto;
+}
+
+/* Runs one drafted task on this rank and reports to the rank that drafted it. */
+static void serve_one(char *msg, int len, int parent)
 {
     pa_mpi__result res;
     memset(&res, 0, sizeof res);
     res.status = pa_mpi__run_drafted(msg, len);
     if (res.status != PA_OK)
         snprintf(res.msg, sizeof res.msg, "%s", pa_last_error());
-    MPI_Send(&res, (int)sizeof res, MPI_BYTE, 0, PA_MPI__TAG_DONE, MPI_COMM_WORLD);
+    MPI_Send(&res, (int)sizeof res, MPI_BYTE, parent, PA_MPI__TAG_DONE, proto);
 }
 
-/* The idle loop of ranks 1..n-1: run drafted tasks until rank 0 says stop. */
+/* The idle loop of ranks 1..n-1: run drafted tasks (from rank 0 or a nesting process) until rank 0 says stop. */
 static void serve(void)
 {
     for (;;) {
         MPI_Status status;
-        int len = 0;
-        MPI_Probe(0, PA_MPI__TAG_DRAFT, MPI_COMM_WORLD, &status);
-        MPI_Get_count(&status, MPI_BYTE, &len);
-        char *msg = malloc(len > 0 ? (size_t)len : 1);
-        MPI_Recv(msg, len, MPI_BYTE, 0, PA_MPI__TAG_DRAFT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         pa_mpi__draft_head head;
+        int len = 0;
+        MPI_Probe(MPI_ANY_SOURCE, PA_MPI__TAG_DRAFT, proto, &status);
+        MPI_Get_count(&status, MPI_BYTE, &len);
+        char *msg = malloc(len > (int)sizeof head ? (size_t)len : sizeof head);
+        if (!msg)
+            abort();   /* the drafting process waits for this rank's result: failing loudly beats a hang */
+        MPI_Recv(msg, len, MPI_BYTE, status.MPI_SOURCE, PA_MPI__TAG_DRAFT, proto, MPI_STATUS_IGNORE);
         memcpy(&head, msg, sizeof head);
         if (head.cmd == PA_MPI__CMD_STOP) {
             free(msg);
             return;
         }
-        serve_one(msg, len);
+        serve_one(msg, len, status.MPI_SOURCE);
         free(msg);
     }
 }
@@ -115,15 +123,16 @@ int pa_mpi_main(int argc, char **argv, int (*main_fn)(int argc, char **argv))
         return pa__err(PA_ERR_SYS, "pa_mpi_main: MPI_Init_thread failed");
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_dup(MPI_COMM_WORLD, &proto);
     served = 1;
     if (rank == 0) {
-        pa_mpi__idle_init(size);
-        rc = main_fn(argc, argv);
+        rc = pa_mpi__idle_init(size) == PA_OK ? main_fn(argc, argv) : PA_ERR_NOMEM;
         pa_mpi__release_all(size);
     } else {
         serve();
     }
     served = 0;
+    MPI_Comm_free(&proto);
     if (!init)
         MPI_Finalize();
     return rc;

@@ -5,8 +5,14 @@
  * A draft message is one MPI_BYTE message with tag PA_MPI__TAG_DRAFT from rank 0: a pa_mpi__draft_head, the
  * array's n world ranks (int32, in tid order), the task's name, the thread type's declaration (so that the
  * drafted processes can answer pa_self and pa_tid_path) and the argument bytes.  Each drafted rank answers
- * with one pa_mpi__result (tag PA_MPI__TAG_DONE).  A head with cmd PA_MPI__CMD_STOP releases an idle rank
- * from pa_mpi_main.
+ * with one pa_mpi__result (tag PA_MPI__TAG_DONE) to the rank that drafted it.  A head with cmd
+ * PA_MPI__CMD_STOP releases an idle rank from pa_mpi_main.
+ *
+ * Rank 0 keeps the pool of idle ranks.  A process of an array that starts a nested array asks rank 0 for n
+ * ranks (PA_MPI__TAG_REQ with n; the answer, PA_MPI__TAG_GRANT, is a status and the ranks), drafts them itself,
+ * collects their results, and gives them back (PA_MPI__TAG_FREE with n and the ranks).  Rank 0 answers while
+ * it waits for an array of its own, which is whenever any task runs.  All of this travels on a duplicate of
+ * MPI_COMM_WORLD, so that it never matches the user's messages.
  */
 #ifndef PARRAY_MPI_PROCS_H
 #define PARRAY_MPI_PROCS_H
@@ -15,11 +21,13 @@
 
 #include "mpi_backend.h"
 
-enum { PA_MPI__TAG_DRAFT = 7101, PA_MPI__TAG_DONE = 7102, PA_MPI__TAG_GROUP = 7103 };
+enum { PA_MPI__TAG_DRAFT = 7101, PA_MPI__TAG_DONE = 7102, PA_MPI__TAG_GROUP = 7103, PA_MPI__TAG_REQ = 7104,
+       PA_MPI__TAG_GRANT = 7105, PA_MPI__TAG_FREE = 7106 };
 enum { PA_MPI__CMD_RUN = 1, PA_MPI__CMD_STOP = 2 };
 
 typedef struct pa_mpi__draft_head {
     int32_t cmd, n, namelen, decllen;
+    int32_t parent, pad;       /* the rank that drafted: the result goes there */
     int64_t argsize;
 } pa_mpi__draft_head;
 
@@ -36,9 +44,23 @@ pa_thread_fn pa_mpi__task_fn(const char *name);
 int pa_mpi__served(void);
 /** Runs the task of a draft message on this rank.  \return its status (message set on failure). */
 int pa_mpi__run_drafted(const char *msg, int len);
-/** Rank 0: every other rank of the world starts idle. */
-void pa_mpi__idle_init(int size);
+/** The protocol's communicator (a duplicate of MPI_COMM_WORLD made by pa_mpi_main). */
+MPI_Comm pa_mpi__proto(void);
+
+/* ---- the pool of idle ranks (procs_pool.c) ---- */
+
+/** Rank 0: every other rank of the world starts idle.  \return PA_OK or PA_ERR_NOMEM. */
+int pa_mpi__idle_init(int size);
 /** Rank 0: releases every idle rank from pa_mpi_main. */
 void pa_mpi__release_all(int size);
+/** Takes n idle ranks: from the pool on rank 0 (which must hold the draft lock), else asked of rank 0. */
+int pa_mpi__pool_take(const pa_type *t, int n, int32_t *ranks);
+/** Gives ranks taken by pa_mpi__pool_take back to the pool. */
+void pa_mpi__pool_give(const int32_t *ranks, int n);
+/** Waits for the results of the drafted ranks (serving other ranks' requests on rank 0).  \return status. */
+int pa_mpi__collect(const pa_type *t, const int32_t *ranks, int n);
+/** Rank 0's draft lock: arrays started from rank 0 run one after the other. */
+void pa_mpi__draft_lock(void);
+void pa_mpi__draft_unlock(void);
 
 #endif

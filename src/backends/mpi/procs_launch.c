@@ -1,13 +1,14 @@
 /*
  * parray — pa_for over an mpi thread type: the three ways a process array runs.
- *  - Under pa_mpi_main, on rank 0: draft n idle ranks, send them the task, wait for their statuses.  Too few
- *    idle ranks is an error at once (never a wait).  Arrays started from several threads of rank 0 run one
- *    after the other.
+ *  - Under pa_mpi_main: draft n idle ranks (from rank 0's pool, asked of rank 0 by a process of an array that
+ *    starts a nested one), send them the task, wait for their statuses.  Too few idle ranks is an error at
+ *    once (never a wait).  Arrays started from several threads of rank 0 run one after the other.
  *  - Plain SPMD (MPI initialised by the program, every rank calls pa_for): the first n ranks of the current
  *    communicator run the task on their own communicator; every rank returns the same status.
  *  - Without MPI: a single process, so mpi [1] runs the task here and anything larger is an error.
- * Inside a task, pa_tid is the process's place in the array, pa_ctx_size the array's size, pa_sync("") an
- * MPI_Barrier of the array, and distributed copies use the array's communicator.
+ * Inside a task, pa_tid is the process's place in the array, pa_ctx_size the array's size, pa_sync an
+ * MPI_Barrier of the array (or of a group split off by dimension), and distributed copies use the array's
+ * communicator.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,33 +16,23 @@
 
 #include "procs.h"
 
-static pthread_mutex_t draft_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *busy;   /* rank 0 under pa_mpi_main: busy[r] for every world rank (rank 0 runs main) */
-
-void pa_mpi__idle_init(int size)
+/* pa_sync in a process array: a barrier of the whole array, or of one group (split off for the call, so every
+ * process of the array must call it with the same path, as PARRAY's sync is called by every thread). */
+static int sync_array(const pa__ext_ctx *x, int64_t tid, int64_t group, const char *path)
 {
-    busy = calloc((size_t)size, 1);
-    if (busy)
-        busy[0] = 1;
-}
-
-void pa_mpi__release_all(int size)
-{
-    pa_mpi__draft_head stop = {.cmd = PA_MPI__CMD_STOP};
-    for (int r = 1; r < size; r++)
-        MPI_Send(&stop, (int)sizeof stop, MPI_BYTE, r, PA_MPI__TAG_DRAFT, MPI_COMM_WORLD);
-    free(busy);
-    busy = NULL;
-}
-
-static int sync_array(const pa__ext_ctx *x, int64_t tid, const char *path)
-{
-    (void)tid;
-    if (path[0])
-        return pa__err(PA_ERR_UNSUPPORTED, "pa_sync(\"%s\") in an mpi process array: only \"\" (the whole "
-                       "array) is supported yet", path);
-    MPI_Comm comm = *(MPI_Comm *)x->data;
-    return comm == MPI_COMM_NULL ? PA_OK : pa_mpi__check(MPI_Barrier(comm), "pa_sync: MPI_Barrier");
+    MPI_Comm comm = *(MPI_Comm *)x->data, part = MPI_COMM_NULL;
+    int st;
+    if (comm == MPI_COMM_NULL)
+        return PA_OK;
+    if (group < 0)
+        return pa_mpi__check(MPI_Barrier(comm), "pa_sync: MPI_Barrier");
+    st = pa_mpi__check(MPI_Comm_split(comm, (int)group, (int)tid, &part), "pa_sync: MPI_Comm_split");
+    if (st == PA_OK)
+        st = pa_mpi__check(MPI_Barrier(part), "pa_sync: MPI_Barrier");
+    if (part != MPI_COMM_NULL)
+        MPI_Comm_free(&part);
+    (void)path;
+    return st;
 }
 
 /* Runs fn as process tid of an array of n on comm, with its own copy of the argument bytes. */
@@ -79,13 +70,13 @@ int pa_mpi__run_drafted(const char *msg, int len)
     snprintf(decl, sizeof decl, "%.*s", (int)h.decllen, p + h.namelen);
     const char *arg = p + h.namelen + h.decllen;
     (void)len;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_rank(pa_mpi__proto(), &me);
     for (int i = 0; i < h.n; i++)
         if (ranks[i] == me)
             tid = i;
-    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Comm_group(pa_mpi__proto(), &world);
     MPI_Group_incl(world, h.n, ranks, &group);
-    st = pa_mpi__check(MPI_Comm_create_group(MPI_COMM_WORLD, group, PA_MPI__TAG_GROUP, &comm),
+    st = pa_mpi__check(MPI_Comm_create_group(pa_mpi__proto(), group, PA_MPI__TAG_GROUP, &comm),
                        "mpi process array: MPI_Comm_create_group");
     pa_thread_fn fn = pa_mpi__task_fn(name);
     if (st == PA_OK && !fn)
@@ -112,6 +103,7 @@ static int draft_message(const int32_t *ranks, int n, const char *name, const ch
 {
     pa_mpi__draft_head h = {.cmd = PA_MPI__CMD_RUN, .n = n, .namelen = (int32_t)strlen(name),
                             .decllen = (int32_t)strlen(decl), .argsize = (int64_t)arg_size};
+    MPI_Comm_rank(pa_mpi__proto(), &h.parent);
     size_t len = sizeof h + (size_t)n * sizeof(int32_t) + strlen(name) + strlen(decl) + arg_size;
     char *m = malloc(len);
     if (!m || len > INT32_MAX)
@@ -127,49 +119,13 @@ static int draft_message(const int32_t *ranks, int n, const char *name, const ch
     return (int)len;
 }
 
-/* Picks n idle ranks.  \return PA_OK, or PA_ERR_RANGE naming how many there are. */
-static int pick(const pa_type *t, int n, int32_t *ranks)
-{
-    int world = 0, idle = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &world);
-    for (int r = 0; r < world; r++)
-        idle += !busy[r];
-    if (idle < n)
-        return pa__err(PA_ERR_RANGE, "pa_for over %s: the process array needs %d processes but %d of the %d "
-                       "are idle (rank 0 runs main; start at least %d with mpirun -np)", pa_type_name(t), n,
-                       idle, world, n + 1 + (world - 1 - idle));
-    for (int r = 0, i = 0; i < n; r++)
-        if (!busy[r])
-            ranks[i++] = r;
-    for (int i = 0; i < n; i++)
-        busy[ranks[i]] = 1;
-    return PA_OK;
-}
-
-/* Waits for every drafted rank; the lowest tid that failed decides the status. */
-static int collect(const pa_type *t, const int32_t *ranks, int n)
-{
-    int st = PA_OK;
-    for (int i = 0; i < n; i++) {
-        pa_mpi__result res;
-        MPI_Recv(&res, (int)sizeof res, MPI_BYTE, ranks[i], PA_MPI__TAG_DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        busy[ranks[i]] = 0;
-        if (res.status != PA_OK && st == PA_OK) {
-            res.msg[sizeof res.msg - 1] = '\0';
-            const char *c = strstr(res.msg, ": ");
-            st = pa__err(res.status, "pa_for over %s: process %d (rank %d) failed: %s", pa_type_name(t), i,
-                         ranks[i], c ? c + 2 : res.msg);
-        }
-    }
-    return st;
-}
-
+/* Drafts n idle ranks for an array started on this process (rank 0, or a process of an array: nesting). */
 static int draft(const pa_type *t, int n, pa_thread_fn fn, const void *arg, size_t arg_size)
 {
     char decl[256], *msg = NULL;
     int32_t *ranks = malloc((size_t)n * sizeof *ranks);
     const char *name = pa_mpi__task_name(fn);
-    int st = PA_OK, len;
+    int st = PA_OK, len, me = 0;
     if (!ranks)
         return pa__err(PA_ERR_NOMEM, "pa_for over %s: no memory for %d ranks", pa_type_name(t), n);
     if (!name) {
@@ -179,20 +135,23 @@ static int draft(const pa_type *t, int n, pa_thread_fn fn, const void *arg, size
     }
     if (pa_type_format(t, decl, sizeof decl) >= (int)sizeof decl)
         decl[0] = '\0';   /* too long to send: the processes then see pa_self() NULL */
-    pthread_mutex_lock(&draft_lock);
-    if ((st = pick(t, n, ranks)) != PA_OK)
+    MPI_Comm_rank(pa_mpi__proto(), &me);
+    if (me == 0)
+        pa_mpi__draft_lock();
+    if ((st = pa_mpi__pool_take(t, n, ranks)) != PA_OK)
         goto done;
     if ((len = draft_message(ranks, n, name, decl, arg, arg_size, &msg)) < 0) {
-        for (int i = 0; i < n; i++)
-            busy[ranks[i]] = 0;
+        pa_mpi__pool_give(ranks, n);
         st = pa__err(PA_ERR_NOMEM, "pa_for over %s: no memory for the draft message", pa_type_name(t));
         goto done;
     }
     for (int i = 0; i < n; i++)
-        MPI_Send(msg, len, MPI_BYTE, ranks[i], PA_MPI__TAG_DRAFT, MPI_COMM_WORLD);
-    st = collect(t, ranks, n);
+        MPI_Send(msg, len, MPI_BYTE, ranks[i], PA_MPI__TAG_DRAFT, pa_mpi__proto());
+    st = pa_mpi__collect(t, ranks, n);
+    pa_mpi__pool_give(ranks, n);
 done:
-    pthread_mutex_unlock(&draft_lock);
+    if (me == 0)
+        pa_mpi__draft_unlock();
     free(msg);
     free(ranks);
     return st;
@@ -222,10 +181,57 @@ static int spmd(const pa_type *t, int n, pa_thread_fn fn, const void *arg, size_
     return st;
 }
 
+/*
+ * Parallel regions: a process array is drafted and waited for by a pthd [1] array, which pa_for runs on the
+ * calling thread outside a region and starts in the background inside one (pa_parallel_end then joins it and
+ * reports its status).  The type, the task and a copy of the argument bytes travel in the runner's argument.
+ */
+typedef struct async_head {
+    const pa_type *t;
+    pa_thread_fn fn;
+    size_t arg_size;
+} async_head;
+
+static pthread_once_t runner_once = PTHREAD_ONCE_INIT;
+static pa_scope *runner_scope;
+static const pa_type *runner_type;
+
+static void make_runner(void)
+{
+    if (pa_scope_create(NULL, &runner_scope) == PA_OK)
+        runner_type = pa_type_parse(runner_scope, "pthd [1]");
+}
+
+static int runner(pa_ctx *ctx, void *argp)
+{
+    async_head h;
+    (void)ctx;
+    memcpy(&h, argp, sizeof h);
+    return draft(h.t, (int)pa_size(h.t), h.fn, (char *)argp + sizeof h, h.arg_size);
+}
+
+static int draft_in_region(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg_size)
+{
+    async_head h = {t, fn, arg_size};
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    if (level < MPI_THREAD_MULTIPLE)   /* the program initialised MPI for one thread: no background arrays */
+        return draft(t, (int)pa_size(t), fn, arg, arg_size);
+    pthread_once(&runner_once, make_runner);
+    char *buf = runner_type ? malloc(sizeof h + arg_size) : NULL;
+    if (!buf)
+        return draft(t, (int)pa_size(t), fn, arg, arg_size);   /* no runner: the array runs synchronously */
+    memcpy(buf, &h, sizeof h);
+    if (arg_size)
+        memcpy(buf + sizeof h, arg, arg_size);
+    int st = pa_for(runner_type, runner, buf, sizeof h + arg_size);
+    free(buf);
+    return st;
+}
+
 static int launch(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg_size)
 {
     int64_t n = pa_size(t);
-    int rank = 0;
     if (n < 1 || n > PA_MAX_THREADS)
         return pa__err(PA_ERR_RANGE, "pa_for over %s: %lld processes, outside 1..%d", pa_type_name(t),
                        (long long)n, PA_MAX_THREADS);
@@ -236,13 +242,9 @@ static int launch(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg
                            pa_type_name(t), (long long)n);
         return run_task(fn, 0, 1, t, MPI_COMM_NULL, arg, arg_size);
     }
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (!pa_mpi__served())
         return spmd(t, (int)n, fn, arg, arg_size);
-    if (rank != 0 || !busy)
-        return pa__err(PA_ERR_UNSUPPORTED, "pa_for over %s: nested process arrays (started inside a process "
-                       "array) are not supported yet", pa_type_name(t));
-    return draft(t, (int)n, fn, arg, arg_size);
+    return draft_in_region(t, fn, arg, arg_size);
 }
 
 const pa__launcher pa__mpi_launcher = {

@@ -54,6 +54,22 @@ static int find_path(const pa_ctx *ctx, const char *path, const char *what)
     return i;
 }
 
+/* sync in another backend's array: the group of this thread for the path, from its thread type's shape. */
+static int ext_sync(pa_ctx *ctx, const char *path)
+{
+    pa__tshape shape;
+    const pa_type *self = ctx->ext->self;
+    if (!path[0])
+        return ctx->ext->sync(ctx->ext, ctx->tid, -1, path);
+    if (!self || pa__tshape_of(self, &shape) != PA_OK)
+        return pa__err(PA_ERR_DIM, "pa_sync(\"%s\"): the array's thread type is unknown", path);
+    int i = pa__tshape_find(&shape, path);
+    if (i < 0)
+        return pa__err(PA_ERR_DIM, "pa_sync(\"%s\"): thread type %s has no dimension %s_%s", path,
+                       pa_type_name(self), pa_type_name(self), path);
+    return ctx->ext->sync(ctx->ext, ctx->tid, pa__tshape_group(&shape, i, ctx->tid), path);
+}
+
 int64_t pa_tid_path(const pa_ctx *ctx, const char *path)
 {
     if (ctx == NULL || path == NULL)
@@ -93,7 +109,7 @@ int pa_sync(pa_ctx *ctx, const char *path)
     if (ctx == NULL || path == NULL)
         return pa__err(PA_ERR_INVAL, "pa_sync: %s is NULL", ctx ? "path" : "ctx");
     if (ctx->ext)
-        return ctx->ext->sync(ctx->ext, ctx->tid, path);
+        return ext_sync(ctx, path);
     int i = find_path(ctx, path, "pa_sync");
     if (i < 0)
         return i;

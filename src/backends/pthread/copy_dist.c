@@ -1,0 +1,237 @@
+/*
+ * parray — copies of arrays distributed over pthd threads (manual listing 41): DATA = [#PTHD][#HMEM_1] puts
+ * row k of HMEM in thread k's own local array.  Every thread of a pthd array calls pa_copy with its own local
+ * array and copies its part: the elements whose thread id is its own.  The other side is either a shared
+ * (local) array, or distributed over the same threads in the same way (each thread then copies between its
+ * own two arrays).  Threads share memory, so no messages are needed; a thread cannot reach another thread's
+ * local array, so copies that move elements between threads are not supported.
+ *
+ * The first call of each thread lists its elements (O(size)), turns both sides' lists into layouts and makes a
+ * host plan between them; the plan is cached per thread, so later calls only run it.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "thread_internal.h"
+#include "plan.h"
+
+static int same_pid(const pa__dist_split *a, const pa__dist_split *b)
+{
+    return !memcmp(&a->pid, &b->pid, sizeof a->pid);
+}
+
+/* The checks; *sel is the process layout that chooses the elements. */
+static int check(const pa_type *dt, const pa__dist_split *d, const pa_type *st, const pa__dist_split *s,
+                 const pa__layout **sel)
+{
+    if (pa_size(dt) != pa_size(st) || pa_elm_size(dt) == 0 || pa_elm_size(dt) != pa_elm_size(st))
+        return pa__err(pa_size(dt) != pa_size(st) ? PA_ERR_SIZE : PA_ERR_ELM, "copy from %s (%lld x %zu B) to %s "
+                       "(%lld x %zu B): sizes or element sizes differ", pa_type_name(st), (long long)pa_size(st),
+                       pa_elm_size(st), pa_type_name(dt), (long long)pa_size(dt), pa_elm_size(dt));
+    if (*d->thread_mtt && *s->thread_mtt && !same_pid(d, s))
+        return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: both are distributed over pthd threads, "
+                       "differently; a thread can only reach its own local arrays", pa_type_name(st),
+                       pa_type_name(dt));
+    for (int i = 0; i < 2; i++) {
+        const pa__dist_split *x = i ? s : d;
+        const pa__mem_ops *ops = strcmp(x->memory_mtt, "any") ? pa__mem_find(x->memory_mtt) : NULL;
+        if (strcmp(x->memory_mtt, "any") && (!ops || !ops->host_accessible))
+            return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: pthd-distributed copies need host memory, "
+                           "not %s", pa_type_name(st), pa_type_name(dt), x->memory_mtt);
+    }
+    *sel = *d->thread_mtt ? &d->pid : &s->pid;
+    return PA_OK;
+}
+
+/* Lists the local offsets of both sides for the elements on thread tid (of n threads). */
+static int list(const pa__layout *sel, const pa__dist_split *d, const pa__dist_split *s, int64_t tid,
+                int64_t nthreads, int64_t **td, int64_t **ts, int64_t *count)
+{
+    int64_t n = 0, total = sel->size;
+    *td = malloc((size_t)total * sizeof **td);
+    *ts = malloc((size_t)total * sizeof **ts);
+    if (!*td || !*ts)
+        return pa__err(PA_ERR_NOMEM, "pthd-distributed copy: no memory to list %lld elements", (long long)total);
+    for (int64_t k = 0; k < total; k++) {
+        int64_t p = pa__layout_offset(sel, k);
+        if (p < 0 || p >= nthreads)
+            return pa__err(PA_ERR_RANGE, "pthd-distributed copy: element %lld lives on thread %lld, but the "
+                           "array has %lld threads", (long long)k, (long long)p, (long long)nthreads);
+        if (p == tid) {
+            (*td)[n] = pa__layout_offset(&d->local, k);
+            (*ts)[n++] = pa__layout_offset(&s->local, k);
+        }
+    }
+    *count = n;
+    return PA_OK;
+}
+
+static void as_layout(int64_t *t, int64_t n, pa__layout *out)
+{
+    if (pa__offsets_affine(t, n, out))
+        return;
+    memset(out, 0, sizeof *out);
+    out->size = n;
+    out->nmodes = 1;
+    out->modes[0] = (pa__mode){.size = n, .table = t};
+}
+
+/*
+ * Plans per thread, cached by the contents of both splits (when affine: gathered layouts point into their
+ * types), the element size, the thread id and the array's size; never trimmed, freed at exit.
+ */
+typedef struct cached {
+    pa__layout key[4];
+    size_t elm;
+    int64_t tid, nthreads, count, dbase, sbase;
+    pa__plan *plan;
+    struct cached *next;
+} cached;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static cached *cache;
+
+static void free_cache(void)
+{
+    while (cache) {
+        cached *c = cache;
+        cache = c->next;
+        pa__plan_unref(c->plan);
+        free(c);
+    }
+}
+
+static void key_of(const pa__dist_split *d, const pa__dist_split *s, pa__layout *key)
+{
+    key[0] = d->pid;
+    key[1] = d->local;
+    key[2] = s->pid;
+    key[3] = s->local;
+}
+
+/* A cached plan (with a reference for the caller), or NULL. */
+static cached *cache_find(const pa__layout *key, size_t elm, int64_t tid, int64_t n)
+{
+    cached *c;
+    pthread_mutex_lock(&cache_lock);
+    for (c = cache; c; c = c->next)
+        if (c->elm == elm && c->tid == tid && c->nthreads == n && !memcmp(c->key, key, sizeof c->key)) {
+            if (c->plan)
+                pa__plan_ref(c->plan);
+            break;
+        }
+    pthread_mutex_unlock(&cache_lock);
+    return c;
+}
+
+static void cache_add(const pa__layout *key, size_t elm, int64_t tid, int64_t n, int64_t count,
+                      const pa__layout *ld, const pa__layout *ls, pa__plan *plan)
+{
+    cached *c = malloc(sizeof *c);
+    if (!c)
+        return;   /* not cached: the next call plans again */
+    *c = (cached){.elm = elm, .tid = tid, .nthreads = n, .count = count, .dbase = count ? ld->base : 0,
+                  .sbase = count ? ls->base : 0, .plan = plan};
+    memcpy(c->key, key, sizeof c->key);
+    if (plan)
+        pa__plan_ref(plan);
+    pthread_mutex_lock(&cache_lock);
+    if (!cache)
+        atexit(free_cache);
+    c->next = cache;
+    cache = c;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+/* Lists, lays out and plans the calling thread's part (count 0: nothing to copy, no plan). */
+static int make_plan(const pa__layout *sel, const pa__dist_split *d, const pa__dist_split *s, size_t elm,
+                     int64_t tid, int64_t n, pa__plan **plan, pa__layout *ld, pa__layout *ls, int64_t *count)
+{
+    int64_t *td = NULL, *ts = NULL;
+    int rc = list(sel, d, s, tid, n, &td, &ts, count);
+    if (rc == PA_OK && *count > 0) {
+        as_layout(td, *count, ld);
+        as_layout(ts, *count, ls);
+        rc = pa__plan_get(ld, ls, elm, NULL, NULL, plan);   /* the plan copies the tables */
+    }
+    free(td);
+    free(ts);
+    return rc;
+}
+
+/* The calling thread's plan; *count is 0 when it has no elements. */
+static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa__layout *ld, pa__layout *ls,
+                       int64_t *count, int64_t *tid)
+{
+    const pa__dist_split *d = pa__type_dist_split(dt), *s = d ? pa__type_dist_split(st) : NULL;
+    const pa__layout *sel = NULL;
+    const pa_ctx *ctx = pa__current_ctx();
+    pa__layout key[4];
+    int rc;
+    *plan = NULL;
+    if (!d || !s)
+        return PA_ERR_UNSUPPORTED;
+    if ((rc = check(dt, d, st, s, &sel)) != PA_OK)
+        return rc;
+    if (!ctx)
+        return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: arrays distributed over pthd threads are copied "
+                       "by the threads themselves; call pa_copy inside pa_for over the thread type",
+                       pa_type_name(st), pa_type_name(dt));
+    *tid = pa_tid(ctx);
+    int64_t n = pa_ctx_size(ctx);
+    size_t elm = pa_elm_size(dt);
+    int cacheable = d->pid.affine && d->local.affine && s->pid.affine && s->local.affine;
+    key_of(d, s, key);
+    cached *c = cacheable ? cache_find(key, elm, *tid, n) : NULL;
+    if (c) {
+        *plan = c->plan;
+        *count = c->count;
+        ld->base = c->dbase;
+        ls->base = c->sbase;
+        return PA_OK;
+    }
+    rc = make_plan(sel, d, s, elm, *tid, n, plan, ld, ls, count);
+    if (rc == PA_OK && cacheable)
+        cache_add(key, elm, *tid, n, *count, ld, ls, *plan);
+    return rc;
+}
+
+static int pthd_copy(const pa_type *dt, void *dst, const pa_type *st, const void *src)
+{
+    pa__plan *p;
+    pa__layout ld, ls;
+    int64_t n, tid;
+    int rc = thread_plan(dt, st, &p, &ld, &ls, &n, &tid);
+    if (rc != PA_OK || n == 0)
+        return rc;
+    if (!dst || !src)
+        rc = pa__err(PA_ERR_INVAL, "copy from %s to %s: NULL %s on thread %lld", pa_type_name(st),
+                     pa_type_name(dt), dst ? "source" : "destination", (long long)tid);
+    else
+        rc = pa__plan_exec(p, dst, ld.base, src, ls.base);
+    pa__plan_unref(p);
+    return rc;
+}
+
+static int pthd_explain(const pa_type *dt, const pa_type *st, char *buf, size_t len)
+{
+    pa__plan *p;
+    pa__layout ld, ls;
+    int64_t n, tid;
+    char host[400] = "nothing to copy";
+    int rc = thread_plan(dt, st, &p, &ld, &ls, &n, &tid);
+    if (rc != PA_OK)
+        return rc;
+    if (p)
+        pa__plan_explain(p, host, sizeof host);
+    pa__plan_unref(p);
+    return snprintf(buf, len, "pthd-distributed copy: each thread copies its own part; thread %lld: %s",
+                    (long long)tid, host);
+}
+
+const pa__dist_ops pa__pthd_dist_ops = {
+    .thread_mtt = "pthd",
+    .copy = pthd_copy,
+    .explain = pthd_explain,
+};
