@@ -26,6 +26,9 @@ struct pa_cuda__rtc_kernel {
     CUcontext ctx;
     CUmodule mod;
     CUfunction fn;
+    /* The last answer of pa_cuda__rtc_kernel_limits, for lim_shmem bytes per block (under the lock). */
+    int lim_valid, lim_max, lim_suggested;
+    size_t lim_shmem;
     struct pa_cuda__rtc_kernel *next;
 };
 
@@ -192,12 +195,29 @@ int pa_cuda__rtc_kernel_limits(const pa_cuda__rtc_kernel *k, size_t shmem_per_bl
 {
     int grid = 0, block = 0, maxb = 0;
     CUresult r;
+    /* Every call of a PL/CUDA function asks; the occupancy API costs microseconds, so the answer is kept. */
+    pa_cuda__rtc_kernel *mk = (pa_cuda__rtc_kernel *)k;
+    pthread_mutex_lock(&lock);
+    int hit = mk->lim_valid && mk->lim_shmem == shmem_per_block;
+    if (hit) {
+        *max_block = mk->lim_max;
+        *suggested_block = mk->lim_suggested;
+    }
+    pthread_mutex_unlock(&lock);
+    if (hit)
+        return PA_OK;
     if ((r = drv.func_attr(&maxb, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn)) != CUDA_SUCCESS)
         return drv_fail(r, "cuFuncGetAttribute", k->entry);
     if ((r = drv.occupancy(&grid, &block, k->fn, NULL, shmem_per_block, maxb)) != CUDA_SUCCESS)
         return drv_fail(r, "cuOccupancyMaxPotentialBlockSize", k->entry);
     *max_block = maxb;
     *suggested_block = block > 0 ? block : maxb;
+    pthread_mutex_lock(&lock);
+    mk->lim_valid = 1;
+    mk->lim_shmem = shmem_per_block;
+    mk->lim_max = *max_block;
+    mk->lim_suggested = *suggested_block;
+    pthread_mutex_unlock(&lock);
     return PA_OK;
 }
 
