@@ -6,7 +6,12 @@
  * per-thread stream: the control block, the results and working buffers, and the host arrays and matrices
  * copied in.  Kernels on one stream run in order, so prep finishes before main starts and main before post.
  * Device arrays are passed as they are.  Threads calling at once use their own streams and allocations.
+ *
+ * The allocations come from a memory pool of the library's own per GPU, which keeps up to 64 MiB mapped
+ * between calls.  From the device's default pool (release threshold 0) every synchronisation of the program
+ * gave the memory back to the driver and the next call mapped it again: calls measured 70-90 us instead of 15.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +48,37 @@ static cudaError_t d2h(void *dst, const void *src, size_t n)
 {
     cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, STREAM);
     return e == cudaSuccess ? cudaStreamSynchronize(STREAM) : e;
+}
+
+/* The library's pool on the current GPU, made on first use; *pool 0 when the GPU has none (no memory pools). */
+static cudaError_t call_pool(cudaMemPool_t *pool)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static cudaMemPool_t pools[PA__PLC_MAX_DEVICES];
+    static int tried[PA__PLC_MAX_DEVICES];
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    *pool = 0;
+    if (e != cudaSuccess || dev >= PA__PLC_MAX_DEVICES)
+        return e;
+    pthread_mutex_lock(&lock);
+    if (!tried[dev]) {
+        tried[dev] = 1;
+        struct cudaMemPoolProps props;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = dev;
+        uint64_t keep = (uint64_t)64 << 20;
+        if (cudaMemPoolCreate(&pools[dev], &props) != cudaSuccess ||
+            cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+            (void)cudaGetLastError();
+            pools[dev] = 0;
+        }
+    }
+    *pool = pools[dev];
+    pthread_mutex_unlock(&lock);
+    return cudaSuccess;
 }
 
 static int is_device(const void *p)
@@ -133,9 +169,12 @@ static int stage_in(call *c)
             c->s[i].off = c->total;
             c->total += ALIGN(c->s[i].bytes);
         }
-    e = cudaMallocAsync((void **)&c->dev, c->total, STREAM);
-    if (e == cudaErrorNotSupported) {
-        (void)cudaGetLastError();
+    cudaMemPool_t pool;
+    if ((e = call_pool(&pool)) != cudaSuccess)
+        return pa_cuda__fail(e, "%s: the current GPU", c->k->name);
+    if (pool) {
+        e = cudaMallocFromPoolAsync((void **)&c->dev, c->total, pool, STREAM);
+    } else {   /* no stream-ordered allocator on this GPU */
         c->sync_alloc = 1;
         e = cudaMalloc((void **)&c->dev, c->total);
     }
