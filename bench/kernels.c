@@ -74,7 +74,7 @@ static void compile_rows(pa_kernel *k, int arch)
 static void launch_rows(pa_kernel *k)
 {
     enum { R = 2000 };
-    static double tw[R], tr[R];
+    static double tw[R], tr[R], td[R];
     int a = 100, b = 200, r = 0, rr = 0;
     pa_arg args[] = {PA_ARG(&a), PA_ARG(&b)};
     for (int i = 0; i < 50; i++)
@@ -101,14 +101,16 @@ static void launch_rows(pa_kernel *k)
         cudaMemcpyAsync(&rr, (char *)ctl + 16, sizeof rr, cudaMemcpyDeviceToHost, cudaStreamPerThread);
         cudaStreamSynchronize(cudaStreamPerThread);
         tr[i] = now() - t0;
+        td[i] = tw[i] - tr[i];
     }
     if (r != 300)
         fprintf(stderr, "warning: gpu_add gave %d\n", r);
-    double w = median(tw, R), raw = median(tr, R);
+    /* The overhead is the median of the pairs' differences: each pair ran back to back, in the same state. */
+    double w = median(tw, R), raw = median(tr, R), d = median(td, R);
     printf("%-22s %10.2f us\n", "warm call", 1e6 * w);
     printf("%-22s %10.2f us\n", "raw launch", 1e6 * raw);
-    printf("%-22s %10.2f us   (target <= 2 us: %s)\n", "warm overhead", 1e6 * (w - raw),
-           w - raw <= 2e-6 ? "pass" : "FAIL");
+    printf("%-22s %10.2f us   (median of the pairs' differences; target <= 2 us: %s)\n", "warm overhead", 1e6 * d,
+           d <= 2e-6 ? "pass" : "FAIL");
     cudaFree(ctl);
 }
 
