@@ -37,7 +37,8 @@ typedef struct call {
     int nargs;
     slot s[PA__PLC_MAX_ARGS];
     pa__plc_config cfg;
-    char *dev;              /* the allocation */
+    char *dev;              /* the thread's buffer (arena_get) */
+    int *clean;             /* its control block's state */
     size_t results_off, work_off, total;
     pa__plc_ctl ctl;
 } call;
@@ -58,6 +59,7 @@ static cudaError_t d2h(void *dst, const void *src, size_t n)
 typedef struct arena {
     char *ptr[PA__PLC_MAX_DEVICES];
     size_t cap[PA__PLC_MAX_DEVICES];
+    int clean[PA__PLC_MAX_DEVICES];   /* the control block is zero, or will be when the stream gets there */
 } arena;
 
 static pthread_key_t arena_key;
@@ -78,7 +80,7 @@ static void arena_init(void)
     (void)pthread_key_create(&arena_key, arena_free);
 }
 
-static cudaError_t arena_get(size_t bytes, char **out)
+static cudaError_t arena_get(size_t bytes, char **out, int **clean)
 {
     int dev = 0;
     cudaError_t e = cudaGetDevice(&dev);
@@ -105,8 +107,10 @@ static cudaError_t arena_get(size_t bytes, char **out)
         if (e != cudaSuccess || (e = cudaMalloc((void **)&a->ptr[dev], cap)) != cudaSuccess)
             return e;
         a->cap[dev] = cap;
+        a->clean[dev] = 0;
     }
     *out = a->ptr[dev];
+    *clean = &a->clean[dev];
     return cudaSuccess;
 }
 
@@ -198,12 +202,14 @@ static int stage_in(call *c)
             c->s[i].off = c->total;
             c->total += ALIGN(c->s[i].bytes);
         }
-    if ((e = arena_get(c->total, &c->dev)) != cudaSuccess) {
+    if ((e = arena_get(c->total, &c->dev, &c->clean)) != cudaSuccess) {
         c->dev = NULL;
         return pa_cuda__fail(e, "%s: %zu bytes of device memory for the call", c->k->name, c->total);
     }
-    if ((e = cudaMemsetAsync(c->dev, 0, sizeof(pa__plc_ctl), STREAM)) != cudaSuccess)
+    /* Normally the previous call cleared the control block after reading it (see launch_all). */
+    if (!*c->clean && (e = cudaMemsetAsync(c->dev, 0, sizeof(pa__plc_ctl), STREAM)) != cudaSuccess)
         return pa_cuda__fail(e, "%s: clearing the control block", c->k->name);
+    *c->clean = 0;
     for (int i = 0; i < c->nargs; i++)
         if (c->s[i].bytes) {
             c->s[i].dptr = c->dev + c->s[i].off;
@@ -238,7 +244,15 @@ static int launch_all(call *c, pa_cuda__rtc_kernel *const kerns[PA__PLC_NBLOCKS]
             return pa__err_wrap(st, "%s: #plcuda_%s kernel", c->k->name, pa__plc_stage_names[b]);
     }
     cudaError_t e = d2h(&c->ctl, ctl, sizeof c->ctl);
-    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "%s: running the kernels", c->k->name);
+    if (e != cudaSuccess)
+        return pa_cuda__fail(e, "%s: running the kernels", c->k->name);
+    /* Clear the control block for the thread's next call now, without waiting: the GPU does it while the host
+     * returns, off the critical path of this call and (unless the next follows at once) of the next. */
+    if (cudaMemsetAsync(ctl, 0, sizeof c->ctl, STREAM) == cudaSuccess)
+        *c->clean = 1;
+    else
+        (void)cudaGetLastError();
+    return PA_OK;
 }
 
 /* A variable-length result: retval's value must point into the results buffer. */
