@@ -84,14 +84,14 @@ static void launch_rows(pa_kernel *k)
     /* The same cubin's kernel, launched directly. */
     const pa_cuda__image *img;
     pa_cuda__rtc_kernel *kern;
-    void *ctl, *work = NULL, *res = NULL;
+    void *ctl, *clear = NULL, *work = NULL, *res = NULL;
     CHECK(pa_cuda__rtc_compile("bench_add", pa_kernel_source(k), NULL, 0, 0, &img));
     CHECK(pa_cuda__rtc_load(img, "plcuda_bench_add_main", &kern));
     if (cudaMalloc(&ctl, 256) != cudaSuccess || cudaMemset(ctl, 0, 256) != cudaSuccess) {
         fprintf(stderr, "cudaMalloc failed\n");
         exit(1);
     }
-    void *params[] = {&ctl, &work, &res, &a, &b};
+    void *params[] = {&ctl, &clear, &work, &res, &a, &b};
     dim3 one = {1, 1, 1};
     /* Its own stream: work a call leaves queued for the GPU's idle time (the clearing of its control block)
      * must not be charged to the anchor. */

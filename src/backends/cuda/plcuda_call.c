@@ -7,7 +7,8 @@
  * stream run in order, so prep finishes before main starts and main before post.  Device arrays are passed as
  * they are.  Threads calling at once use their own streams and buffers.
  *
- * The memory is the calling thread's buffer on the GPU, kept between calls (arena_get).  A stream-ordered
+ * The memory is the calling thread's buffer on the GPU, kept between calls (arena_get), with two control
+ * blocks used in turn.  A stream-ordered
  * allocation per call from the device's default pool (release threshold 0) was given back to the driver at
  * every synchronisation of the program, and the next call mapped it again: calls measured 70-90 us, not 15.
  */
@@ -38,7 +39,9 @@ typedef struct call {
     slot s[PA__PLC_MAX_ARGS];
     pa__plc_config cfg;
     char *dev;              /* the thread's buffer (arena_get) */
-    int *clean;             /* its control block's state */
+    struct arena *ar;       /* its owner, and the GPU it is on */
+    int gpu, slot;          /* the control block this call uses (0 or 1) */
+    int cleared_other;      /* a kernel of this call cleared the other control block */
     size_t results_off, work_off, total;
     pa__plc_ctl ctl;
 } call;
@@ -59,7 +62,11 @@ static cudaError_t d2h(void *dst, const void *src, size_t n)
 typedef struct arena {
     char *ptr[PA__PLC_MAX_DEVICES];
     size_t cap[PA__PLC_MAX_DEVICES];
-    int clean[PA__PLC_MAX_DEVICES];   /* the control block is zero, or will be when the stream gets there */
+    /* Two control blocks at the start of the buffer, used in turn: a call's first kernel clears the other one
+     * (the previous call's, read already), so no call spends a memset on its own.  dirty[d][i]: block i may
+     * hold a previous call's values; cur[d]: the block the next call uses. */
+    int dirty[PA__PLC_MAX_DEVICES][2];
+    int cur[PA__PLC_MAX_DEVICES];
 } arena;
 
 static pthread_key_t arena_key;
@@ -80,7 +87,7 @@ static void arena_init(void)
     (void)pthread_key_create(&arena_key, arena_free);
 }
 
-static cudaError_t arena_get(size_t bytes, char **out, int **clean)
+static cudaError_t arena_get(size_t bytes, char **out, arena **aout, int *dev_out)
 {
     int dev = 0;
     cudaError_t e = cudaGetDevice(&dev);
@@ -107,10 +114,11 @@ static cudaError_t arena_get(size_t bytes, char **out, int **clean)
         if (e != cudaSuccess || (e = cudaMalloc((void **)&a->ptr[dev], cap)) != cudaSuccess)
             return e;
         a->cap[dev] = cap;
-        a->clean[dev] = 0;
+        a->dirty[dev][0] = a->dirty[dev][1] = 1;
     }
     *out = a->ptr[dev];
-    *clean = &a->clean[dev];
+    *aout = a;
+    *dev_out = dev;
     return cudaSuccess;
 }
 
@@ -194,7 +202,8 @@ static int check_args(call *c)
 static int stage_in(call *c)
 {
     cudaError_t e;
-    c->results_off = ALIGN(sizeof(pa__plc_ctl));
+    size_t ctl = ALIGN(sizeof(pa__plc_ctl));
+    c->results_off = 2 * ctl;
     c->work_off = c->results_off + ALIGN((size_t)c->cfg.results_bufsz);
     c->total = c->work_off + ALIGN((size_t)c->cfg.working_bufsz);
     for (int i = 0; i < c->nargs; i++)
@@ -202,14 +211,17 @@ static int stage_in(call *c)
             c->s[i].off = c->total;
             c->total += ALIGN(c->s[i].bytes);
         }
-    if ((e = arena_get(c->total, &c->dev, &c->clean)) != cudaSuccess) {
+    if ((e = arena_get(c->total, &c->dev, &c->ar, &c->gpu)) != cudaSuccess) {
         c->dev = NULL;
         return pa_cuda__fail(e, "%s: %zu bytes of device memory for the call", c->k->name, c->total);
     }
-    /* Normally the previous call cleared the control block after reading it (see launch_all). */
-    if (!*c->clean && (e = cudaMemsetAsync(c->dev, 0, sizeof(pa__plc_ctl), STREAM)) != cudaSuccess)
+    c->slot = c->ar->cur[c->gpu];
+    /* Normally the previous call's first kernel cleared this block; a call that launched none did not. */
+    if (c->ar->dirty[c->gpu][c->slot] &&
+        (e = cudaMemsetAsync(c->dev + c->slot * ctl, 0, sizeof(pa__plc_ctl), STREAM)) != cudaSuccess)
         return pa_cuda__fail(e, "%s: clearing the control block", c->k->name);
-    *c->clean = 0;
+    c->ar->dirty[c->gpu][c->slot] = 1;
+    c->ar->cur[c->gpu] = 1 - c->slot;
     for (int i = 0; i < c->nargs; i++)
         if (c->s[i].bytes) {
             c->s[i].dptr = c->dev + c->s[i].off;
@@ -222,11 +234,14 @@ static int stage_in(call *c)
 
 static int launch_all(call *c, pa_cuda__rtc_kernel *const kerns[PA__PLC_NBLOCKS])
 {
-    void *params[3 + 2 * PA__PLC_MAX_ARGS];
-    void *ctl = c->dev, *results = c->cfg.results_bufsz ? c->dev + c->results_off : NULL;
+    void *params[4 + 2 * PA__PLC_MAX_ARGS];
+    size_t cb = ALIGN(sizeof(pa__plc_ctl));
+    void *ctl = c->dev + c->slot * cb, *other = c->dev + (1 - c->slot) * cb, *clear = other;
+    void *results = c->cfg.results_bufsz ? c->dev + c->results_off : NULL;
     void *work = c->cfg.working_bufsz ? c->dev + c->work_off : NULL;
     int n = 0, st;
     params[n++] = &ctl;
+    params[n++] = &clear;
     params[n++] = &work;
     params[n++] = &results;
     for (int i = 0; i < c->nargs; i++) {
@@ -242,16 +257,14 @@ static int launch_all(call *c, pa_cuda__rtc_kernel *const kerns[PA__PLC_NBLOCKS]
         dim3 grid = {l->grid, 1, 1}, block = {(unsigned)l->block, 1, 1};
         if ((st = pa_cuda__rtc_launch(kerns[b], grid, block, l->shmem, STREAM, params)) != PA_OK)
             return pa__err_wrap(st, "%s: #plcuda_%s kernel", c->k->name, pa__plc_stage_names[b]);
+        c->cleared_other |= clear != NULL;
+        clear = NULL;   /* the first kernel clears the other block; the later ones need not */
     }
     cudaError_t e = d2h(&c->ctl, ctl, sizeof c->ctl);
     if (e != cudaSuccess)
         return pa_cuda__fail(e, "%s: running the kernels", c->k->name);
-    /* Clear the control block for the thread's next call now, without waiting: the GPU does it while the host
-     * returns, off the critical path of this call and (unless the next follows at once) of the next. */
-    if (cudaMemsetAsync(ctl, 0, sizeof c->ctl, STREAM) == cudaSuccess)
-        *c->clean = 1;
-    else
-        (void)cudaGetLastError();
+    if (c->cleared_other)   /* the kernels ran to the end: the other block is zero */
+        c->ar->dirty[c->gpu][1 - c->slot] = 0;
     return PA_OK;
 }
 

@@ -144,10 +144,13 @@ static void stage(out *o, const char *fname, const pa__plc_sig *sig, const pa__p
         blk->code ? blk->code : "");
     resume(o, fname);
     put(o, "    /* ---- code by pl/cuda function ---- */\n}\n\n");
-    put(o, "extern \"C\" __global__ void%s\n%s(pa_kctl *kctl, void *workbuf, void *results",
+    put(o, "extern \"C\" __global__ void%s\n%s(pa_kctl *kctl, pa_kctl *pa_clear, void *workbuf, void *results",
         blk->maxthreads ? " __launch_bounds__(1024)" : "", entry);
     params(o, sig);
+    /* pa_clear: the caller's other control block, read already, cleared here for its next call. */
     put(o, ")\n{\n    pa_kcxt kcxt;\n    kcxt.ctl = kctl;\n    kcxt.stage = %d;\n", b);
+    put(o, "    if (pa_clear && blockIdx.x == 0 && threadIdx.x == 0) {\n"
+           "        pa_kctl zero = {};\n        *pa_clear = zero;\n    }\n");
     if (sig->ret.kind == PA__PLC_SCALAR)
         put(o, "    %s *retval = (%s *)kctl->retval;\n", rt, rt);
     else if (sig->ret.kind == PA__PLC_VOID)
