@@ -49,3 +49,24 @@ int pa_test_gpu_present(void)
         return 0;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
+
+static char cache_dir[256];
+
+void pa_test_cache_setup(void)
+{
+    snprintf(cache_dir, sizeof cache_dir, "/tmp/pa_kernel_cache.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(cache_dir));
+    setenv("PA_KERNEL_CACHE", cache_dir, 1);
+}
+
+void pa_test_cache_teardown(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+const char *pa_test_cache_dir(void)
+{
+    return cache_dir;
+}

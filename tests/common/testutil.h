@@ -24,6 +24,14 @@ uint64_t pa_test_seed(const char *what);
  */
 int pa_test_gpu_present(void);
 
+/**
+ * A Check fixture for suites that compile kernels: a fresh temporary directory as PA_KERNEL_CACHE
+ * (pa_test_cache_dir names it), removed with its contents by the teardown.
+ */
+void pa_test_cache_setup(void);
+void pa_test_cache_teardown(void);
+const char *pa_test_cache_dir(void);
+
 /** Asserts that a status is PA_OK and prints pa_last_error() when it is not. */
 #define PA_CK_OK(expr)                                                                                   \
     do {                                                                                                 \

@@ -13,22 +13,6 @@
 #include "rtc.h"
 #include "testutil.h"
 
-static char cache_dir[256];
-
-static void setup(void)
-{
-    snprintf(cache_dir, sizeof cache_dir, "/tmp/pa_map_test.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(cache_dir));
-    setenv("PA_KERNEL_CACHE", cache_dir, 1);
-}
-
-static void teardown(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
 static const char *fn_src =
     "__device__ void bump(pa_elm_t *x, long long k, const void *arg)\n"
     "{\n"
@@ -118,7 +102,7 @@ int main(void)
 {
     Suite *s = suite_create("cuda_map_source");
     TCase *tc = tcase_create("map_source");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, pa_test_cache_setup, pa_test_cache_teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, element_types_and_layouts);
     tcase_add_test(tc, errors_at_user_lines);

@@ -14,22 +14,6 @@
 #include "rtc_internal.h"
 #include "testutil.h"
 
-static char cache_dir[256];
-
-static void setup(void)
-{
-    snprintf(cache_dir, sizeof cache_dir, "/tmp/pa_plcuda_test.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(cache_dir));
-    setenv("PA_KERNEL_CACHE", cache_dir, 1);
-}
-
-static void teardown(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
 /* The cubin of a function's source for sm_90 (a memory-cache hit after pa_kernel_compile). */
 static const unsigned char *cubin_of(const pa_kernel *k, size_t *n)
 {
@@ -186,7 +170,7 @@ int main(void)
 {
     Suite *s = suite_create("plcuda_compile");
     TCase *tc = tcase_create("compile");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, pa_test_cache_setup, pa_test_cache_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_gpu_add_cubin);
     tcase_add_test(tc, test_full_cubin);

@@ -13,22 +13,6 @@
 
 #include "testutil.h"
 
-static char cache_dir[256];
-
-static void setup(void)
-{
-    snprintf(cache_dir, sizeof cache_dir, "/tmp/pa_plcuda_gpu.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(cache_dir));
-    setenv("PA_KERNEL_CACHE", cache_dir, 1);
-}
-
-static void teardown(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
 /* The manual's example, as written for PG-Strom (pgfn_int4pl is an alias of pa_add_int). */
 static const char *gpu_add_src =
     "#plcuda_include \"cuda_mathlib.h\"\n"
@@ -404,7 +388,7 @@ int main(void)
     }
     Suite *s = suite_create("plcuda_gpu");
     TCase *tc = tcase_create("gpu");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, pa_test_cache_setup, pa_test_cache_teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_gpu_add);
     tcase_add_test(tc, test_matrix_result);

@@ -14,22 +14,6 @@
 #include "testutil.h"
 
 static const char *src_add = "extern \"C\" __global__ void add_one(int *p) { p[threadIdx.x] += 1; }\n";
-static char cache_dir[256];
-
-static void setup(void)
-{
-    snprintf(cache_dir, sizeof cache_dir, "/tmp/pa_rtc_test.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(cache_dir));
-    setenv("PA_KERNEL_CACHE", cache_dir, 1);
-}
-
-static void teardown(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
 static pa_cuda__rtc_stats stats_now(void)
 {
     pa_cuda__rtc_stats s;
@@ -181,7 +165,7 @@ START_TEST(test_unwritable_dir)
 {
     const pa_cuda__image *a;
     char file[300];
-    snprintf(file, sizeof file, "%s/plainfile", cache_dir);
+    snprintf(file, sizeof file, "%s/plainfile", pa_test_cache_dir());
     FILE *f = fopen(file, "w");
     ck_assert_ptr_nonnull(f);
     fclose(f);
@@ -251,7 +235,7 @@ START_TEST(test_concurrent_compiles)
     }
     /* Only finished cache files remain: no temporary left behind. */
     char cmd[400];
-    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s' | grep -v '\\.pakc$')\"", cache_dir);
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s' | grep -v '\\.pakc$')\"", pa_test_cache_dir());
     ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
@@ -260,7 +244,7 @@ int main(void)
 {
     Suite *s = suite_create("cuda_rtc");
     TCase *tc = tcase_create("rtc");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, pa_test_cache_setup, pa_test_cache_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_cubin_sm90);
     tcase_add_test(tc, test_keys);
