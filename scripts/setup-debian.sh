@@ -21,7 +21,9 @@ packages=(
     openmpi-bin         # mpirun, which runs the MPI suites
     libglobalarrays-dev # the gamem memory type (Global Arrays, static libraries only)
     libarmci-mpi-dev    # ARMCI over MPI, which Global Arrays runs on
-    libscalapack-openmpi-dev  # ScaLAPACK (with LAPACK and BLAS), which libga's objects reference
+    libscalapack-openmpi-dev  # ScaLAPACK, which libga's objects reference
+    liblapack-dev       # LAPACK and BLAS, which libga and ScaLAPACK reference
+    libblas-dev
     gfortran            # libgfortran, which libga's Fortran objects reference
 )
 

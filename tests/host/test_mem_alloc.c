@@ -110,7 +110,7 @@ START_TEST(test_mtt_allocators)
         ck_assert_int_eq(pa_mtt_available(missing_names[i]), 0);
     }
 #if PA_HAVE_GA
-    /* gamem comes from the Global Arrays backend, linked whole into the tests; usable only while MPI runs. */
+    /* gamem comes from the Global Arrays backend, linked into the tests; usable only while MPI runs. */
     ck_assert_str_eq(pa__mem_find("gamem")->name, "gamem");
     ck_assert_int_eq(pa__mem_find("gamem")->host_accessible, 0);
     ck_assert_int_eq(pa_mtt_available("gamem"), 0);

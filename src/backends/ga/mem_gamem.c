@@ -191,7 +191,8 @@ const pa__mem_ops pa_ga__mem_ops = {
     .alloc_type = gamem_alloc_type,
 };
 
-/* Linked whole into programs that use the static library: adds gamem to the registry before main. */
+/* Linked into programs that use the static library (-u pa_ga__mem_ops pulls this object in): adds gamem to the
+ * registry before main. */
 __attribute__((constructor)) static void register_gamem(void)
 {
     pa__mtt_register_late(&pa_ga__mem_ops, pa_ga__strategies);
