@@ -5,6 +5,8 @@
  * time by one rank while the others wait, every element compared with the types' reference offsets and every
  * destination poisoned first; explanations; errors.  Run with mpirun -np 4.
  */
+#include <ga.h>
+
 #include "mpi_check.h"
 
 static pa_scope *scope;
@@ -224,5 +226,10 @@ int main(int argc, char **argv)
     int all = 0;
     MPI_Allreduce(&mck_failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();
+    /* The library started Global Arrays; MPI_Finalize must have terminated it. */
+    if (GA_Initialized()) {
+        fprintf(stderr, "rank %d: Global Arrays is still initialised after MPI_Finalize\n", me);
+        all = 1;
+    }
     return all ? 1 : 0;
 }

@@ -57,6 +57,8 @@ static int start_ga(void)
     int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, terminate_ga, &key, NULL);
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
+    if (key != MPI_KEYVAL_INVALID)
+        MPI_Comm_free_keyval(&key);   /* the attribute keeps it until MPI_Finalize deletes it */
     if (rc != MPI_SUCCESS)
         return pa_mpi__check(rc, "gamem: registering Global Arrays' termination at MPI_Finalize");
     GA_Initialize();
