@@ -19,6 +19,12 @@ packages=(
     libclang-rt-14-dev  # libFuzzer's runtime for clang 14
     libopenmpi-dev      # the MPI backend (mpimem, distributed copies, process arrays)
     openmpi-bin         # mpirun, which runs the MPI suites
+    libglobalarrays-dev # the gamem memory type (Global Arrays, static libraries only)
+    libarmci-mpi-dev    # ARMCI over MPI, which Global Arrays runs on
+    libscalapack-openmpi-dev  # ScaLAPACK, which libga's objects reference
+    liblapack-dev       # LAPACK and BLAS, which libga and ScaLAPACK reference
+    libblas-dev
+    gfortran            # libgfortran, which libga's Fortran objects reference
 )
 
 missing=()

@@ -57,6 +57,9 @@ int64_t pa__offset_walk(const pa_type *t, int64_t i);
 
 /* ---- memory types (src/core/mtt.c; allocators in the backends) ----------------------------------------- */
 
+struct pa__strategy;
+typedef struct pa__strategy pa__strategy;
+
 typedef enum pa__mtt_kind { PA__MTT_NONE, PA__MTT_MEMORY, PA__MTT_THREAD } pa__mtt_kind;
 
 /** An allocator for one memory type, registered by a backend. */
@@ -66,12 +69,24 @@ typedef struct pa__mem_ops {
     int (*available)(void);            /* 1 when usable on this machine */
     int (*alloc)(size_t bytes, const pa_mem_opts *opts, void **out, void **cookie);
     int (*free)(void *ptr, size_t bytes, void *cookie);
+    /* Optional: an allocator that needs the type (its element type, e.g. gamem's Global Arrays data type);
+     * pa_create calls it instead of alloc when set. */
+    int (*alloc_type)(const pa_type *type, size_t bytes, const pa_mem_opts *opts, void **out, void **cookie);
 } pa__mem_ops;
 
 /** The allocator for a memory type name, or NULL. */
 const pa__mem_ops *pa__mem_find(const char *name);
 /** Kind of an mtt name (memory, thread, or not an mtt). */
 pa__mtt_kind pa__mtt_kind_of(const char *name);
+/**
+ * Registers, before main (from a constructor), the allocator of a memory type that the registry lists without
+ * one, with its copy strategies (NULL-terminated, or NULL): how the Global Arrays backend (src/backends/ga),
+ * built into a separate static library, adds gamem.  \return PA_OK, or PA_ERR_MTT for a name the registry
+ * does not list as a memory type.
+ */
+int pa__mtt_register_late(const pa__mem_ops *ops, const struct pa__strategy *const *strategies);
+/** The strategies registered by pa__mtt_register_late, or NULL (for the planner). */
+const struct pa__strategy *const *pa__mtt_late_strategies(void);
 /** The memory type of a pointer made by pa_create (looked up in the allocation registry), or NULL. */
 const pa__mem_ops *pa__mem_of(const void *ptr);
 
@@ -97,13 +112,13 @@ struct pa__plan;
  * A copy strategy: a name, a probe that says whether it applies to a shape and at what estimated cost (in
  * nanoseconds), and its operations.  Backends list theirs in a table; the planner picks the cheapest.
  */
-typedef struct pa__strategy {
+struct pa__strategy {
     const char *name;
     int (*probe)(const pa__copy_shape *shape, double *cost, char *why, size_t whylen);
     int (*exec)(const struct pa__plan *plan, void *dst, const void *src);
     /* Queues the copy on a stream and returns (NULL: the strategy runs synchronously, after the stream). */
     int (*exec_async)(const struct pa__plan *plan, void *dst, const void *src, void *stream);
-} pa__strategy;
+};
 
 /**
  * Waits until everything queued on a stream (a cudaStream_t; NULL the default stream) has finished: what a

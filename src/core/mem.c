@@ -141,7 +141,8 @@ void *pa_create_opts(const pa_type *type, const pa_mem_opts *opts)
     if (bytes == 0)
         return NULL;
     /* The allocator, not a prior available() check, reports unavailability: it knows the precise reason. */
-    rc = ops->alloc(bytes, opts, &ptr, &rec.cookie);
+    rc = ops->alloc_type ? ops->alloc_type(type, bytes, opts, &ptr, &rec.cookie)
+                         : ops->alloc(bytes, opts, &ptr, &rec.cookie);
     if (rc != PA_OK)
         return NULL;
     rec.ops = ops;

@@ -19,8 +19,10 @@ typedef struct mtt_entry {
 } mtt_entry;
 
 /*
- * The CUDA backend registers pinned and dmem under PA_HAVE_CUDA and the MPI backend mpimem under PA_HAVE_MPI;
- * the Global Arrays backend will register gamem here under its own PA_HAVE_* switch when it is written.
+ * The CUDA backend registers pinned and dmem under PA_HAVE_CUDA and the MPI backend mpimem under PA_HAVE_MPI.
+ * gamem has no allocator in the table: the Global Arrays backend (src/backends/ga) is built into a separate
+ * static library, because Debian's Global Arrays is not position-independent and cannot go into the shared
+ * library, and that library's constructor registers it through pa__mtt_register_late.
  */
 static const mtt_entry mtt_table[] = {
     {"paged", PA__MTT_MEMORY, &pa__mem_paged_ops, NULL},
@@ -38,8 +40,14 @@ static const mtt_entry mtt_table[] = {
 #else
     {"mpimem", PA__MTT_MEMORY, NULL, "it needs the MPI backend (MPI_Alloc_mem), which this build does not have"},
 #endif
+#if PA_HAVE_GA
+    {"gamem", PA__MTT_MEMORY, NULL,
+     "gamem is available in the static library only (linked together with libparray_gamem.a): Debian's Global "
+     "Arrays is not position-independent, so the shared library cannot contain it"},
+#else
     {"gamem", PA__MTT_MEMORY, NULL,
      "it needs the Global Arrays backend (NGA_Create), which this build does not have"},
+#endif
     {"smem", PA__MTT_MEMORY, NULL,
      "CUDA shared memory exists only inside kernels and cannot be created from the host"},
     {"rmem", PA__MTT_MEMORY, NULL, "CUDA registers exist only inside kernels and cannot be created from the host"},
@@ -63,6 +71,33 @@ static const mtt_entry *mtt_lookup(const char *name)
     return NULL;
 }
 
+/* Set before main by pa__mtt_register_late (a constructor), read-only afterwards. */
+static const pa__mem_ops *late_ops;
+static const pa__strategy *const *late_strategies;
+
+int pa__mtt_register_late(const pa__mem_ops *ops, const pa__strategy *const *strategies)
+{
+    const mtt_entry *e = mtt_lookup(ops ? ops->name : NULL);
+    if (e == NULL || e->kind != PA__MTT_MEMORY || e->ops != NULL)
+        return PA_ERR_MTT;
+    late_ops = ops;
+    late_strategies = strategies;
+    return PA_OK;
+}
+
+const pa__strategy *const *pa__mtt_late_strategies(void)
+{
+    return late_strategies;
+}
+
+/* The allocator of an entry: its own, or the one registered late for its name. */
+static const pa__mem_ops *ops_of(const mtt_entry *e)
+{
+    if (e->ops != NULL)
+        return e->ops;
+    return late_ops != NULL && strcmp(late_ops->name, e->name) == 0 ? late_ops : NULL;
+}
+
 pa__mtt_kind pa__mtt_kind_of(const char *name)
 {
     const mtt_entry *e = mtt_lookup(name);
@@ -72,7 +107,7 @@ pa__mtt_kind pa__mtt_kind_of(const char *name)
 const pa__mem_ops *pa__mem_find(const char *name)
 {
     const mtt_entry *e = mtt_lookup(name);
-    return e ? e->ops : NULL;
+    return e ? ops_of(e) : NULL;
 }
 
 const char *pa__mem_missing(const char *name)
@@ -80,7 +115,7 @@ const char *pa__mem_missing(const char *name)
     const mtt_entry *e = mtt_lookup(name);
     if (e == NULL || e->kind != PA__MTT_MEMORY)
         return NULL;
-    return e->ops ? NULL : e->missing;
+    return ops_of(e) ? NULL : e->missing;
 }
 
 int pa_mtt_available(const char *mtt)

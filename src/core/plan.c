@@ -276,7 +276,17 @@ static int build_shape(pa__plan *p, size_t elm)
     return PA_OK;
 }
 
-/* Probes every strategy of every table and keeps the cheapest that applies. */
+/* Keeps a strategy that applies when it is the first or the cheapest so far. */
+static void consider(pa__plan *p, const pa__strategy *st, double cost, const char *why)
+{
+    if (!p->strategy || cost < p->cost_ns) {
+        p->strategy = st;
+        p->cost_ns = cost;
+        memcpy(p->why, why, sizeof p->why);
+    }
+}
+
+/* Probes every strategy of every table (and those a late backend registered) and keeps the cheapest. */
 static int select_strategy(pa__plan *p)
 {
     p->strategy = NULL;
@@ -288,12 +298,16 @@ static int select_strategy(pa__plan *p)
             why[0] = '\0';
             if (!st->probe(&p->shape, &cost, why, sizeof why))
                 continue;
-            if (!p->strategy || cost < p->cost_ns) {
-                p->strategy = st;
-                p->cost_ns = cost;
-                memcpy(p->why, why, sizeof why);
-            }
+            consider(p, st, cost, why);
         }
+    }
+    const pa__strategy *const *late = pa__mtt_late_strategies();
+    for (int i = 0; late && late[i]; i++) {
+        double cost = 0;
+        char why[sizeof p->why];
+        why[0] = '\0';
+        if (late[i]->probe(&p->shape, &cost, why, sizeof why))
+            consider(p, late[i], cost, why);
     }
     if (!p->strategy)
         return pa__err(PA_ERR_MTT, "no copy strategy exists yet from %s memory to %s memory",
