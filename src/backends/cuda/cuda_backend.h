@@ -23,7 +23,7 @@ int pa_cuda__ready(const char *what);
  */
 int pa_cuda__fail(cudaError_t e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- kernel launches (cuda_launch.c) -------------------------------------------------------------------- */
+/* ---- kernel launches (rtc_driver.c, beside the other driver entry points) --------------------------------- */
 
 /**
  * Launches fn (a CUfunction) on the current device through the driver's cuLaunchKernel, asynchronously on

@@ -2,66 +2,15 @@
  * parray — thread arrays on the GPU: pa_cuda_for launches a kernel (a CUfunction, from nvcc-compiled code or
  * from NVRTC) with the launch shape of a cuda thread type.
  *
- * The launch goes through the driver API's cuLaunchKernel, reached through cudart's entry-point query rather
- * than by linking libcuda, so the library still loads on machines without a driver.  A CUfunction is the
- * common currency: the program's own CUDA runtime (which may be another copy than ours) gives one for its
- * __global__ functions, and NVRTC-compiled modules give one for theirs; all live in the device's primary
- * context, which our runtime makes current before the launch.
+ * The launch goes through the driver API's cuLaunchKernel (pa_cuda__launch in rtc_driver.c, beside the
+ * run-time compiler's other driver entry points), reached through cudart's entry-point query rather than by
+ * linking libcuda, so the library still loads on machines without a driver.  A CUfunction is the common
+ * currency: the program's own CUDA runtime (which may be another copy than ours) gives one for its __global__
+ * functions, and NVRTC-compiled modules give one for theirs; all live in the device's primary context, which
+ * our runtime makes current before the launch.
  */
-#include <pthread.h>
-
-#include <cuda.h>
-
 #include "cuda_backend.h"
 #include "rtc.h"
-
-typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                              CUstream, void **, void **);
-typedef CUresult (*errname_fn)(CUresult, const char **);
-
-static pthread_once_t entry_once = PTHREAD_ONCE_INIT;
-static launch_fn drv_launch;
-static errname_fn drv_error_name;
-
-static void find_entries(void)
-{
-    enum cudaDriverEntryPointQueryResult q;
-    void *p = NULL;
-    if (cudaGetDriverEntryPointByVersion("cuLaunchKernel", &p, 12000, cudaEnableDefault, &q) == cudaSuccess &&
-        q == cudaDriverEntryPointSuccess)
-        drv_launch = (launch_fn)p;
-    p = NULL;
-    if (cudaGetDriverEntryPointByVersion("cuGetErrorName", &p, 12000, cudaEnableDefault, &q) == cudaSuccess &&
-        q == cudaDriverEntryPointSuccess)
-        drv_error_name = (errname_fn)p;
-    (void)cudaGetLastError();
-}
-
-int pa_cuda__launch(void *fn, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, void **params,
-                    const char *what)
-{
-    int st = pa_cuda__ready(what);
-    if (st != PA_OK)
-        return st;
-    /* Makes the primary context of the current device current on this thread, as driver calls need. */
-    cudaError_t e = cudaFree(NULL);
-    if (e != cudaSuccess)
-        return pa_cuda__fail(e, "%s: initialising the device", what);
-    pthread_once(&entry_once, find_entries);
-    if (drv_launch == NULL)
-        return pa__err(PA_ERR_NODEV, "%s: the CUDA driver has no cuLaunchKernel", what);
-    CUresult r = drv_launch((CUfunction)fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shmem,
-                            (CUstream)stream, params, NULL);
-    if (r == CUDA_SUCCESS)
-        return PA_OK;
-    const char *name = "?";
-    if (drv_error_name)
-        drv_error_name(r, &name);
-    return pa__err(r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_INVALID_HANDLE ? PA_ERR_INVAL : PA_ERR_SYS,
-                   "%s: cuLaunchKernel of %ux%ux%u blocks of %ux%ux%u threads, %zu bytes of shared memory "
-                   "failed: CUDA driver error %d (%s)", what, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                   shmem, (int)r, name);
-}
 
 int pa_cuda_for_async(const pa_dthreads *threads, pa_cuda_function fn, void **params, size_t shmem, void *stream)
 {

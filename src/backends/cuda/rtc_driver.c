@@ -221,6 +221,28 @@ int pa_cuda__rtc_kernel_limits(const pa_cuda__rtc_kernel *k, size_t shmem_per_bl
     return PA_OK;
 }
 
+int pa_cuda__launch(void *fn, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, void **params,
+                    const char *what)
+{
+    int device = 0, st;
+    CUcontext ctx = NULL;
+    CUresult r;
+    if ((st = driver_ready(what, &device, &ctx)) != PA_OK)
+        return st;
+    if (shmem > 48 * 1024 && (r = drv.func_set_attr((CUfunction)fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                    (int)shmem)) != CUDA_SUCCESS)
+        return drv_fail(r, "cuFuncSetAttribute", what);
+    r = drv.launch((CUfunction)fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shmem,
+                   (CUstream)stream, params, NULL);
+    if (r == CUDA_SUCCESS)
+        return PA_OK;
+    st = drv_fail(r, "cuLaunchKernel", what);
+    return r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_INVALID_HANDLE
+               ? pa__err_wrap(PA_ERR_INVAL, "%ux%ux%u blocks of %ux%ux%u threads, %zu bytes of shared memory", grid.x,
+                              grid.y, grid.z, block.x, block.y, block.z, shmem)
+               : st;
+}
+
 void *pa_cuda__rtc_function(const pa_cuda__rtc_kernel *k)
 {
     return (void *)k->fn;
