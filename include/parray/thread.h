@@ -48,9 +48,9 @@ typedef int (*pa_thread_fn)(pa_ctx *ctx, void *arg);
  * registered by name and runs on drafted processes).  Inside a parallel region the call starts the threads
  * and returns at once; pa_parallel_end() joins them.  May be called from inside a thread (nesting).
  * \return PA_OK; the first failing thread's status; PA_ERR_INVAL (NULL fn or type, arg NULL with arg_size > 0);
- *         PA_ERR_MTT (the type is not a thread type: use pa_map for data types); PA_ERR_RANGE (more than
- *         PA_MAX_THREADS threads); PA_ERR_NODEV (omp without OpenMP, mic or binding without hwloc, cuda and
- *         mpi types in builds without those backends); PA_ERR_NOMEM; PA_ERR_SYS (a thread could not be
+ *         PA_ERR_MTT (the type is not a thread type: use pa_map for data types; or a cuda type, whose body
+ *         is a kernel: use pa_cuda_for of cuda.h); PA_ERR_RANGE (more than PA_MAX_THREADS threads);
+ *         PA_ERR_NODEV (omp without OpenMP, mic or binding without hwloc, mpi types in builds without MPI); PA_ERR_NOMEM; PA_ERR_SYS (a thread could not be
  *         created); mpi arrays add the errors listed in mpi.h.
  */
 PA_API int pa_for(const pa_type *threads, pa_thread_fn fn, const void *arg, size_t arg_size);

@@ -239,7 +239,8 @@ START_TEST(bad_input)
     PA_CK_ERR(pa_for(pa_type_parse(scope, "paged int [4]"), nop, NULL, 0), PA_ERR_MTT);
     ck_assert_msg(strstr(pa_last_error(), "pa_map") != NULL, "%s", pa_last_error());
     PA_CK_ERR(pa_for(pa_type_parse(scope, "int [4]"), nop, NULL, 0), PA_ERR_MTT);
-    PA_CK_ERR(pa_for(pa_type_parse(scope, "cuda [4]"), nop, NULL, 0), PA_ERR_NODEV);
+    PA_CK_ERR(pa_for(pa_type_parse(scope, "cuda [4]"), nop, NULL, 0), PA_ERR_MTT);
+    ck_assert_msg(strstr(pa_last_error(), "pa_cuda_for") != NULL, "%s", pa_last_error());
     /* mpi arrays: the MPI backend's (4 processes and no mpirun: a clear error), or none in this build. */
     PA_CK_ERR(pa_for(pa_type_parse(scope, "mpi [4]"), nop, NULL, 0), pa_mpi_available() ? PA_ERR_RANGE
                                                                                        : PA_ERR_NODEV);

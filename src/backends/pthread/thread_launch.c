@@ -215,9 +215,13 @@ static int thread_kind(const pa_type *t, pa__engine *engine, int *bind)
         *bind = -1;
         return PA_OK;
     }
-    if (strcmp(mtt, "cuda") == 0 || strcmp(mtt, "mpi") == 0)
-        return pa__err(PA_ERR_NODEV, "pa_for over %s: %s thread arrays need the %s backend, which this build "
-                       "does not have", pa_type_name(t), mtt, mtt[0] == 'c' ? "CUDA" : "MPI");
+    if (strcmp(mtt, "cuda") == 0)   /* a C callback cannot run on a GPU: the body is a kernel */
+        return pa__err(PA_ERR_MTT, "pa_for over %s: cuda thread arrays run a kernel, not a C function; describe "
+                       "the type with pa_cuda_threads and launch the kernel with pa_cuda_for (cuda.h)",
+                       pa_type_name(t));
+    if (strcmp(mtt, "mpi") == 0)
+        return pa__err(PA_ERR_NODEV, "pa_for over %s: mpi thread arrays need the MPI backend, which this build "
+                       "does not have", pa_type_name(t));
     if (strcmp(mtt, "any") == 0)
         return pa__err(PA_ERR_MTT, "pa_for over %s: the type has no thread type; declare it as "
                        "\"pthd [...]\" or \"omp [...]\"", pa_type_name(t));
