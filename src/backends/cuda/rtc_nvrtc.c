@@ -136,8 +136,28 @@ static int compile_failed(nvrtcProgram prog, const char *name, nvrtcResult r)
     return st;
 }
 
+/*
+ * One NVRTC compilation at a time.  NVRTC documents its API as thread-safe, but concurrent compiles gave
+ * ThreadSanitizer reports inside libnvrtc (a race on its own mutex and heap, seen once in four CI runs of the
+ * concurrent-compile test); a compile takes tens of milliseconds and is cached, so serialising them costs
+ * little, and the caches' lookups stay concurrent.
+ */
+static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int compile_locked(const char *name, const char *source, const char *const *opts, int nopts, int arch,
+                          void **cubin, size_t *size);
+
 int pa_cuda__nvrtc_compile(const char *name, const char *source, const char *const *opts, int nopts, int arch,
                            void **cubin, size_t *size)
+{
+    pthread_mutex_lock(&compile_lock);
+    int st = compile_locked(name, source, opts, nopts, arch, cubin, size);
+    pthread_mutex_unlock(&compile_lock);
+    return st;
+}
+
+static int compile_locked(const char *name, const char *source, const char *const *opts, int nopts, int arch,
+                          void **cubin, size_t *size)
 {
     nvrtcProgram prog = NULL;
     const char **all = NULL;
