@@ -4,10 +4,11 @@
  * The layout compiler refuses types whose offset tables would pass its budget (a wrap of millions of
  * elements through a small dimension, costly chains of references; see docs/architecture.md), and the copy
  * planner works on compiled layouts.  A copy still never refuses two types of the same size: this path
- * evaluates every offset with pa__offset_walk, the semantics the compiler is tested against.  Memory the CPU
+ * evaluates the refused side's offsets with pa__offset_walk, the semantics the compiler is tested against (the
+ * other side, when it compiled, through its layout).  Memory the CPU
  * cannot address (dmem) is staged through a host image of the side's extent, read first and, for the
  * destination, written back whole, so the bytes between the type's elements keep their values.  It is slow
- * (two tree walks per element) and says so in its explanation.
+ * (a tree walk per element) and says so in its explanation.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 typedef struct walk_side {
     const pa_type *t;
+    const pa__layout *l;    /* the compiled layout, when the compiler did not refuse this side */
     char *ptr;              /* the caller's pointer */
     int64_t lo, hi;         /* the extent of offsets, by walking */
     char *image;            /* a host image of [lo, hi] when the memory is not host-accessible, else NULL */
@@ -28,8 +30,19 @@ static int host_accessible(const pa_type *t)
     return ops == NULL || ops->host_accessible;
 }
 
-static void extent_walk(walk_side *s)
+/* The offset of flat index k: through the compiled layout where there is one, else the walk. */
+static int64_t offset_of(const walk_side *s, int64_t k)
 {
+    return s->l ? pa__layout_offset(s->l, k) : pa__offset_walk(s->t, k);
+}
+
+static void extent_of(walk_side *s)
+{
+    if (s->l) {
+        s->lo = s->l->min_off;
+        s->hi = s->l->max_off;
+        return;
+    }
     int64_t n = pa_size(s->t);
     s->lo = s->hi = n > 0 ? pa__offset_walk(s->t, 0) : 0;
     for (int64_t k = 1; k < n; k++) {
@@ -62,9 +75,9 @@ static int move_image(walk_side *s, size_t e, int to_image)
 
 static int stage(walk_side *s, size_t e)
 {
-    extent_walk(s);
-    if (host_accessible(s->t))
+    if (host_accessible(s->t))   /* used in place: no image, no extent */
         return PA_OK;
+    extent_of(s);
     uint64_t bytes = (uint64_t)(s->hi - s->lo + 1) * e;
     if (bytes > SIZE_MAX / 2 || !(s->image = malloc((size_t)bytes)))
         return pa__err(PA_ERR_NOMEM, "copy (walk): a host image of %llu bytes for %s", (unsigned long long)bytes,
@@ -81,14 +94,14 @@ static char *element(const walk_side *s, int64_t o, size_t e)
 int pa__copy_walk(const pa_type *dt, void *dst, const pa_type *st, const void *src)
 {
     size_t e = pa_elm_size(dt);
-    walk_side d = {dt, dst, 0, 0, NULL}, s = {st, (char *)src, 0, 0, NULL};
+    walk_side d = {dt, pa__type_layout(dt), dst, 0, 0, NULL}, s = {st, pa__type_layout(st), (char *)src, 0, 0, NULL};
     int rc = stage(&d, e);
     if (rc == PA_OK)
         rc = stage(&s, e);
     if (rc != PA_OK)
         goto done;
     for (int64_t k = 0, n = pa_size(dt); k < n; k++)
-        memcpy(element(&d, pa__offset_walk(dt, k), e), element(&s, pa__offset_walk(st, k), e), e);
+        memcpy(element(&d, offset_of(&d, k), e), element(&s, offset_of(&s, k), e), e);
     if (d.image)
         rc = move_image(&d, e, 0);
 done:

@@ -18,10 +18,11 @@ static void check_dtype(const pa_type *t)
     PA_CK_OK(pa_cuda_dtype(t, &d));
     ck_assert_int_eq(d.size, pa_size(t));
     ck_assert_int_eq(d.elm, (int)pa_elm_size(t));
-    for (int64_t k = 0; k < pa_size(t); k++)
-        ck_assert_msg(pa_dev_offset(&d, k) == pa__offset_walk(t, k), "%s: k=%lld device %lld walk %lld",
-                      pa_type_name(t), (long long)k, (long long)pa_dev_offset(&d, k),
-                      (long long)pa__offset_walk(t, k));
+    int64_t bad = -1;   /* the first wrong index (one assertion: Check's are costly by the million) */
+    for (int64_t k = 0; k < pa_size(t) && bad < 0; k++)
+        bad = pa_dev_offset(&d, k) == pa__offset_walk(t, k) ? -1 : k;
+    ck_assert_msg(bad < 0, "%s: k=%lld device %lld walk %lld", pa_type_name(t), (long long)bad,
+                  (long long)pa_dev_offset(&d, bad < 0 ? 0 : bad), (long long)pa__offset_walk(t, bad < 0 ? 0 : bad));
 }
 
 START_TEST(manual_types)

@@ -86,9 +86,11 @@ static void check_kernel_pair(pa_scope *s, const pa_type *dt, const pa_type *st,
         want[pa__offset_walk(dt, k)] = hs[pa__offset_walk(st, k)];
     kernel_copy(s, dt, dst, st, src);
     from_dev(s, got, dst, dn);
-    for (int64_t i = 0; i < dn; i++)
-        ck_assert_msg(got[i] == want[i], "%s <- %s: element %lld is %08x, want %08x", pa_type_name(dt),
-                      pa_type_name(st), (long long)i, got[i], want[i]);
+    int64_t bad = -1;   /* the first wrong element: one assertion, Check's are costly by the million */
+    for (int64_t i = 0; i < dn && bad < 0; i++)
+        bad = got[i] == want[i] ? -1 : i;
+    ck_assert_msg(bad < 0, "%s <- %s: element %lld is %08x, want %08x", pa_type_name(dt), pa_type_name(st),
+                  (long long)bad, got[bad < 0 ? 0 : bad], want[bad < 0 ? 0 : bad]);
     pa_destroy(dt, dst);
     pa_destroy(st, src);
     free(hs), free(want), free(got);
@@ -238,12 +240,16 @@ START_TEST(async_copies)
     PA_CK_OK(pa_copy_async(H, out, D, dt, st));   /* out holds dt's bytes: h transposed */
     PA_CK_OK(pa_copy_async(P, back, D, d, st));   /* waits for the stream, then copies */
     ck_assert_int_eq(cudaStreamSynchronize(st), cudaSuccess);
+    int64_t bad_back = -1, bad_out = -1;
     for (int64_t k = 0; k < n; k++) {
-        ck_assert_msg(back[k] == h[k], "paged copy after the stream: element %lld", (long long)k);
+        if (bad_back < 0 && back[k] != h[k])
+            bad_back = k;
         /* DT(k) is the offset that receives D(k): out[DT(k)] = h[D(k)] = h[k]. */
-        int64_t o = pa__offset_walk(DT, k);
-        ck_assert_msg(out[o] == h[pa__offset_walk(D, k)], "transposed element %lld", (long long)k);
+        if (bad_out < 0 && out[pa__offset_walk(DT, k)] != h[pa__offset_walk(D, k)])
+            bad_out = k;
     }
+    ck_assert_msg(bad_back < 0, "paged copy after the stream: element %lld", (long long)bad_back);
+    ck_assert_msg(bad_out < 0, "transposed element %lld", (long long)bad_out);
     ck_assert_int_eq(cudaStreamDestroy(st), cudaSuccess);
     pa_destroy(H, h), pa_destroy(H, out), pa_destroy(P, back), pa_destroy(D, d), pa_destroy(D, dt);
     pa_scope_destroy(s);
@@ -262,8 +268,10 @@ START_TEST(refused_layout_to_dmem)
     ck_assert_msg(d && h, "%s", pa_last_error());
     PA_CK_OK(pa_copy(dflat, d, wrap, seven));
     PA_CK_OK(pa_copy(hflat, h, dflat, d));
-    for (int64_t k = 0; k < n; k++)
-        ck_assert_msg(h[k] == 10u + (unsigned)(k % 7), "element %lld: %u", (long long)k, h[k]);
+    int64_t bad = -1;
+    for (int64_t k = 0; k < n && bad < 0; k++)
+        bad = h[k] == 10u + (unsigned)(k % 7) ? -1 : k;
+    ck_assert_msg(bad < 0, "element %lld: %u", (long long)bad, h[bad < 0 ? 0 : bad]);
     pa_destroy(dflat, d), pa_destroy(hflat, h);
     pa_scope_destroy(s);
 }
@@ -398,8 +406,10 @@ START_TEST(compiled_kernel)
     void *params[] = {&th, &a, &ta, &b, &tb};
     PA_CK_OK(pa_cuda_for(&th, fn, params, 0));
     PA_CK_OK(pa_copy(hf, ha, from, a));   /* a's memory as it is: the kernel wrote element k at TO(k) */
-    for (int64_t k = 0; k < 90000; k++)
-        ck_assert_int_eq((int)ha[pa__offset_walk(to, k)], (int)hb[pa__offset_walk(from, k)]);
+    int64_t bad = -1;
+    for (int64_t k = 0; k < 90000 && bad < 0; k++)
+        bad = ha[pa__offset_walk(to, k)] == hb[pa__offset_walk(from, k)] ? -1 : k;
+    ck_assert_msg(bad < 0, "element %lld", (long long)bad);
     PA_CK_ERR(pa_cuda_compile("bad", "extern \"C\" __global__ void x() { y; }", "x", &fn), PA_ERR_COMPILE);
     PA_CK_ERR(pa_cuda_compile("noentry", "extern \"C\" __global__ void x() { }", "zz", &fn), PA_ERR_SYS);
     pa_destroy(to, a), pa_destroy(from, b), pa_destroy(hf, hb), pa_destroy(hf, ha);
