@@ -28,7 +28,9 @@ extern "C" {
  *         PA_ERR_ELM (element sizes differ or are unspecified), PA_ERR_MTT (no strategy for the memory types),
  *         PA_ERR_NOMEM, PA_ERR_NODEV (a dmem side and no usable GPU: nothing is written), PA_ERR_SYS (a CUDA
  *         call failed during a GPU copy; CUDA's error is in the message, and the destination may be partly
- *         written).  Otherwise nothing is written when an error is returned.
+ *         written).  Otherwise nothing is written when an error is returned.  A layout the compiler refuses
+ *         (offset tables past its budget) is no error: such a copy runs element by element through the
+ *         reference offsets (explained as strategy=walk; a dmem side is staged through a host image).
  * When either type is distributed (its dimensions mix a thread type with memory, manual §5.5), the copy is
  * made by the backend of the thread type: over mpi, a collective call of every process of the communicator
  * (mpi.h); over pthd, each thread of a pa_for copies its own part.  Further errors then: PA_ERR_RANGE (an
