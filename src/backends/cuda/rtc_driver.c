@@ -168,6 +168,19 @@ int pa_cuda__rtc_get_kernel(const char *name, const char *source, const char *co
     return st != PA_OK ? st : pa_cuda__rtc_load(img, entry, out);
 }
 
+/* The launch itself, in the current context: the dynamic shared memory limit raised past 48 KiB where needed,
+ * then cuLaunchKernel.  *r gets the driver's result.  \return PA_OK or the driver's error, named by what. */
+static int launch_now(CUfunction fn, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, void **params,
+                      const char *what, CUresult *r)
+{
+    if (shmem > 48 * 1024 &&
+        (*r = drv.func_set_attr(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shmem)) != CUDA_SUCCESS)
+        return drv_fail(*r, "cuFuncSetAttribute", what);
+    *r = drv.launch(fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shmem, (CUstream)stream, params,
+                    NULL);
+    return *r == CUDA_SUCCESS ? PA_OK : drv_fail(*r, "cuLaunchKernel", what);
+}
+
 int pa_cuda__rtc_launch(const pa_cuda__rtc_kernel *k, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream,
                         void **params)
 {
@@ -182,12 +195,7 @@ int pa_cuda__rtc_launch(const pa_cuda__rtc_kernel *k, dim3 grid, dim3 block, siz
         if (cudaFree(NULL) != cudaSuccess)
             return pa_cuda__fail(cudaGetLastError(), "pa_cuda__rtc_launch(%s)", k->entry);
     }
-    if (shmem > 48 * 1024 &&
-        (r = drv.func_set_attr(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shmem)) != CUDA_SUCCESS)
-        return drv_fail(r, "cuFuncSetAttribute", k->entry);
-    r = drv.launch(k->fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shmem, (CUstream)stream,
-                   params, NULL);
-    return r == CUDA_SUCCESS ? PA_OK : drv_fail(r, "cuLaunchKernel", k->entry);
+    return launch_now(k->fn, grid, block, shmem, stream, params, k->entry, &r);
 }
 
 int pa_cuda__rtc_kernel_limits(const pa_cuda__rtc_kernel *k, size_t shmem_per_block, int *max_block,
@@ -229,14 +237,8 @@ int pa_cuda__launch(void *fn, dim3 grid, dim3 block, size_t shmem, cudaStream_t 
     CUresult r;
     if ((st = driver_ready(what, &device, &ctx)) != PA_OK)
         return st;
-    if (shmem > 48 * 1024 && (r = drv.func_set_attr((CUfunction)fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                    (int)shmem)) != CUDA_SUCCESS)
-        return drv_fail(r, "cuFuncSetAttribute", what);
-    r = drv.launch((CUfunction)fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shmem,
-                   (CUstream)stream, params, NULL);
-    if (r == CUDA_SUCCESS)
+    if ((st = launch_now((CUfunction)fn, grid, block, shmem, stream, params, what, &r)) == PA_OK)
         return PA_OK;
-    st = drv_fail(r, "cuLaunchKernel", what);
     return r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_INVALID_HANDLE
                ? pa__err_wrap(PA_ERR_INVAL, "%ux%ux%u blocks of %ux%ux%u threads, %zu bytes of shared memory", grid.x,
                               grid.y, grid.z, block.x, block.y, block.z, shmem)
