@@ -9,8 +9,8 @@
  *       buffer: target >= 3.0.
  *
  * Each case is timed with CUDA events around one call (every call is synchronous), after warm-up, as the
- * median of several repeats; ours and the anchor run on the same buffers of random data.  The explanation of
- * each plan is printed, and the table comes last.  Usage: copy_gpu [repeats [case-prefix]]
+ * median of several repeats, ours and the anchor taking turns; they run on the same buffers of random data.
+ * The explanation of each plan is printed, and the table comes last.  Usage: copy_gpu [repeats [case-prefix]]
  */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -58,30 +58,47 @@ typedef struct op {
     const pa_type *dt, *st;
     void *dst, *src;
     size_t bytes;
-    int kind;   /* -1: pa_copy */
+    int kind;   /* -1: pa_copy, -2: pa_copy_async on the default stream, else a cudaMemcpyKind */
+    int sync;   /* then wait for the default stream: a device-to-device cudaMemcpy returns before it is done */
 } op;
 
 static void run_op(const op *o)
 {
-    if (o->kind < 0) PK(pa_copy(o->dt, o->dst, o->st, o->src));
+    if (o->kind == -2) PK(pa_copy_async(o->dt, o->dst, o->st, o->src, NULL));
+    else if (o->kind < 0) PK(pa_copy(o->dt, o->dst, o->st, o->src));
     else CK(cudaMemcpy(o->dst, o->src, o->bytes, (enum cudaMemcpyKind)o->kind));
+    if (o->sync) CK(cudaStreamSynchronize(0));
 }
 
-static double time_ms(const op *o)
+static float time_once(const op *o)
 {
-    float t[64];
+    float t;
+    CK(cudaEventRecord(ev0, 0));
+    run_op(o);
+    CK(cudaEventRecord(ev1, 0));
+    CK(cudaEventSynchronize(ev1));
+    CK(cudaEventElapsedTime(&t, ev0, ev1));
+    return t;
+}
+
+/* Ours and the anchor in turns, so that a drift of the link or the clocks during the run touches both alike;
+ * the medians of each, in ms. */
+static void time_pair(const op *ours, const op *anchor, double *t_ours, double *t_anchor)
+{
+    float a[64], b[64];
     int n = repeats > 64 ? 64 : repeats;
-    run_op(o);
-    run_op(o);
-    for (int i = 0; i < n; i++) {
-        CK(cudaEventRecord(ev0, 0));
-        run_op(o);
-        CK(cudaEventRecord(ev1, 0));
-        CK(cudaEventSynchronize(ev1));
-        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
+    for (int i = 0; i < 2; i++) {
+        run_op(ours);
+        run_op(anchor);
     }
-    qsort(t, (size_t)n, sizeof *t, cmp);
-    return t[n / 2];
+    for (int i = 0; i < n; i++) {
+        a[i] = time_once(ours);
+        b[i] = time_once(anchor);
+    }
+    qsort(a, (size_t)n, sizeof *a, cmp);
+    qsort(b, (size_t)n, sizeof *b, cmp);
+    *t_ours = a[n / 2];
+    *t_anchor = b[n / 2];
 }
 
 /* Fills an array of any memory type with random bytes (through a pinned bounce for dmem). */
@@ -129,10 +146,11 @@ static void bench(const char *name, const char *decls, double target)
     randomize(from, fb, is_dev(ft));
     PK(pa_copy_explain(tt, ft, line, sizeof line) < 0 ? -1 : PA_OK);
     printf("%-34s %s\n", name, line);
-    op ours = {tt, ft, to, from, bytes, -1}, anchor;
+    op ours = {tt, ft, to, from, bytes, -1, 0}, anchor;
     void *extra = NULL;
     if (is_dev(ft) && is_dev(tt)) {
-        anchor = (op){NULL, NULL, to, from, bytes, cudaMemcpyDeviceToDevice};
+        /* pa_copy returns when the copy is done; a device-to-device cudaMemcpy does not, so the anchor waits. */
+        anchor = (op){NULL, NULL, to, from, bytes, cudaMemcpyDeviceToDevice, 1};
     } else {
         /* The host side's own buffer against a device buffer; for pinned it is contiguous pinned memory. */
         int h2d = is_dev(tt);
@@ -142,10 +160,11 @@ static void bench(const char *name, const char *decls, double target)
             CK(cudaMalloc(&extra, bytes));
             dev = extra;
         }
-        anchor = h2d ? (op){NULL, NULL, dev, host, bytes, cudaMemcpyHostToDevice}
-                     : (op){NULL, NULL, host, dev, bytes, cudaMemcpyDeviceToHost};
+        anchor = h2d ? (op){NULL, NULL, dev, host, bytes, cudaMemcpyHostToDevice, 0}
+                     : (op){NULL, NULL, host, dev, bytes, cudaMemcpyDeviceToHost, 0};
     }
-    double t_ours = time_ms(&ours), t_anchor = time_ms(&anchor);
+    double t_ours, t_anchor;
+    time_pair(&ours, &anchor, &t_ours, &t_anchor);
     row *r = &rows[nrows++];
     snprintf(r->name, sizeof r->name, "%s", name);
     r->mib = (double)bytes / (1 << 20);
@@ -157,6 +176,42 @@ static void bench(const char *name, const char *decls, double target)
     PK(pa_destroy(tt, to));
     pa_scope_destroy(s);
     (void)tb;
+}
+
+/*
+ * The fixed cost of one copy, the part that no bandwidth hides: a 64x64 float transpose on the device against a
+ * cudaMemcpy of its 16 KiB, timed like the cases (events around one call), synchronous (pa_copy; cudaMemcpy and
+ * a wait for the stream) and queued (pa_copy_async on the default stream; cudaMemcpy alone).
+ */
+static void small_copy_cost(void)
+{
+    pa_scope *s;
+    if (strncmp("overhead", only, strlen(only)) != 0)
+        return;
+    PK(pa_scope_create(NULL, &s));
+    PK(pa_declare_text(s, "parray dmem float [64][64] FROM\nparray dmem float [[#FROM_1][#FROM_0]] TO"));
+    const pa_type *ft = pa_type_get(s, "FROM"), *tt = pa_type_get(s, "TO");
+    void *from = pa_create(ft), *to = pa_create(tt);
+    if (!from || !to) {
+        fprintf(stderr, "overhead: %s\n", pa_last_error());
+        exit(1);
+    }
+    op ours = {tt, ft, to, from, 64 * 64 * 4, -1, 0};
+    op anchor = {NULL, NULL, to, from, 64 * 64 * 4, cudaMemcpyDeviceToDevice, 1};
+    int saved = repeats;
+    double t[4];
+    repeats = 64;
+    time_pair(&ours, &anchor, &t[0], &t[1]);
+    ours.kind = -2;
+    anchor.sync = 0;
+    time_pair(&ours, &anchor, &t[2], &t[3]);
+    repeats = saved;
+    printf("small copy (64x64 float transpose, 16 KiB on the device), us per call:\n"
+           "  synchronous: pa_copy %.1f, cudaMemcpy + cudaStreamSynchronize %.1f\n"
+           "  queued:      pa_copy_async %.1f, cudaMemcpy %.1f\n\n", t[0] * 1e3, t[1] * 1e3, t[2] * 1e3, t[3] * 1e3);
+    PK(pa_destroy(ft, from));
+    PK(pa_destroy(tt, to));
+    pa_scope_destroy(s);
 }
 
 int main(int argc, char **argv)
@@ -172,6 +227,8 @@ int main(int argc, char **argv)
     CK(cudaEventCreate(&ev0));
     CK(cudaEventCreate(&ev1));
     printf("device: %s, %d SMs; repeats %d (median)\n\n", prop.name, prop.multiProcessorCount, repeats);
+
+    small_copy_cost();
 
     /* P1: dmem -> dmem, 256 MiB. */
     bench("P1 2-D transpose float 8192^2", "parray dmem float [8192][8192] FROM\n"

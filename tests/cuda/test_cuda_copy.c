@@ -185,6 +185,24 @@ START_TEST(test_widths)
 }
 END_TEST
 
+/* 4-byte transposes whose strides are 16-byte multiples go through 16-byte vectors in tiles of 128 x 32 units:
+ * whole tiles, edge tiles along either mode, a 3-D (2,1,0) permutation with an outer mode, and both ways. */
+START_TEST(test_vector_tiles)
+{
+    pa_scope *s;
+    char line[1024];
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_declare_text(s, "parray dmem float [256][512] A\nparray dmem float [[#A_1][#A_0]] AT"));
+    ck_assert_int_ge(pa_copy_explain(pa_type_get(s, "AT"), pa_type_get(s, "A"), line, sizeof line), 0);
+    ck_assert_msg(strstr(line, "16-B vectors"), "%s", line);
+    pa_scope_destroy(s);
+    check_decls("%s float [256][512]", "%s float [[#FROM_1][#FROM_0]]", "dmem", "dmem");
+    check_decls("%s float [300][520]", "%s float [[#FROM_1][#FROM_0]]", "dmem", "dmem");
+    check_decls("%s int [136][8][264]", "%s int [[#FROM_2][#FROM_1][#FROM_0]]", "dmem", "dmem");
+    check_decls("%s float [300][520]", "%s float [[#FROM_1][#FROM_0]]", "pinned", "dmem");
+}
+END_TEST
+
 int main(void)
 {
     if (!pa_test_gpu_present()) {
@@ -198,6 +216,7 @@ int main(void)
     tcase_add_test(tc, test_listing15_data_transfer);
     tcase_add_test(tc, test_listing25_gpu_data_transfer);
     tcase_add_test(tc, test_widths);
+    tcase_add_test(tc, test_vector_tiles);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }

@@ -37,6 +37,7 @@ typedef struct pa_cuda__pinfo {
     int word;               /* bytes per load and store: 1, 2, 4, 8 or 16 */
     int64_t unit;           /* bytes contiguous on both sides (a run), moved as unit/word words */
     int64_t na, nb;         /* tiled: the transposed modes' sizes (a contiguous on dst, b on src) */
+    int vec_rows;           /* tiled: 0, or the rows (along a) of the 16-byte-vector tiles of 4-byte units */
 } pa_cuda__pinfo;
 
 /**

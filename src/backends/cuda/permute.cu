@@ -7,7 +7,8 @@
  * and a float4 as one 16-byte word.  Two kernels then share the work:
  *  - tiled: when one mode is contiguous on the destination and another on the source (a transpose in units of
  *    up to 64 bytes), 32x32-unit tiles go through shared memory so that both the loads and the stores are
- *    coalesced; the remaining modes are looped over by the grid;
+ *    coalesced; the remaining modes are looped over by the grid.  4-byte units with 16-byte aligned strides
+ *    (float and int transposes) take tiles of 128 x 32 words moved as 16-byte vectors on both sides instead;
  *  - direct: every other nest, one word per thread step, offsets from the flat index by division (a fast
  *    multiply-shift division when the index fits 31 bits); gathered modes read their offsets from device tables.
  * Both are compiled ahead of time for every word width; nothing is generated at run time.
@@ -113,6 +114,42 @@ __global__ void __launch_bounds__(THREADS) direct(const __grid_constant__ WordNe
     }
 }
 
+/* Where tile t starts: its tile coordinates along a and b, and the offsets (in words) of its outer modes. */
+template <bool FAST>
+__device__ __forceinline__ void tile_origin(const TileNest &p, int64_t t, int64_t &ta, int64_t &tb, int64_t &doff,
+                                            int64_t &soff)
+{
+    doff = 0;
+    soff = 0;
+    if (FAST) {
+        /* The tile index by multiply-shift divisions: 64-bit ones would cost more than the tile's copy. */
+        uint32_t u = (uint32_t)t, q = div_q(u, p.div_b);
+        tb = u - q * p.div_b.d;
+        u = q;
+        q = div_q(u, p.div_a);
+        ta = u - q * p.div_a.d;
+        u = q;
+        for (int m = p.n - 1; m >= 0; m--) {
+            q = div_q(u, p.div[m]);
+            uint32_t digit = u - q * p.div[m].d;
+            u = q;
+            doff += (int64_t)digit * p.ds[m];
+            soff += (int64_t)digit * p.ss[m];
+        }
+    } else {
+        int64_t o = t / p.tiles_b;
+        tb = t - o * p.tiles_b;
+        ta = o % p.tiles_a;
+        o /= p.tiles_a;
+        for (int m = p.n - 1; m >= 0; m--) {
+            int64_t digit = o % p.size[m];
+            o /= p.size[m];
+            doff += digit * p.ds[m];
+            soff += digit * p.ss[m];
+        }
+    }
+}
+
 /*
  * UWC: words per unit when known at compile time (1, 2 or 4), else 0 (read from p.uw).  Each thread moves
  * 4 * uw words per phase, in batches of 4 loads issued before their 4 stores, so that several loads are in
@@ -129,34 +166,8 @@ __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNes
     const int pitch = rowlen + 1;          /* one word of padding keeps the column reads off one bank */
     const int iters = TILE * TILE / THREADS * uw;
     for (int64_t t = blockIdx.x; t < p.ntiles; t += gridDim.x) {
-        int64_t tb, ta, doff = 0, soff = 0;
-        if (FAST) {
-            /* The tile index by multiply-shift divisions: 64-bit ones would cost more than the tile's copy. */
-            uint32_t u = (uint32_t)t, q = div_q(u, p.div_b);
-            tb = u - q * p.div_b.d;
-            u = q;
-            q = div_q(u, p.div_a);
-            ta = u - q * p.div_a.d;
-            u = q;
-            for (int m = p.n - 1; m >= 0; m--) {
-                q = div_q(u, p.div[m]);
-                uint32_t digit = u - q * p.div[m].d;
-                u = q;
-                doff += (int64_t)digit * p.ds[m];
-                soff += (int64_t)digit * p.ss[m];
-            }
-        } else {
-            int64_t r = t / p.tiles_b, o;
-            tb = t - r * p.tiles_b;
-            o = r / p.tiles_a;
-            ta = r - o * p.tiles_a;
-            for (int m = p.n - 1; m >= 0; m--) {
-                int64_t digit = o % p.size[m];
-                o /= p.size[m];
-                doff += digit * p.ds[m];
-                soff += digit * p.ss[m];
-            }
-        }
+        int64_t ta, tb, doff, soff;
+        tile_origin<FAST>(p, t, ta, tb, doff, soff);
         const int64_t a0 = ta * TILE, b0 = tb * TILE;
         const int ea = (int)min((int64_t)TILE, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
         /* Rows of the tile along a: each reads eb units contiguous on the source. */
@@ -195,11 +206,74 @@ __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNes
     }
 }
 
+/*
+ * 4-byte units moved as 16-byte vectors on both sides, for a transpose whose strides and bases are 16-byte
+ * aligned: tiles of TA (along a) by 32 (along b) words.  The 32-word tile kernel above has 16 bytes of loads
+ * in flight per thread, too few to cover the memory's latency; here each thread issues TA / 32 loads of 16
+ * bytes before its first store.  The tile rows are padded to 33 words and the lanes of a warp take 4 rows by 8
+ * vectors on both sides, so that neither the scattering stores into the tile nor the gathering loads from it
+ * meet a bank conflict.  Edge tiles go word by word.
+ */
+template <int TA, bool FAST>
+__global__ void __launch_bounds__(THREADS) tiled_vec4(const __grid_constant__ TileNest p, uint32_t *__restrict__ dst,
+                                                      const uint32_t *__restrict__ src)
+{
+    constexpr int P = TILE + 1, PASSES = TA / 32;
+    __shared__ uint32_t tile[TA * P];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int64_t t = blockIdx.x; t < p.ntiles; t += gridDim.x) {
+        int64_t ta, tb, doff, soff;
+        tile_origin<FAST>(p, t, ta, tb, doff, soff);
+        const int64_t a0 = ta * TA, b0 = tb * TILE;
+        const int ea = (int)min((int64_t)TA, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
+        const uint32_t *s = src + soff + a0 * p.ssa + b0;
+        uint32_t *d = dst + doff + b0 * p.dsb + a0;
+        if (ea == TA && eb == TILE) {
+            uint4 v[PASSES];
+            const int q = threadIdx.x & 7;
+#pragma unroll
+            for (int k = 0; k < PASSES; k++) {
+                int row = (k * THREADS + threadIdx.x) >> 3;
+                v[k] = *reinterpret_cast<const uint4 *>(s + row * p.ssa + 4 * q);
+            }
+#pragma unroll
+            for (int k = 0; k < PASSES; k++) {
+                uint32_t *r = tile + ((k * THREADS + threadIdx.x) >> 3) * P + 4 * q;
+                r[0] = v[k].x;
+                r[1] = v[k].y;
+                r[2] = v[k].z;
+                r[3] = v[k].w;
+            }
+            __syncthreads();
+            const int bi = warp * 4 + (lane >> 3);
+#pragma unroll
+            for (int k = 0; k < PASSES; k++) {
+                int c = 4 * (k * 8 + (lane & 7));
+                uint4 w = {tile[c * P + bi], tile[(c + 1) * P + bi], tile[(c + 2) * P + bi], tile[(c + 3) * P + bi]};
+                *reinterpret_cast<uint4 *>(d + bi * p.dsb + c) = w;
+            }
+        } else {
+            for (int i = threadIdx.x; i < TA * TILE; i += THREADS) {
+                int ai = i / TILE, c = i - ai * TILE;
+                if (ai < ea && c < eb)
+                    tile[ai * P + c] = s[ai * p.ssa + c];
+            }
+            __syncthreads();
+            for (int i = threadIdx.x; i < TA * TILE; i += THREADS) {
+                int bi = i / TA, c = i - bi * TA;
+                if (bi < eb && c < ea)
+                    d[bi * p.dsb + c] = tile[c * P + bi];
+            }
+        }
+        __syncthreads();
+    }
+}
+
 /* The nest in bytes, with the unit folded out: what both the info and the launch start from. */
 struct Prepared {
     int n;
     int64_t elm, unit;
-    int word;
+    int word, align;
     int64_t size[MAXM], ds[MAXM], ss[MAXM];
     const int64_t *dt[MAXM], *st[MAXM];
     int a, b;                              /* tiled modes, or -1 */
@@ -211,6 +285,7 @@ void prepare(const pa_cuda__nest *in, int align, Prepared *p)
     int n = in->nmodes, tables = 0;
     p->elm = e;
     p->unit = e;
+    p->align = align;
     int last = n - 1;
     if (n > 0 && !in->dst_table[last] && !in->src_table[last] && in->dst_stride[last] == 1 &&
         in->src_stride[last] == 1) {
@@ -300,6 +375,43 @@ cudaError_t run_tiled(void (*k)(TileNest, W *, const W *), int64_t blocks, size_
     return cudaGetLastError();
 }
 
+/* The rows of tiled_vec4's tiles along a, when it can run the nest (4-byte units, 16-byte aligned bases and
+ * strides, a whole tile's rows along a and columns along b), else 0. */
+constexpr int VEC_ROWS = 128;
+
+int vec4_tile(const Prepared &p)
+{
+    if (p.word != 4 || p.unit != 4 || p.align % 16)
+        return 0;
+    for (int m = 0; m < p.n; m++)
+        if ((m != p.a && p.ds[m] % 16) || (m != p.b && p.ss[m] % 16))
+            return 0;
+    return p.size[p.a] >= VEC_ROWS && p.size[p.b] >= TILE ? VEC_ROWS : 0;
+}
+
+/* tiled_vec4's grid: the tile counts along a change with the taller tiles. */
+cudaError_t launch_vec4(TileNest tn, void *dst, const void *src, cudaStream_t stream, int sms)
+{
+    tn.tiles_a = (tn.na + VEC_ROWS - 1) / VEC_ROWS;
+    int64_t ntiles = tn.tiles_a * tn.tiles_b;
+    for (int m = 0; m < tn.n; m++)
+        ntiles *= tn.size[m];
+    tn.ntiles = ntiles;
+    int64_t blocks = ntiles < (int64_t)sms * 256 ? ntiles : (int64_t)sms * 256;
+    uint32_t *d = (uint32_t *)dst;
+    const uint32_t *s = (const uint32_t *)src;
+    if (ntiles < (1ll << 31)) {
+        tn.div_b = make_div((uint32_t)tn.tiles_b);
+        tn.div_a = make_div((uint32_t)tn.tiles_a);
+        for (int m = 0; m < tn.n; m++)
+            tn.div[m] = make_div((uint32_t)tn.size[m]);
+        tiled_vec4<VEC_ROWS, true><<<(unsigned)blocks, THREADS, 0, stream>>>(tn, d, s);
+    } else {
+        tiled_vec4<VEC_ROWS, false><<<(unsigned)blocks, THREADS, 0, stream>>>(tn, d, s);
+    }
+    return cudaGetLastError();
+}
+
 template <typename W>
 cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStream_t stream, int sms)
 {
@@ -324,6 +436,8 @@ cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStre
     }
     if (tn.ntiles == 0)
         return cudaSuccess;
+    if (vec4_tile(p))
+        return launch_vec4(tn, dst, src, stream, sms);
     size_t smem = (size_t)TILE * (TILE * tn.uw + 1) * (size_t)w;
     int64_t blocks = tn.ntiles < (int64_t)sms * 256 ? tn.ntiles : (int64_t)sms * 256;
     if (tn.ntiles < (1ll << 31)) {
@@ -367,6 +481,7 @@ extern "C" void pa_cuda__permute_info(const pa_cuda__nest *n, int align, pa_cuda
     out->unit = p.unit;
     out->na = p.a >= 0 ? p.size[p.a] : 0;
     out->nb = p.b >= 0 ? p.size[p.b] : 0;
+    out->vec_rows = p.a >= 0 ? vec4_tile(p) : 0;
 }
 
 extern "C" cudaError_t pa_cuda__permute(const pa_cuda__nest *n, void *dst, const void *src, cudaStream_t stream)
