@@ -41,7 +41,7 @@ for step in "${steps[@]}"; do
         # Fixed seeds; the cuda_for suite's deliberately faulting kernel is left out (CK_RUN_CASE=for).  Memory
         # errors only: the suites make CUDA calls that fail on purpose (a kernel entry that does not exist, for
         # one), which memcheck would count as API errors.
-        for t in cuda_for plcuda_gpu cuda_copy; do
+        for t in cuda_for plcuda_gpu cuda_copy cuda_devices; do
             case $t in cuda_for) export CK_RUN_CASE=for ;; *) unset CK_RUN_CASE ;; esac
             echo "== compute-sanitizer --tool memcheck tests/test_$t"
             PA_TEST_SEED=42 timeout 400 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \

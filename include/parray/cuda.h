@@ -33,7 +33,9 @@ extern "C" {
 
 /**
  * Makes GPU n current for the calling thread (PARRAY's _PA_INIT_GPU(n)): later dmem arrays are allocated on
- * it and GPU copies run on it.
+ * it.  A copy runs on the GPU that holds its dmem side, whichever is current, and leaves the current GPU as it
+ * was; between dmem arrays on two GPUs it runs on the destination's, reading the source directly where the
+ * GPUs allow peer access, else through a copy of the source on the destination's GPU.
  * \return PA_OK, PA_ERR_RANGE (n is negative or not below pa_cuda_device_count(); the count is in the
  *         message), PA_ERR_NODEV (no CUDA backend in this build, no driver, or no GPU).
  */

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,4 +70,28 @@ void pa_test_cache_teardown(void)
 const char *pa_test_cache_dir(void)
 {
     return cache_dir;
+}
+
+int64_t pa_test_extent(const pa_type *t)
+{
+    int64_t lo, hi;
+    PA_CK_OK(pa_extent(t, &lo, &hi));
+    return hi + 1;
+}
+
+void pa_test_flat_copy(pa_scope *s, const pa_type *t, void *arr, unsigned char *host, int64_t n, int to_arr)
+{
+    char a[96], h[96];
+    size_t e = pa_elm_size(t);
+    if (strcmp(pa_mtt(t), "dmem") != 0) {
+        if (to_arr) memcpy(arr, host, (size_t)n * e);
+        else memcpy(host, arr, (size_t)n * e);
+        return;
+    }
+    snprintf(a, sizeof a, "dmem bytes%zu [%lld]", e, (long long)n);
+    snprintf(h, sizeof h, "paged bytes%zu [%lld]", e, (long long)n);
+    const pa_type *ta = pa_type_parse(s, a), *th = pa_type_parse(s, h);
+    ck_assert_msg(ta && th, "%s", pa_last_error());
+    if (to_arr) PA_CK_OK(pa_copy(ta, arr, th, host));
+    else PA_CK_OK(pa_copy(th, host, ta, arr));
 }

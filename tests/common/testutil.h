@@ -32,6 +32,15 @@ void pa_test_cache_setup(void);
 void pa_test_cache_teardown(void);
 const char *pa_test_cache_dir(void);
 
+/** One past the largest element offset of t (its buffer's length in elements from offset 0). */
+int64_t pa_test_extent(const pa_type *t);
+
+/**
+ * Moves n elements between host memory and an array of t's memory type (any: dmem through a contiguous
+ * pa_copy, host memory by memcpy), to the array when to_arr.  Types are declared in scope s.
+ */
+void pa_test_flat_copy(pa_scope *s, const pa_type *t, void *arr, unsigned char *host, int64_t n, int to_arr);
+
 /** Asserts that a status is PA_OK and prints pa_last_error() when it is not. */
 #define PA_CK_OK(expr)                                                                                   \
     do {                                                                                                 \

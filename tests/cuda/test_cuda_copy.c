@@ -26,33 +26,6 @@ static pa_rng rng;
 static int strategy_count[16];
 static char strategy_name[16][32];
 
-/* ---- buffers of any memory type, filled and read back through contiguous copies ---------------------- */
-
-static int64_t extent(const pa_type *t)
-{
-    int64_t lo, hi;
-    PA_CK_OK(pa_extent(t, &lo, &hi));
-    return hi + 1;
-}
-
-/* Moves n elements between host memory and an array of t's memory type, through flat types. */
-static void flat_copy(pa_scope *s, const pa_type *t, void *arr, unsigned char *host, int64_t n, int to_arr)
-{
-    char a[96], h[96];
-    size_t e = pa_elm_size(t);
-    if (strcmp(pa_mtt(t), "dmem") != 0) {
-        if (to_arr) memcpy(arr, host, (size_t)n * e);
-        else memcpy(host, arr, (size_t)n * e);
-        return;
-    }
-    snprintf(a, sizeof a, "dmem bytes%zu [%lld]", e, (long long)n);
-    snprintf(h, sizeof h, "paged bytes%zu [%lld]", e, (long long)n);
-    const pa_type *ta = pa_type_parse(s, a), *th = pa_type_parse(s, h);
-    ck_assert_msg(ta && th, "%s", pa_last_error());
-    if (to_arr) PA_CK_OK(pa_copy(ta, arr, th, host));
-    else PA_CK_OK(pa_copy(th, host, ta, arr));
-}
-
 static void count_strategy(const char *line)
 {
     const char *p = strstr(line, "strategy=");
@@ -70,7 +43,7 @@ static void count_strategy(const char *line)
 /* Copies st -> dt (any memory types) and compares every byte of dt's extent with the reference walk. */
 static void check_pair(pa_scope *sc, const pa_type *dt, const pa_type *st, uint64_t seed)
 {
-    int64_t dn = extent(dt), sn = extent(st), e = (int64_t)pa_elm_size(dt);
+    int64_t dn = pa_test_extent(dt), sn = pa_test_extent(st), e = (int64_t)pa_elm_size(dt);
     unsigned char *hsrc = malloc((size_t)(sn * e)), *want = malloc((size_t)(dn * e)), *got = malloc((size_t)(dn * e));
     void *dst = pa_create(dt), *src = pa_create(st);
     char line[1024], dl[256], sl[256];
@@ -78,14 +51,14 @@ static void check_pair(pa_scope *sc, const pa_type *dt, const pa_type *st, uint6
     for (int64_t i = 0; i < sn * e; i++)
         hsrc[i] = (unsigned char)pa_rng_next(&rng);
     memset(want, 0xA5, (size_t)(dn * e));
-    flat_copy(sc, st, src, hsrc, sn, 1);
-    flat_copy(sc, dt, dst, want, dn, 1);
+    pa_test_flat_copy(sc, st, src, hsrc, sn, 1);
+    pa_test_flat_copy(sc, dt, dst, want, dn, 1);
     for (int64_t k = 0; k < pa_size(dt); k++)
         memcpy(want + pa__offset_walk(dt, k) * e, hsrc + pa__offset_walk(st, k) * e, (size_t)e);
     pa_copy_explain(dt, st, line, sizeof line);
     count_strategy(line);
     PA_CK_OK(pa_copy(dt, dst, st, src));
-    flat_copy(sc, dt, dst, got, dn, 0);
+    pa_test_flat_copy(sc, dt, dst, got, dn, 0);
     if (memcmp(got, want, (size_t)(dn * e)) != 0) {
         int64_t i = 0;
         while (got[i] == want[i]) i++;

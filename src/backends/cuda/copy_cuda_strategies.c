@@ -237,16 +237,33 @@ static int probe_pipeline(const pa__copy_shape *s, double *cost, char *why, size
     return 1;
 }
 
-static const pa__strategy cuda_dma = {"cuda_dma", probe_dma, pa_cuda__exec_dma, pa_cuda__exec_dma_async};
-static const pa__strategy cuda_2d = {"cuda_2d", probe_2d, pa_cuda__exec_2d, pa_cuda__exec_2d_async};
-static const pa__strategy cuda_3d = {"cuda_3d", probe_3d, pa_cuda__exec_3d, pa_cuda__exec_3d_async};
-static const pa__strategy cuda_permute = {"cuda_permute", probe_permute, pa_cuda__exec_permute,
-                                          pa_cuda__exec_permute_async};
-static const pa__strategy cuda_stage_permute = {"cuda_stage_permute", probe_stage_permute,
-                                                pa_cuda__exec_staged, NULL};
-static const pa__strategy cuda_stage_pack = {"cuda_stage_pack", probe_stage_pack, pa_cuda__exec_pack, NULL};
-static const pa__strategy cuda_pipeline = {"cuda_pageable_pipeline", probe_pipeline,
-                                           pa_cuda__exec_pipeline, NULL};
+/* Every executor runs where the copy's device memory is (copy_devices.c). */
+#define ON_DEVICES(fn)                                                                                    \
+    static int fn##_dev(const pa__plan *p, void *dst, const void *src)                                    \
+    {                                                                                                     \
+        return pa_cuda__on_devices(p, dst, src, pa_cuda__##fn);                                           \
+    }
+#define ON_DEVICES_ASYNC(fn)                                                                              \
+    ON_DEVICES(fn)                                                                                        \
+    static int fn##_async_dev(const pa__plan *p, void *dst, const void *src, void *stream)                \
+    {                                                                                                     \
+        return pa_cuda__on_devices_async(p, dst, src, stream, pa_cuda__##fn##_async, pa_cuda__##fn);      \
+    }
+ON_DEVICES_ASYNC(exec_dma)
+ON_DEVICES_ASYNC(exec_2d)
+ON_DEVICES_ASYNC(exec_3d)
+ON_DEVICES_ASYNC(exec_permute)
+ON_DEVICES(exec_staged)
+ON_DEVICES(exec_pack)
+ON_DEVICES(exec_pipeline)
+
+static const pa__strategy cuda_dma = {"cuda_dma", probe_dma, exec_dma_dev, exec_dma_async_dev};
+static const pa__strategy cuda_2d = {"cuda_2d", probe_2d, exec_2d_dev, exec_2d_async_dev};
+static const pa__strategy cuda_3d = {"cuda_3d", probe_3d, exec_3d_dev, exec_3d_async_dev};
+static const pa__strategy cuda_permute = {"cuda_permute", probe_permute, exec_permute_dev, exec_permute_async_dev};
+static const pa__strategy cuda_stage_permute = {"cuda_stage_permute", probe_stage_permute, exec_staged_dev, NULL};
+static const pa__strategy cuda_stage_pack = {"cuda_stage_pack", probe_stage_pack, exec_pack_dev, NULL};
+static const pa__strategy cuda_pipeline = {"cuda_pageable_pipeline", probe_pipeline, exec_pipeline_dev, NULL};
 
 const pa__strategy *const pa__cuda_strategies[] = {&cuda_dma, &cuda_2d, &cuda_3d, &cuda_permute,
                                                     &cuda_stage_permute, &cuda_stage_pack, &cuda_pipeline,

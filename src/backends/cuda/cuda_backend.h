@@ -101,4 +101,27 @@ int pa_cuda__exec_staged(const struct pa__plan *p, void *dst, const void *src);
 int pa_cuda__exec_pack(const struct pa__plan *p, void *dst, const void *src);
 int pa_cuda__exec_pipeline(const struct pa__plan *p, void *dst, const void *src);
 
+/* ---- device memory on other GPUs (copy_devices.c) --------------------------------------------------------- */
+
+typedef int (*pa_cuda__exec_fn)(const struct pa__plan *p, void *dst, const void *src);
+typedef int (*pa_cuda__exec_async_fn)(const struct pa__plan *p, void *dst, const void *src, void *stream);
+
+/** The number of GPUs found by the first probe (0 when none). */
+int pa_cuda__device_count(void);
+/**
+ * Runs an executor where the copy's dmem sides are: unchanged when they are on the current GPU (always, with one
+ * GPU); else on their GPU, or across two GPUs as pa_cuda__cross does; the current GPU is restored after.
+ */
+int pa_cuda__on_devices(const struct pa__plan *p, void *dst, const void *src, pa_cuda__exec_fn run);
+/** The same for a queued executor: queued when everything is on the current GPU, else waited for and run. */
+int pa_cuda__on_devices_async(const struct pa__plan *p, void *dst, const void *src, void *stream,
+                              pa_cuda__exec_async_fn queue, pa_cuda__exec_fn run);
+/**
+ * Runs a copy from dmem on GPU sdev to dmem on GPU ddev on GPU ddev (made current; the caller restores it):
+ * reading the source directly when ddev == sdev or ddev may map sdev's memory (unless stage), else through a
+ * copy of the source's extent in a buffer of ddev's, freed before returning.
+ */
+int pa_cuda__cross(const struct pa__plan *p, void *dst, const void *src, int ddev, int sdev, int stage,
+                   pa_cuda__exec_fn run);
+
 #endif

@@ -69,6 +69,12 @@ int pa_cuda__usable(void)
     return probe_count > 0;
 }
 
+int pa_cuda__device_count(void)
+{
+    pa_cuda__usable();
+    return probe_count;
+}
+
 int pa_cuda__ready(const char *what)
 {
     if (pa_cuda__usable())

@@ -1,0 +1,145 @@
+/*
+ * Copies whose device memory is on other GPUs (copy_devices.c), compared byte by byte with the reference walk,
+ * destinations poisoned with 0xA5 first.
+ *
+ * On any machine with a GPU, the cross-GPU executor runs on GPU 0 as if the source were on another GPU: through
+ * a copy of the source's extent (what two GPUs without peer access get) and reading the source directly (peer
+ * access), for a transpose both ways, a displaced window and a reversal.  With two GPUs or more, arrays are
+ * also made on GPUs 1 and 0 and copied by pa_copy both ways, and between host memory and GPU 1 while GPU 0 is
+ * current.  Without a GPU the suite exits 77 (skipped).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_backend.h"
+#include "internal.h"
+#include "testutil.h"
+
+static pa_rng rng;
+
+static const char *const decls =
+    "parray dmem float [300][520] A\n"
+    "parray dmem float [[#A_1][#A_0]] AT\n"
+    "parray dmem int [64][80] P\n"
+    "parray dmem int [[40 # disp(9) # P_0][50 # disp(20) # P_1]] W\n"
+    "parray dmem int [[#W_1][#W_0]] WT\n"
+    "parray dmem bytes12 [1000] R\n"
+    "parray dmem bytes12 [1000 # func(rev)] RR\n"
+    "parray paged float [300][520] H\n"
+    "parray paged float [[#H_1][#H_0]] HT\n";
+
+/* How a test copies dt <- st: by pa_copy, or by the cross-GPU executor on GPU 0 (staged or direct). */
+enum how { PA_COPY, CROSS_DIRECT, CROSS_STAGED };
+
+/* Makes dt's array on GPU ddev and st's on GPU sdev (when dmem), copies, compares, and frees both. */
+static void check(pa_scope *sc, const char *dname, int ddev, const char *sname, int sdev, enum how how)
+{
+    const pa_type *dt = pa_type_get(sc, dname), *st = pa_type_get(sc, sname);
+    ck_assert_msg(dt && st, "%s", pa_last_error());
+    int64_t dn = pa_test_extent(dt), sn = pa_test_extent(st), e = (int64_t)pa_elm_size(dt);
+    unsigned char *hsrc = malloc((size_t)(sn * e)), *want = malloc((size_t)(dn * e)), *got = malloc((size_t)(dn * e));
+    PA_CK_OK(pa_cuda_set_device(ddev));
+    void *dst = pa_create(dt);
+    PA_CK_OK(pa_cuda_set_device(sdev));
+    void *src = pa_create(st);
+    PA_CK_OK(pa_cuda_set_device(0));
+    ck_assert_msg(dst && src && hsrc && want && got, "%s", pa_last_error());
+    for (int64_t i = 0; i < sn * e; i++)
+        hsrc[i] = (unsigned char)pa_rng_next(&rng);
+    memset(want, 0xA5, (size_t)(dn * e));
+    pa_test_flat_copy(sc, st, src, hsrc, sn, 1);
+    pa_test_flat_copy(sc, dt, dst, want, dn, 1);
+    for (int64_t k = 0; k < pa_size(dt); k++)
+        memcpy(want + pa__offset_walk(dt, k) * e, hsrc + pa__offset_walk(st, k) * e, (size_t)e);
+    if (how == PA_COPY) {
+        PA_CK_OK(pa_copy(dt, dst, st, src));
+    } else {
+        const pa__layout *dl = pa__type_layout(dt), *sl = pa__type_layout(st);
+        pa__plan *p = NULL;
+        ck_assert_msg(dl && sl, "%s", pa_last_error());
+        PA_CK_OK(pa__plan_get(dl, sl, (size_t)e, &pa__mem_dmem_ops, &pa__mem_dmem_ops, &p));
+        PA_CK_OK(pa_cuda__cross(p, (char *)dst + dl->base * e, (const char *)src + sl->base * e, 0, 0,
+                                how == CROSS_STAGED, p->strategy->exec));
+        pa__plan_unref(p);
+    }
+    int cur = pa_cuda_get_device();
+    ck_assert_msg(cur == 0, "the copy left GPU %d current instead of GPU 0", cur);
+    pa_test_flat_copy(sc, dt, dst, got, dn, 0);
+    int64_t i = 0;
+    while (i < dn * e && got[i] == want[i]) i++;
+    ck_assert_msg(i == dn * e, "%s (GPU %d) <- %s (GPU %d), %s: byte %lld is 0x%02x, expected 0x%02x", dname, ddev,
+                  sname, sdev, how == PA_COPY ? "pa_copy" : how == CROSS_STAGED ? "staged" : "direct",
+                  (long long)i, got[i], want[i]);
+    PA_CK_OK(pa_destroy(dt, dst));
+    PA_CK_OK(pa_destroy(st, src));
+    free(hsrc);
+    free(want);
+    free(got);
+}
+
+static int64_t reverse(int64_t i, void *ctx)
+{
+    (void)ctx;
+    return 999 - i;
+}
+
+/* A scope with the suite's types; rev is RR's offset function. */
+static pa_scope *declare(void)
+{
+    pa_scope *s;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_scope_def_func(s, "rev", reverse, NULL));
+    PA_CK_OK(pa_declare_text(s, decls));
+    return s;
+}
+
+static const char *const pairs[][2] = {{"AT", "A"}, {"A", "AT"}, {"WT", "W"}, {"RR", "R"}};
+
+START_TEST(test_cross_executor)
+{
+    rng.s = pa_test_seed("cuda_devices");
+    pa_scope *s = declare();
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        check(s, pairs[i][0], 0, pairs[i][1], 0, CROSS_STAGED);
+        check(s, pairs[i][0], 0, pairs[i][1], 0, CROSS_DIRECT);
+    }
+    pa_scope_destroy(s);
+}
+END_TEST
+
+START_TEST(test_two_gpus)
+{
+    pa_scope *s;
+    int n = pa_cuda_device_count();
+    if (n < 2) {
+        fprintf(stderr, "cuda_devices: %d GPU: the copies between two GPUs were not run\n", n);
+        return;
+    }
+    rng.s = pa_test_seed("cuda_devices");
+    s = declare();
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        check(s, pairs[i][0], 0, pairs[i][1], 1, PA_COPY);
+        check(s, pairs[i][0], 1, pairs[i][1], 0, PA_COPY);
+        check(s, pairs[i][0], 1, pairs[i][1], 1, PA_COPY);
+    }
+    check(s, "AT", 1, "H", 0, PA_COPY);
+    check(s, "HT", 0, "A", 1, PA_COPY);
+    pa_scope_destroy(s);
+}
+END_TEST
+
+int main(void)
+{
+    if (!pa_test_gpu_present()) {
+        fprintf(stderr, "cuda_devices: skipped: no usable GPU (or no CUDA backend in this build)\n");
+        return 77;
+    }
+    Suite *s = suite_create("cuda_devices");
+    TCase *tc = tcase_create("devices");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_cross_executor);
+    tcase_add_test(tc, test_two_gpus);
+    suite_add_tcase(s, tc);
+    return pa_test_run(s);
+}
