@@ -219,6 +219,7 @@ __global__ void __launch_bounds__(THREADS) tiled_vec4(const __grid_constant__ Ti
                                                       const uint32_t *__restrict__ src)
 {
     constexpr int P = TILE + 1, PASSES = TA / 32;
+    static_assert(THREADS == 256 && TILE == 32 && TA % 32 == 0, "8 warps of 4 rows by 8 vectors per pass");
     __shared__ uint32_t tile[TA * P];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int64_t t = blockIdx.x; t < p.ntiles; t += gridDim.x) {
