@@ -63,13 +63,44 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
     return pa__plan_get(*dl, *sl, de, dm, sm, out);
 }
 
+/*
+ * The backends of the last few distributed pairs this thread copied.  Finding a pair's backend walks both types
+ * and compares names (about 160 instructions), which a small distributed copy repeated in a loop should not
+ * pay every time; a pair found here goes straight to its backend.  Per thread, so without a lock.
+ */
+#define DIST_MEMO 4
+static _Thread_local struct dist_memo {
+    struct { pa__pair pair; const pa__dist_ops *ops; } e[DIST_MEMO];
+    unsigned next;
+} dist_memo;
+
+/* The calling thread's memo.  Taken once per copy through this call: GCC would otherwise recompute the
+ * thread-local address (a call to __tls_get_addr in a shared library) at every entry it looks at. */
+__attribute__((noinline)) static struct dist_memo *memo_here(void)
+{
+    return &dist_memo;
+}
+
 /* A copy with a distributed side goes to the backend of its thread type (MPI, pthd): 0 when neither is. */
 static int distributed(const pa_type *dt, const pa_type *st, const pa__dist_ops **ops)
 {
+    struct dist_memo *m;
     *ops = NULL;
-    if (!dt || !st || (!pa__type_distributed(dt) && !pa__type_distributed(st)))
+    if (!dt || !st)
         return 0;
-    *ops = pa__dist_ops_for(dt, st);
+    m = memo_here();
+    for (int i = 0; i < DIST_MEMO; i++)
+        if (pa__pair_is(&m->e[i].pair, dt, st)) {
+            *ops = m->e[i].ops;
+            return 1;
+        }
+    if (!pa__type_distributed(dt) && !pa__type_distributed(st))
+        return 0;
+    if ((*ops = pa__dist_ops_for(dt, st))) {   /* not remembered without one: each copy then says why */
+        unsigned i = m->next++ % DIST_MEMO;
+        pa__pair_set(&m->e[i].pair, dt, st);
+        m->e[i].ops = *ops;
+    }
     return 1;
 }
 

@@ -9,11 +9,22 @@
 #include "type_internal.h"
 
 static _Atomic uint64_t var_generation = 1;
+static _Atomic uint64_t last_serial;
 static _Thread_local int ref_depth;
 
 void pa__bump_var_generation(void)
 {
     var_generation++;
+}
+
+uint64_t pa__type_serial(const pa_type *t)
+{
+    return t->serial;
+}
+
+int pa__pair_current(const pa__pair *p)
+{
+    return p->dt->serial == p->dser && p->st->serial == p->sser;
 }
 
 typedef struct build {
@@ -54,6 +65,7 @@ static int new_node(build *b, pa_type *parent, int index, pa_type **out)
     if (!(n = calloc(1, sizeof *n)))
         return pa__err(PA_ERR_NOMEM, "no memory for a dimension");
     n->inst = b->inst;
+    n->serial = ++last_serial;
     n->parent = parent;
     n->index = index;
     n->next_alloc = b->inst->nodes;

@@ -218,5 +218,32 @@ const pa__launcher *pa__launcher_for(const char *mtt);
 
 /** Name of the mtt of a type ("any" when unspecified); the node's own mtt for a distributed type's dimension. */
 const char *pa__type_mtt(const pa_type *t);
+/**
+ * A number that no other type or dimension made in this process has, not even one made later at the address
+ * of a freed one (src/core/instance.c).  With its address it names a type across calls: types never change
+ * once made, so whatever was worked out for a type still holds while both match.
+ */
+uint64_t pa__type_serial(const pa_type *t);
+
+/* A (destination, source) pair of types as the per-thread memos of recent copies remember it (copy.c, and the
+ * MPI backend's plans): by address and by serial. */
+typedef struct pa__pair {
+    const pa_type *dt, *st;
+    uint64_t dser, sser;
+} pa__pair;
+
+static inline void pa__pair_set(pa__pair *p, const pa_type *dt, const pa_type *st)
+{
+    *p = (pa__pair){.dt = dt, .st = st, .dser = pa__type_serial(dt), .sser = pa__type_serial(st)};
+}
+
+/** 1 when the types at p's addresses are still the ones p was set for (src/core/instance.c). */
+int pa__pair_current(const pa__pair *p);
+
+/** 1 when p names these two (live) types; never for an empty (zeroed) pair, since dt and st are not NULL. */
+static inline int pa__pair_is(const pa__pair *p, const pa_type *dt, const pa_type *st)
+{
+    return p->dt == dt && p->st == st && pa__pair_current(p);
+}
 
 #endif

@@ -140,6 +140,7 @@ struct pa_type {
     int64_t **tables;           /* gather tables owned by this node's layout */
     int ntables;
     struct pa_type *next_alloc; /* every node of an instance, for freeing */
+    uint64_t serial;            /* unique in the process (pa__type_serial) */
 };
 
 typedef struct pa__inst {

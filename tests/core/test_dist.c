@@ -147,6 +147,40 @@ START_TEST(test_single_process_array)
 }
 END_TEST
 
+/*
+ * The per-thread memos of recent copies (copy.c, the MPI backend) name a pair of types by address and serial:
+ * a type made where a freed one was must not pass for it, whatever address the allocator hands out.
+ */
+START_TEST(test_pair_names_types)
+{
+    pa__pair p, empty;
+    pa_scope *s = NULL;
+    const pa_type *c = pa_type_get(scope, "C"), *d = pa_type_get(scope, "D");
+    ck_assert_uint_ne(pa__type_serial(c), pa__type_serial(d));
+    ck_assert_uint_ne(pa__type_serial(c), pa__type_serial(pa_type_dim(c, "0")));
+    memset(&empty, 0, sizeof empty);
+    ck_assert(!pa__pair_is(&empty, c, d));
+    pa__pair_set(&p, c, d);
+    ck_assert(pa__pair_is(&p, c, d));
+    ck_assert(!pa__pair_is(&p, d, c));
+    p.sser++;                                        /* as if d had been freed and another made at its address */
+    ck_assert(!pa__pair_is(&p, c, d));
+    /* Made again after its scope is gone: a new serial, larger than every earlier one, wherever it lands. */
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_declare_text(s, "E = paged int [4]"));
+    const pa_type *e = pa_type_get(s, "E");
+    uint64_t old = pa__type_serial(e);
+    pa__pair_set(&p, e, e);
+    pa_scope_destroy(s);
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_declare_text(s, "E = paged int [4]"));
+    e = pa_type_get(s, "E");
+    ck_assert_uint_gt(pa__type_serial(e), old);
+    ck_assert(!pa__pair_is(&p, e, e));
+    pa_scope_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dist");
@@ -158,6 +192,7 @@ int main(void)
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_single_process);
     tcase_add_test(tc, test_single_process_array);
+    tcase_add_test(tc, test_pair_names_types);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }

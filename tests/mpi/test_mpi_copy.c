@@ -79,6 +79,46 @@ static void test_mpimem(void)
     MCK_OK(pa_destroy(m, a));
 }
 
+/* More pairs than a thread's memo of recent copies holds (dist_memo.c), round after round: copies found there,
+ * copies that miss and evicted ones must all move the right elements, and the explanation stays the plan's. */
+static void test_repeated(void)
+{
+    static const char *const pairs[][2] = {{"T33", "S33"}, {"T34", "S34"}, {"S34", "T34"}, {"T35", "S35"},
+                                           {"S35", "T35"}, {"T36", "S36"}, {"S36", "T36"}, {"DT", "CT"},
+                                           {"CT", "DT"}, {"L2B", "L2"}};
+    enum { NPAIRS = sizeof pairs / sizeof pairs[0] };
+    char first[NPAIRS][512], line[512];
+    for (int round = 0; round < 3; round++)
+        for (int i = 0; i < NPAIRS; i++) {
+            const pa_type *dt = T(pairs[i][0]), *st = T(pairs[i][1]);
+            if (!dt || !st || mv_check_copy(dt, st, pairs[i][0]) || mv_check_copy(dt, st, pairs[i][0]))
+                return;
+            MCK(pa_copy_explain(dt, st, round ? line : first[i], sizeof line) > 0, "explain: %s", pa_last_error());
+            MCK(round == 0 || strcmp(line, first[i]) == 0, "explain(%s <- %s) changed: \"%s\", then \"%s\"",
+                pairs[i][0], pairs[i][1], first[i], line);
+        }
+}
+
+/* Types made and freed in turn, of two distributions with the same names and sizes: a new type may take a freed
+ * one's address, and must not be taken for it (the memo names types by address and serial number). */
+static void test_fresh_types(void)
+{
+    static const char *const targets[2] = {"[#D_0][#M][#D_1]", "[#D_1][#M][#D_0]"};
+    char text[256];
+    for (int round = 0; round < 6; round++) {
+        pa_scope *s = NULL;
+        MCK_OK(pa_scope_create(NULL, &s));
+        snprintf(text, sizeof text, "M = mpi [4]\nD = paged int [4][3]\nS = [#M][#D_0][#D_1]\nT = %s",
+                 targets[round % 2]);
+        MCK_OK(pa_declare_text(s, text));
+        const pa_type *dt = pa_type_get(s, "T"), *st = pa_type_get(s, "S");
+        MCK(dt && st, "pa_type_get: %s", pa_last_error());
+        if (dt && st)
+            mv_check_copy(dt, st, targets[round % 2]);
+        pa_scope_destroy(s);
+    }
+}
+
 static void test_errors(void)
 {
     int buf[64] = {0};
@@ -138,10 +178,19 @@ int main(int argc, char **argv)
     mck_run("transposition (fig. 4)", test_transpose);
     mck_run("local on process 2", test_local_on_root);
     mck_run("mpimem", test_mpimem);
+    mck_run("repeated copies", test_repeated);
+    mck_run("types freed and made again", test_fresh_types);
     mck_run("errors", test_errors);
-    pa_scope_destroy(scope);
     int all = 0;
     MPI_Allreduce(&mck_failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();
+    /* After MPI_Finalize a copy that the memo knew is one process's again: the process array does not fit. */
+    int buf[12] = {0}, st_after = pa_copy(T("T34"), buf, T("S34"), buf);
+    if (st_after != PA_ERR_RANGE) {
+        fprintf(stderr, "after MPI_Finalize: pa_copy gave %s, expected PA_ERR_RANGE: %s\n",
+                pa_status_name(st_after), pa_last_error());
+        all = 1;
+    }
+    pa_scope_destroy(scope);
     return all ? 1 : 0;
 }

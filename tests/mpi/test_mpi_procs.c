@@ -41,6 +41,25 @@ static int exchange(pa_ctx *ctx, void *argp)
     return st;
 }
 
+/* Types declared on every rank before pa_mpi_main, so that they outlive the arrays that copy them. */
+static pa_scope *kept;
+
+/* An alltoall over mpi [2] of the kept types, in arrays of 2 and of 3 processes one after the other: a plan a
+ * process remembered for one array's communicator must not serve the next (process 2 of 3 takes no part). */
+static int kept_exchange(pa_ctx *ctx, void *argp)
+{
+    int src[4], dst[4], me = (int)pa_tid(ctx), st;
+    (void)argp;
+    for (int i = 0; i < 4; i++)
+        src[i] = me * 100 + i, dst[i] = -1;
+    st = pa_copy(pa_type_get(kept, "T"), dst, pa_type_get(kept, "S"), src);
+    for (int i = 0; st == PA_OK && i < 4; i++)   /* row i of dst came from process i's row me */
+        if (dst[i] != (me < 2 ? (i / 2) * 100 + me * 2 + i % 2 : -1))
+            st = pa__err(PA_ERR_INVAL, "kept alltoall on process %d of %lld: dst[%d] = %d", me,
+                         (long long)pa_ctx_size(ctx), i, dst[i]);
+    return st;
+}
+
 /* pa_sync over the whole array and over each dimension of mpi [3][1]; a missing dimension is PA_ERR_DIM. */
 static int syncs(pa_ctx *ctx, void *argp)
 {
@@ -93,6 +112,9 @@ static int user_main(int argc, char **argv)
     task_arg a = {42, 3};
     MCK_OK(pa_for(p3, hello, &a, sizeof a));
     MCK_OK(pa_for(p3, exchange, NULL, 0));
+    MCK_OK(pa_for(p2, kept_exchange, NULL, 0));
+    MCK_OK(pa_for(p3, kept_exchange, NULL, 0));
+    MCK_OK(pa_for(p2, kept_exchange, NULL, 0));
     MCK_OK(pa_for(pa_type_parse(s, "mpi [3][1]"), syncs, NULL, 0));
     int want = 2;
     MCK_OK(pa_for(pa_type_parse(s, "mpi [1]"), nested, &want, sizeof want));   /* 1 + 2 of the 3 idle ranks */
@@ -129,5 +151,10 @@ int main(int argc, char **argv)
     pa_mpi_register("fail_on_one", fail_on_one);
     pa_mpi_register("syncs", syncs);
     pa_mpi_register("nested", nested);
-    return pa_mpi_main(argc, argv, user_main);
+    pa_mpi_register("kept_exchange", kept_exchange);
+    pa_scope_create(NULL, &kept);
+    pa_declare_text(kept, "M = mpi [2]\nD = paged int [2][2]\nS = [#M][#D_0][#D_1]\nT = [#D_0][#M][#D_1]");
+    int rc = pa_mpi_main(argc, argv, user_main);
+    pa_scope_destroy(kept);
+    return rc;
 }

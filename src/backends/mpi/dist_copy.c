@@ -11,7 +11,9 @@
  *
  * Plans are cached by the exact contents of both split layouts (when they are affine: gathered layouts point
  * into their types, which may be freed), the element size, the rank and the communicator's size.  The cache is
- * never trimmed, so that ranks that made the same copies keep the same plans.
+ * never trimmed, so that ranks that made the same copies keep the same plans.  Before any of that, a copy
+ * looks in its thread's memo of recent pairs (dist_memo.c): a repeated copy finds its plan there and pays
+ * for nothing but the checks of its pointers and the MPI call.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -47,6 +49,7 @@ static pa_mpi__dplan *cache_find(const pa__dist_split *d, const pa__dist_split *
 
 static void free_cache(void)
 {
+    pa_mpi__memo_invalidate();
     while (cache) {
         pa_mpi__dplan *p = cache;
         cache = p->next;
@@ -111,10 +114,28 @@ static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, in
     return PA_OK;
 }
 
+/* The plan from the thread's memo, else from prepare (remembered when cached).  *owned as for prepare. */
+static int plan_for(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, int *owned, MPI_Comm *comm)
+{
+    uint64_t epoch;
+    int rc;
+    *owned = 0;
+    if ((*out = pa_mpi__memo_find(dt, st, comm)))
+        return PA_OK;
+    epoch = pa_mpi__memo_epoch();
+    if ((rc = prepare(dt, st, out, owned)) != PA_OK)
+        return rc;
+    *comm = pa_mpi__comm();
+    if (!*owned)
+        pa_mpi__memo_put(dt, st, epoch, *out, *comm);
+    return PA_OK;
+}
+
 static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void *src)
 {
     pa_mpi__dplan *p;
-    int owned, rc = prepare(dt, st, &p, &owned);
+    MPI_Comm comm;
+    int owned, rc = plan_for(dt, st, &p, &owned, &comm);
     if (rc != PA_OK)
         return rc;
     if ((p->nrecv > 0 && !dst) || (p->nsend > 0 && !src))
@@ -124,10 +145,10 @@ static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void
                      !dst && p->nrecv ? "destination" : "source");
     else if (p->sbuf || p->rbuf) {
         pthread_mutex_lock(&p->run_lock);
-        rc = pa_mpi__dplan_exec(p, pa_mpi__comm(), dst, src);
+        rc = pa_mpi__dplan_exec(p, comm, dst, src);
         pthread_mutex_unlock(&p->run_lock);
     } else {
-        rc = pa_mpi__dplan_exec(p, pa_mpi__comm(), dst, src);
+        rc = pa_mpi__dplan_exec(p, comm, dst, src);
     }
     if (owned)
         pa_mpi__dplan_free(p);

@@ -13,25 +13,25 @@ static int send_buffer(const pa_mpi__dplan *p, const void *src, const void **out
     if (p->nsend == 0)
         return PA_OK;
     if (p->send_direct) {
-        *out = (const char *)src + pa__bytes(p->send_l.base, p->elm);
+        *out = (const char *)src + pa__bytes(p->send_base, p->elm);
         return PA_OK;
     }
     *out = p->sbuf;
-    return pa__plan_exec(p->pack, p->sbuf, 0, src, p->send_l.base);
+    return pa__plan_exec(p->pack, p->sbuf, 0, src, p->send_base);
 }
 
 static void *recv_buffer(const pa_mpi__dplan *p, void *dst)
 {
     if (p->nrecv == 0)
         return NULL;
-    return p->recv_direct ? (char *)dst + pa__bytes(p->recv_l.base, p->elm) : p->rbuf;
+    return p->recv_direct ? (char *)dst + pa__bytes(p->recv_base, p->elm) : p->rbuf;
 }
 
 static int unpack(const pa_mpi__dplan *p, void *dst)
 {
     if (p->nrecv == 0 || p->recv_direct)
         return PA_OK;
-    return pa__plan_exec(p->unpack, dst, p->recv_l.base, p->rbuf, 0);
+    return pa__plan_exec(p->unpack, dst, p->recv_base, p->rbuf, 0);
 }
 
 static int run_sendrecv(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src)
@@ -85,7 +85,7 @@ int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const v
     case PA_MPI__LOCAL:
         if (p->rank != p->src_root)
             return PA_OK;
-        return pa__plan_exec(p->local, dst, p->recv_l.base, src, p->send_l.base);
+        return pa__plan_exec(p->local, dst, p->recv_base, src, p->send_base);
     case PA_MPI__SENDRECV:
         return run_sendrecv(p, comm, dst, src);
     default:

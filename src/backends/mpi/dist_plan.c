@@ -230,6 +230,8 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
         goto fail;
     layout_of(p, 0, p->nsend, &p->send_l);
     layout_of(p, 1, p->nrecv, &p->recv_l);
+    p->send_base = p->send_l.base;
+    p->recv_base = p->recv_l.base;
     for (int w = 0; w < 2; w++)
         if ((w ? p->recv_l : p->send_l).affine) {   /* the layouts do not point into their lists then */
             free(p->tables[w]);

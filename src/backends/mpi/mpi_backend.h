@@ -43,21 +43,25 @@ typedef enum pa_mpi__kind {
  * to MPI in place, the others are packed or unpacked through host copy plans and a buffer owned by the plan.
  */
 typedef struct pa_mpi__dplan {
+    /* What every copy reads comes first (128 bytes), so that a small copy touches few lines besides MPI's. */
     pa_mpi__kind kind;
     int rank, nprocs;
     int src_root, dst_root;          /* SENDRECV, SCATTER (src_root), GATHER (dst_root), LOCAL (both) */
-    int64_t total, blk;              /* elements in all; per pair (SCATTER, GATHER, ALLTOALL) */
-    size_t elm;
-    int *scount, *sdispl, *rcount, *rdispl;   /* per rank, in MPI count units (ALLTOALLV) */
-    int64_t nsend, nrecv;            /* this rank's elements */
-    pa__layout send_l, recv_l;
     int send_direct, recv_direct;
-    pa__plan *pack, *unpack, *local; /* host plans: send_l -> buffer, buffer -> recv_l, send_l -> recv_l */
+    int scale;                       /* MPI count units per element: elm for MPI_BYTE, else 1 */
+    size_t elm;
+    int64_t blk;                     /* elements per pair (SCATTER, GATHER, ALLTOALL) */
+    int64_t nsend, nrecv;            /* this rank's elements */
+    int64_t send_base, recv_base;    /* send_l.base and recv_l.base */
+    MPI_Datatype etype;              /* MPI_BYTE, or elm contiguous bytes when counts in bytes overflow */
     char *sbuf, *rbuf;               /* pack buffers when not direct */
+    pa__plan *pack, *unpack, *local; /* host plans: send_l -> buffer, buffer -> recv_l, send_l -> recv_l */
+    int *scount, *sdispl, *rcount, *rdispl;   /* per rank, in MPI count units (ALLTOALLV) */
+    /* The rest: for making, explaining and freeing the plan. */
+    int64_t total;                   /* elements in all */
+    pa__layout send_l, recv_l;
     pthread_mutex_t run_lock;        /* copies through the same buffers from several threads take turns */
     int64_t *tables[2];              /* gather tables of send_l and recv_l when not affine */
-    MPI_Datatype etype;              /* MPI_BYTE, or elm contiguous bytes when counts in bytes overflow */
-    int scale;                       /* MPI count units per element: elm for MPI_BYTE, else 1 */
     int owns_etype;                  /* etype was made (and is freed) by the plan */
     /* the cache key */
     pa__dist_split key_dst, key_src;
@@ -73,6 +77,22 @@ void pa_mpi__dplan_free(pa_mpi__dplan *p);
 int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len);
 /** The name of a plan's kind as the MPI call it maps to ("MPI_Alltoall"). */
 const char *pa_mpi__kind_name(pa_mpi__kind k);
+
+/* ---- the per-thread memo of recent distributed copies (dist_memo.c) ------------------------------------ */
+
+/** The plan and communicator this thread last used to copy st to dt, or NULL when it has none that still
+ *  holds (see dist_memo.c for when one stops holding). */
+pa_mpi__dplan *pa_mpi__memo_find(const pa_type *dt, const pa_type *st, MPI_Comm *comm);
+/** Remembers a cached plan for the pair.  made_in is pa_mpi__memo_epoch() read before the plan's rank and
+ *  communicator were: an entry of an epoch that ended meanwhile is never found.  Nothing is remembered while
+ *  MPI is not running. */
+void pa_mpi__memo_put(const pa_type *dt, const pa_type *st, uint64_t made_in, pa_mpi__dplan *plan,
+                      MPI_Comm comm);
+/** The current epoch of the memo. */
+uint64_t pa_mpi__memo_epoch(void);
+/** Ends the current epoch, so that every thread's entries are dropped: the communicator copies use may have
+ *  changed (a process array's task starts or ends, pa_mpi_main starts or ends), or cached plans are freed. */
+void pa_mpi__memo_invalidate(void);
 
 /* ---- execution (dist_exec.c) --------------------------------------------------------------------------- */
 

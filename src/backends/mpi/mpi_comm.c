@@ -30,6 +30,7 @@ MPI_Comm pa_mpi__set_comm(MPI_Comm comm)
 {
     MPI_Comm prev = current;
     current = comm;
+    pa_mpi__memo_invalidate();   /* plans remembered for the previous communicator's rank and size */
     return prev;
 }
 

@@ -125,6 +125,7 @@ int pa_mpi_main(int argc, char **argv, int (*main_fn)(int argc, char **argv))
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_dup(MPI_COMM_WORLD, &proto);
     served = 1;
+    pa_mpi__memo_invalidate();   /* rank 0's main now copies over MPI_COMM_SELF (mpi_comm.c) */
     if (rank == 0) {
         rc = pa_mpi__idle_init(size) == PA_OK ? main_fn(argc, argv) : PA_ERR_NOMEM;
         pa_mpi__release_all(size);
@@ -132,6 +133,7 @@ int pa_mpi_main(int argc, char **argv, int (*main_fn)(int argc, char **argv))
         serve();
     }
     served = 0;
+    pa_mpi__memo_invalidate();
     MPI_Comm_free(&proto);
     if (!init)
         MPI_Finalize();
