@@ -70,6 +70,17 @@ PA_API size_t pa_alloc_bytes(const pa_type *type);
 /** \return 1 if the memory type name is known and usable on this machine, else 0. */
 PA_API int pa_mtt_available(const char *mtt);
 
+/**
+ * The Global Arrays handle of a gamem array: PARRAY's integer handle (manual §3.4), for Global Arrays' own
+ * calls on it, such as listing 17's GA_Print_distribution(data).  data is the pointer pa_create returned (a
+ * reserved address range, not memory: only pa_copy and Global Arrays reach the elements); it is valid on the
+ * processes that created the array.
+ * \return PA_OK with *handle set, else (*handle untouched) PA_ERR_INVAL (NULL argument, or data is not inside a
+ *         live gamem array of this process) or PA_ERR_MTT (no gamem here: a build without Global Arrays, or a
+ *         program linked with the shared library, which cannot contain it; the message says which).
+ */
+PA_API int pa_gamem_handle(const void *data, int *handle);
+
 #ifdef __cplusplus
 }
 #endif
