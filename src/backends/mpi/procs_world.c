@@ -163,9 +163,8 @@ static void grant_or_refuse(const char *msg, int len, pa_mpi__result *res)
         int busy = pa_mpi__pool_others((const int32_t *)(msg + sizeof h), h.nmembers, idle, &nidle);
         if (busy > 0) {
             res->status = PA_ERR_UNSUPPORTED;
-            snprintf(res->msg, sizeof res->msg, "%.31s needs every one of the %d ranks, but %d of those outside "
-                     "this process array of %d %s busy in other process arrays (nested, or beside it); do "
-                     "this where they are idle", h.name, world, busy, (int)h.nmembers, busy == 1 ? "is" : "are");
+            snprintf(res->msg, sizeof res->msg, "%.31s needs all %d ranks, but %d outside this process array %s "
+                     "busy in other arrays (nested, or beside it)", h.name, world, busy, busy == 1 ? "is" : "are");
         }
     }
     for (int i = 0; res->status == PA_OK && i < nidle; i++)
