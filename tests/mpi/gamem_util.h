@@ -88,7 +88,7 @@ static inline int poisoned(const char *h, int64_t o, size_t elm, unsigned char p
 static inline const pa_type *flat_host(const pa_type *t, int64_t n)
 {
     char name[64], decl[96];
-    snprintf(name, sizeof name, "HFLAT_%s_%lld", pa_elm(t), (long long)n);
+    snprintf(name, sizeof name, "HFLAT_%s_%lldx", pa_elm(t), (long long)n);
     for (char *c = name; *c; c++)
         *c = *c == ' ' ? '_' : *c;
     if (!pa_type_get(scope, name)) {
@@ -99,38 +99,38 @@ static inline const pa_type *flat_host(const pa_type *t, int64_t n)
 }
 
 /*
- * Round trip through gamem type gname, over an array made from type whole (read whole as a flat type of its
- * extent), and host type hname, on the processes of comm: process `writer` poisons the array, fills the host
- * array with pattern 1 and puts it; every process reads the whole array and checks the elements the copy
- * reached (and the poison elsewhere); then `writer` fills the array with pattern 2 and every process gets it
- * back into a poisoned host array.
- * expect_put and expect_get, when not NULL, are the calls of the writer's put and of every get (last_calls).
+ * Round trip through gamem type gt, over an array made from type mt (read as a flat type of its extent), and
+ * host type ht, on the processes of comm: process `writer` poisons the array, fills the host array with
+ * pattern 1 and puts it; every process reads the whole array and checks the elements the copy reached (and
+ * the poison elsewhere); then `writer` fills the array with pattern 2 and every process gets it back into a
+ * poisoned host array.  expect_put and expect_get, when not NULL, are the calls of the writer's put and of
+ * every get (last_calls).
  */
-static inline void round_trip_on(MPI_Comm comm, const char *whole, const char *gname, const char *hname, int writer,
-                                 const char *expect_put, const char *expect_get)
+static inline void round_trip(MPI_Comm comm, const pa_type *mt, const pa_type *gt, const pa_type *ht, int writer,
+                              const char *expect_put, const char *expect_get)
 {
-    const pa_type *mt = T(whole), *wt = mt, *gt = T(gname), *ht = T(hname);
-    char fname[64];
-    if (mt && extent_of(mt) != pa_size(mt)) {   /* made from a window: read it through a flat gamem type */
-        snprintf(fname, sizeof fname, "GFLAT_%s", whole);
+    const pa_type *wt = mt;
+    const char *gname = pa_type_name(gt), *hname = pa_type_name(ht);
+    int me = 0, np = 1;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &np);
+    if (!mt || !gt || !ht)
+        return;
+    if (extent_of(mt) != pa_size(mt)) {   /* made from a window: read it through a flat gamem type */
+        char fname[64], decl[96];
+        snprintf(fname, sizeof fname, "GFLAT_%s_%lldx", pa_type_name(mt), (long long)extent_of(mt));
         if (!pa_type_get(scope, fname)) {
-            char decl[96];
             snprintf(decl, sizeof decl, "gamem %s [%lld]", pa_elm(mt), (long long)extent_of(mt));
             MCK(pa_declare(scope, fname, decl) == PA_OK, "%s: %s", decl, pa_last_error());
         }
         wt = T(fname);
     }
-    int me = 0, np = 1;
-    MPI_Comm_rank(comm, &me);
-    MPI_Comm_size(comm, &np);
-    if (!wt || !gt || !ht)
-        return;
     size_t e = pa_elm_size(gt);
     int64_t n = pa_size(gt), fn = extent_of(wt), hx = extent_of(ht);
     const pa_type *flat = flat_host(wt, fn);
-    char *g = pa_create(mt), *host = malloc((size_t)hx * e), *all = malloc((size_t)fn * e), *seen = calloc(
-        (size_t)(fn > hx ? fn : hx), 1);
-    MCK(g != NULL, "pa_create(%s): %s", whole, pa_last_error());
+    char *g = pa_create(mt), *host = malloc((size_t)hx * e), *all = malloc((size_t)fn * e);
+    char *seen = calloc((size_t)(fn > hx ? fn : hx), 1);
+    MCK(g != NULL, "pa_create(%s): %s", pa_type_name(mt), pa_last_error());
     if (!g || !host || !all || !seen || !flat)
         goto done;
     if (me == writer % np) {
@@ -182,6 +182,77 @@ done:
     free(host);
     free(all);
     free(seen);
+}
+
+/* round_trip with the types named in the suite's scope. */
+static inline void round_trip_on(MPI_Comm comm, const char *whole, const char *gname, const char *hname,
+                                 int writer, const char *expect_put, const char *expect_get)
+{
+    round_trip(comm, T(whole), T(gname), T(hname), writer, expect_put, expect_get);
+}
+
+/*
+ * dt <- st between two gamem arrays (made from dm and sm; the same array when same), on every process of
+ * the world: process `writer` fills the source with pattern 3 and the destination with poison (through flat
+ * types) and copies; every process reads the destination back and checks every element against the
+ * reference offsets, and that the elements outside the copy kept what they held.
+ */
+static inline void gamem_copy_check(const pa_type *dm, const pa_type *dt, const pa_type *sm, const pa_type *st,
+                                    int same, int writer)
+{
+    int me = 0, np = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (!dm || !sm || !dt || !st)
+        return;
+    const char *dname = pa_type_name(dt), *sname = pa_type_name(st);
+    size_t e = pa_elm_size(dt);
+    int64_t dn = extent_of(dm), sn = extent_of(sm), n = pa_size(dt);
+    char *dg = pa_create(dm), *sg = same ? dg : pa_create(sm), line[512];
+    char *dh = malloc((size_t)dn * e), *sh = malloc((size_t)sn * e), *seen = calloc((size_t)dn, 1);
+    char *got = malloc((size_t)dn * e);
+    const pa_type *df = flat_host(dm, dn), *sf = flat_host(sm, sn);
+    MCK(dg && sg, "pa_create: %s", pa_last_error());
+    if (!dg || !sg || !dh || !sh || !seen || !got || extent_of(dm) != pa_size(dm) || extent_of(sm) != pa_size(sm))
+        goto done;
+    if (me == writer % np) {
+        memset(dh, 0xEE, (size_t)dn * e);
+        MCK_OK(pa_copy(dm, dg, df, dh));
+        fill(sh, sn, e, 3);
+        MCK_OK(pa_copy(sm, sg, sf, sh));   /* (the same array: the pattern overwrites the poison) */
+        if (same)
+            memcpy(dh, sh, (size_t)sn * e);   /* what the destination held before the copy */
+        MCK_OK(pa_copy(dt, dg, st, sg));
+        pa_ga__stats calls;
+        pa_ga__last_stats(&calls);
+        MCK(pa_ga__slice_bytes > 4096 || calls.calls >= 12, "%s <- %s in slices: %lld calls", dname, sname,
+            (long long)calls.calls);
+        MCK(pa_copy_explain(dt, st, line, sizeof line) > 0 && strstr(line, "strategy=ga_copy"), "%s", line);
+    }
+    MPI_Bcast(dh, (int)((size_t)dn * e), MPI_BYTE, writer % np, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    memset(got, 0x11, (size_t)dn * e);
+    MCK_OK(pa_copy(df, got, dm, dg));
+    int bad = 0;
+    for (int64_t k = 0; k < n && bad < 5; k++) {
+        int64_t d = pa_offset(dt, k), s = pa_offset(st, k);
+        seen[d] = 1;
+        if (!holds(got, d, e, 3, s) && ++bad)
+            MCK(0, "%s <- %s: element %lld (offset %lld) is not source element %lld", dname, sname, (long long)k,
+                (long long)d, (long long)s);
+    }
+    for (int64_t o = 0; o < dn && bad < 5; o++)
+        if (!seen[o] && memcmp(got + o * (int64_t)e, dh + o * (int64_t)e, e) != 0 && ++bad)
+            MCK(0, "%s <- %s: offset %lld outside the copy changed", dname, sname, (long long)o);
+    MPI_Barrier(MPI_COMM_WORLD);
+done:
+    if (!same)
+        MCK_OK(pa_destroy(sm, sg));
+    MCK_OK(pa_destroy(dm, dg));
+    free(dh);
+    free(sh);
+    free(seen);
+    free(got);
 }
 
 #endif

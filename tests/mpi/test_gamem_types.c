@@ -73,67 +73,9 @@ static void test_elements(void)
     }
 }
 
-/*
- * dst_type <- src_type between two gamem arrays (made from dst_make and src_make; the same array when
- * same): process `writer` fills the source with pattern 3 and the destination with poison (both through flat
- * types) and copies; every process reads both back and checks every element against the reference offsets.
- */
-static void gamem_to_gamem(const char *dst_make, const char *dst_name, const char *src_make, const char *src_name,
-                           int same, int writer)
+static void gamem_to_gamem(const char *dm, const char *dt, const char *sm, const char *st, int same, int writer)
 {
-    const pa_type *dm = T(dst_make), *sm = T(src_make), *dt = T(dst_name), *st = T(src_name);
-    if (!dm || !sm || !dt || !st)
-        return;
-    size_t e = pa_elm_size(dt);
-    int64_t dn = extent_of(dm), sn = extent_of(sm), n = pa_size(dt);
-    char *dg = pa_create(dm), *sg = same ? dg : pa_create(sm), line[512];
-    char *dh = malloc((size_t)dn * e), *sh = malloc((size_t)sn * e), *seen = calloc((size_t)dn, 1);
-    const pa_type *df = flat_host(dm, dn), *sf = flat_host(sm, sn);
-    MCK(dg && sg, "pa_create: %s", pa_last_error());
-    if (!dg || !sg || !dh || !sh || !seen)
-        goto done;
-    if (me == writer % nprocs) {
-        memset(dh, 0xEE, (size_t)dn * e);
-        MCK_OK(pa_copy(dm, dg, df, dh));
-        fill(sh, sn, e, 3);
-        MCK_OK(pa_copy(sm, sg, sf, sh));   /* (the same array: the pattern overwrites the poison) */
-        if (same)
-            memcpy(dh, sh, (size_t)sn * e);   /* what the destination held before the copy */
-        MCK_OK(pa_copy(dt, dg, st, sg));
-        pa_ga__stats calls;
-        pa_ga__last_stats(&calls);
-        MCK(pa_ga__slice_bytes > 4096 || calls.calls >= 12, "%s <- %s in slices: %lld calls", dst_name, src_name,
-            (long long)calls.calls);
-        MCK(pa_copy_explain(dt, st, line, sizeof line) > 0 && strstr(line, "strategy=ga_copy"), "%s",
-            line);
-    }
-    MPI_Bcast(dh, (int)((size_t)dn * e), MPI_BYTE, writer % nprocs, MPI_COMM_WORLD);
-    MPI_Barrier(MPI_COMM_WORLD);
-    char *got = malloc((size_t)dn * e);
-    if (!got)
-        goto done;
-    memset(got, 0x11, (size_t)dn * e);
-    MCK_OK(pa_copy(df, got, dm, dg));
-    int bad = 0;
-    for (int64_t k = 0; k < n && bad < 5; k++) {
-        int64_t d = pa_offset(dt, k), s = pa_offset(st, k);
-        seen[d] = 1;
-        if (!holds(got, d, e, 3, s) && ++bad)
-            MCK(0, "%s <- %s: element %lld (offset %lld) is not source element %lld", dst_name, src_name,
-                (long long)k, (long long)d, (long long)s);
-    }
-    for (int64_t o = 0; o < dn && bad < 5; o++)
-        if (!seen[o] && memcmp(got + o * (int64_t)e, dh + o * (int64_t)e, e) != 0 && ++bad)
-            MCK(0, "%s <- %s: offset %lld outside the copy changed", dst_name, src_name, (long long)o);
-    free(got);
-    MPI_Barrier(MPI_COMM_WORLD);
-done:
-    if (!same)
-        MCK_OK(pa_destroy(sm, sg));
-    MCK_OK(pa_destroy(dm, dg));
-    free(dh);
-    free(sh);
-    free(seen);
+    gamem_copy_check(T(dm), T(dt), T(sm), T(st), same, writer);
 }
 
 static void test_gamem_to_gamem(void)

@@ -194,6 +194,64 @@ static void pack(job *j, const call *c, const int *ord, char *h, int to_buf)
     }
 }
 
+/* The Global Arrays call for one patch: lo..hi (skip), buffer p with leading dimensions ldp (ldp[d]: the
+ * extent of dimension d; Global Arrays' ld[i] is that of dimension i + 1). */
+static void ga_call(const job *j, int64_t *lo, int64_t *hi, int64_t *skip, int strided, void *p, int64_t *ldp)
+{
+    int g = j->a->handle;
+    int64_t *ld = ldp + 1;
+    if (j->put && strided) NGA_Strided_put64(g, lo, hi, skip, p, ld);
+    else if (j->put) NGA_Put64(g, lo, hi, p, ld);
+    else if (strided) NGA_Strided_get64(g, lo, hi, skip, p, ld);
+    else NGA_Get64(g, lo, hi, p, ld);
+    stats.calls++;
+    stats.strided += strided;
+}
+
+/*
+ * Moves one patch.  Global Arrays' strided calls misplace elements in the buffer when the patch spans
+ * several owners' blocks (Global Arrays 5.8: the blocks after the first along a dimension get the buffer
+ * offset of a wrong stride, even where the skip there is 1), so a strided patch goes one block at a time:
+ * each piece starts at its first lattice point inside the block, with the buffer pointer moved to match and
+ * the same leading dimensions; within one block the calls are right.  Plain calls span blocks correctly.
+ */
+static int transfer(job *j, int64_t *lo, int64_t *hi, int64_t *skip, int strided, char *p, int64_t *ldp)
+{
+    int r = j->r, nb = strided ? NGA_Locate_nnodes64(j->a->handle, lo, hi) : 1;
+    if (nb <= 1) {
+        ga_call(j, lo, hi, skip, strided, p, ldp);
+        return PA_OK;
+    }
+    int64_t *map = malloc((size_t)nb * 2 * (size_t)r * sizeof *map), stride[PA_GA__MAX_DIMS];
+    int *procs = malloc((size_t)nb * sizeof *procs);
+    if (!map || !procs) {
+        free(map);
+        free(procs);
+        return pa__err(PA_ERR_NOMEM, "gamem: the owners of a patch of %d blocks", nb);
+    }
+    nb = NGA_Locate_region64(j->a->handle, lo, hi, map, procs);
+    for (int d = r - 1; d >= 0; d--)
+        stride[d] = d == r - 1 ? 1 : stride[d + 1] * ldp[d + 1];
+    for (int b = 0; b < nb; b++) {
+        int64_t blo[PA_GA__MAX_DIMS], bhi[PA_GA__MAX_DIMS], at = 0;
+        int empty = 0;
+        for (int d = 0; d < r && !empty; d++) {
+            int64_t from = map[b * 2 * r + d] > lo[d] ? map[b * 2 * r + d] : lo[d];
+            int64_t to = map[b * 2 * r + r + d] < hi[d] ? map[b * 2 * r + r + d] : hi[d];
+            int64_t first = (from - lo[d] + skip[d] - 1) / skip[d], last = (to - lo[d]) / skip[d];
+            empty = first > last;
+            blo[d] = lo[d] + first * skip[d];
+            bhi[d] = lo[d] + last * skip[d];
+            at += first * stride[d];
+        }
+        if (!empty)
+            ga_call(j, blo, bhi, skip, 1, p + at * (int64_t)j->unit, ldp);
+    }
+    free(map);
+    free(procs);
+    return PA_OK;
+}
+
 /* One Global Arrays call for a patch whose modes start at unit offset o (host h), every mode at index 0. */
 static int one_call(job *j, const call *c, int64_t o, char *h)
 {
@@ -232,16 +290,11 @@ static int one_call(job *j, const call *c, int64_t o, char *h)
         if (j->put)
             pack(j, c, ord, h, 1);
     }
-    int64_t *ld = ldp + 1;   /* Global Arrays' ld[i] is the extent of dimension i + 1 */
-    int g = j->a->handle;
-    if (j->put && strided) NGA_Strided_put64(g, lo, hi, skip, p, ld);
-    else if (j->put) NGA_Put64(g, lo, hi, p, ld);
-    else if (strided) NGA_Strided_get64(g, lo, hi, skip, p, ld);
-    else NGA_Get64(g, lo, hi, p, ld);
+    int st = transfer(j, lo, hi, skip, strided, p, ldp);
+    if (st != PA_OK)
+        return st;
     if (!inplace && !j->put)
         pack(j, c, ord, h, 0);
-    stats.calls++;
-    stats.strided += strided;
     stats.packed += !inplace;
     if (units / j->c > stats.largest)
         stats.largest = units / j->c;
