@@ -6,7 +6,9 @@
  * which is the size for ordinary types and more for a window into a larger array).
  *
  * Host memory types: paged (aligned malloc), numa (libnuma: on a node, or interleaved), mmap (a file image;
- * destroy writes it back).  Other memory types come with their backends (pinned, dmem, mpimem, gamem).
+ * destroy writes it back).  Other memory types come with their backends (pinned, dmem, mpimem, gamem).  A gamem
+ * array's pointer is an opaque handle (only pa_copy and Global Arrays reach its elements), and pa_create and
+ * pa_destroy of a gamem type are collective over the processes that run them (see mpi.h).
  */
 #ifndef PARRAY_MEM_H
 #define PARRAY_MEM_H
