@@ -14,81 +14,27 @@
  * per index.  A patch that does not fit in the array where a loop puts it (a window that crosses the end of
  * a row) is cut again: by its outermost mode first, and a single mode into the pieces of each row.
  *
- * The host side is passed in place when its strides are a row-major buffer of the patch (the innermost
- * dimension contiguous, each stride a whole multiple of the next, large enough for its count); otherwise the
- * patch goes through a buffer, packed before a put and unpacked after a get.  Patches that need a buffer are
- * kept under 16 MiB by moving modes out of them.  Puts are fenced: when the copy returns the data is on its
- * owners.  Each thread keeps what its last copy did (calls, strided calls, the largest patch), for tests.
+ * Each patch is moved by copy_patch.c, the host side in place where it can be and through a buffer where it
+ * cannot; patches that need a buffer are kept under 16 MiB by moving modes out of them.  Puts are fenced:
+ * when the copy returns the data is on its owners.
  */
 #include <ga.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ga_backend.h"
+#include "ga_patch.h"
 
-#define MAX_BMODES (PA__MAX_MODES * PA_GA__MAX_DIMS + 1)
 #define PACK_LIMIT ((int64_t)16 << 20)
 
-/* One mode after the cut: n indices; gamem side in units, host side in bytes. */
-typedef struct bmode {
-    int64_t n;
-    int64_t gstep, hstep;           /* affine sides */
-    const int64_t *gtab, *htab;     /* gathered sides: element offsets */
-    int dim;                        /* the dimension it runs along, -1 when it cannot be part of a patch */
-    int64_t skip;                   /* its step along dim */
-} bmode;
-
-typedef struct job {
-    const pa_ga__array *a;
-    int put, r;
-    size_t elm, unit;
-    int64_t c, D[PA_GA__MAX_DIMS], S[PA_GA__MAX_DIMS];
-    int nm, nbox, nouter;
-    bmode m[MAX_BMODES];
-    int box[PA_GA__MAX_DIMS];       /* patch modes, outermost first */
-    int outer[MAX_BMODES];
-    char *buf;
-    int64_t bufsize;
-} job;
-
-/* One patch: its modes (indices into m, outermost first), the index range of each. */
-typedef struct call {
-    int q;
-    int ms[PA_GA__MAX_DIMS];
-    int64_t from[PA_GA__MAX_DIMS], cnt[PA_GA__MAX_DIMS];
-} call;
-
-static _Thread_local pa_ga__stats stats;
-
-void pa_ga__last_stats(pa_ga__stats *out)
-{
-    *out = stats;
-}
-
-void pa_ga__stats_reset(void)
-{
-    memset(&stats, 0, sizeof stats);
-}
-
-static int64_t gpart(const job *j, const bmode *b, int64_t i)
-{
-    return b->gtab ? b->gtab[i] * j->c : i * b->gstep;
-}
-
-static int64_t hpart(const job *j, const bmode *b, int64_t i)
-{
-    return b->htab ? pa__bytes(b->htab[i], j->elm) : i * b->hstep;
-}
-
-static void push(job *j, bmode b)
+static void push(pa_ga__job *j, pa_ga__mode b)
 {
     j->m[j->nm++] = b;   /* room: each planner mode is cut into at most one piece per dimension */
 }
 
 /* Adds a mode, cut at the array's dimensions (see above). */
-static void add_mode(job *j, int64_t n, int64_t gstep, const int64_t *gtab, int64_t hstep, const int64_t *htab)
+static void add_mode(pa_ga__job *j, int64_t n, int64_t gstep, const int64_t *gtab, int64_t hstep, const int64_t *htab)
 {
-    bmode b = {n, gstep, hstep, gtab, htab, -1, 1};
+    pa_ga__mode b = {n, gstep, hstep, gtab, htab, -1, 1};
     if (gtab || gstep <= 0 || n < 2) {
         push(j, b);
         return;
@@ -113,201 +59,13 @@ static void add_mode(job *j, int64_t n, int64_t gstep, const int64_t *gtab, int6
     push(j, b);
 }
 
-/* The row-major subscript of unit offset o. */
-static void subscript(const job *j, int64_t o, int64_t *sub)
-{
-    for (int d = j->r - 1; d >= 0; d--) {
-        sub[d] = o % j->D[d];
-        o /= j->D[d];
-    }
-}
-
-/* Sorts a patch's modes by dimension: ord[] gets positions in c->ms, outermost dimension first. */
-static void by_dim(const job *j, const call *c, int *ord)
-{
-    for (int i = 0; i < c->q; i++) {
-        int t = i;
-        while (t > 0 && j->m[c->ms[ord[t - 1]]].dim > j->m[c->ms[i]].dim) {
-            ord[t] = ord[t - 1];
-            t--;
-        }
-        ord[t] = i;
-    }
-}
-
-/*
- * The leading dimensions of the host side as it is (ldp[d]: the extent of dimension d, whose product over the
- * inner dimensions is each stride).  \return 1 when the host strides are such a buffer.
- */
-static int host_ld(const job *j, const call *c, const int *ord, int64_t *ldp)
-{
-    int64_t inner = 1, unit = (int64_t)j->unit;
-    for (int d = 0; d < j->r; d++)
-        ldp[d] = 1;
-    for (int t = c->q - 1; t >= 0; t--) {
-        const bmode *b = &j->m[c->ms[ord[t]]];
-        if (b->htab || b->hstep <= 0 || b->hstep % unit != 0)
-            return 0;
-        int64_t h = b->hstep / unit;
-        if (t == c->q - 1 && h != 1)
-            return 0;
-        if (t < c->q - 1) {
-            int pos = ord[t + 1];
-            if (h % inner != 0 || h / inner < c->cnt[pos])
-                return 0;
-            ldp[j->m[c->ms[pos]].dim] = h / inner;
-        }
-        inner = h;
-    }
-    if (c->q > 0)
-        ldp[j->m[c->ms[ord[0]]].dim] = c->cnt[ord[0]];
-    return 1;
-}
-
-/* Packs the host side of a patch into the buffer (to_buf) or unpacks it, in the buffer's dimension order. */
-static void pack(job *j, const call *c, const int *ord, char *h, int to_buf)
-{
-    int64_t idx[PA_GA__MAX_DIMS] = {0}, unit = (int64_t)j->unit;
-    char *b = j->buf;
-    int q = c->q, in = ord[q - 1];
-    const bmode *im = &j->m[c->ms[in]];
-    int64_t n_in = c->cnt[in], f_in = c->from[in];
-    for (;;) {
-        char *hp = h;
-        for (int t = 0; t < q - 1; t++)
-            hp += hpart(j, &j->m[c->ms[ord[t]]], c->from[ord[t]] + idx[t]);
-        if (!im->htab && im->hstep == unit) {
-            char *run = hp + f_in * unit;
-            memcpy(to_buf ? b : run, to_buf ? run : b, (size_t)(n_in * unit));
-        } else {
-            for (int64_t i = 0; i < n_in; i++) {
-                char *e = hp + hpart(j, im, f_in + i);
-                memcpy(to_buf ? b + i * unit : e, to_buf ? e : b + i * unit, (size_t)unit);
-            }
-        }
-        b += n_in * unit;
-        int t = q - 2;
-        while (t >= 0 && ++idx[t] == c->cnt[ord[t]])
-            idx[t--] = 0;
-        if (t < 0)
-            break;
-    }
-}
-
-/* The Global Arrays call for one patch: lo..hi (skip), buffer p with leading dimensions ldp (ldp[d]: the
- * extent of dimension d; Global Arrays' ld[i] is that of dimension i + 1). */
-static void ga_call(const job *j, int64_t *lo, int64_t *hi, int64_t *skip, int strided, void *p, int64_t *ldp)
-{
-    int g = j->a->handle;
-    int64_t *ld = ldp + 1;
-    if (j->put && strided) NGA_Strided_put64(g, lo, hi, skip, p, ld);
-    else if (j->put) NGA_Put64(g, lo, hi, p, ld);
-    else if (strided) NGA_Strided_get64(g, lo, hi, skip, p, ld);
-    else NGA_Get64(g, lo, hi, p, ld);
-    stats.calls++;
-    stats.strided += strided;
-}
-
-/*
- * Moves one patch.  Global Arrays' strided calls misplace elements in the buffer when the patch spans
- * several owners' blocks (Global Arrays 5.8: the blocks after the first along a dimension get the buffer
- * offset of a wrong stride, even where the skip there is 1), so a strided patch goes one block at a time:
- * each piece starts at its first lattice point inside the block, with the buffer pointer moved to match and
- * the same leading dimensions; within one block the calls are right.  Plain calls span blocks correctly.
- */
-static int transfer(job *j, int64_t *lo, int64_t *hi, int64_t *skip, int strided, char *p, int64_t *ldp)
-{
-    int r = j->r, nb = strided ? NGA_Locate_nnodes64(j->a->handle, lo, hi) : 1;
-    if (nb <= 1) {
-        ga_call(j, lo, hi, skip, strided, p, ldp);
-        return PA_OK;
-    }
-    int64_t *map = malloc((size_t)nb * 2 * (size_t)r * sizeof *map), stride[PA_GA__MAX_DIMS];
-    int *procs = malloc((size_t)nb * sizeof *procs);
-    if (!map || !procs) {
-        free(map);
-        free(procs);
-        return pa__err(PA_ERR_NOMEM, "gamem: the owners of a patch of %d blocks", nb);
-    }
-    nb = NGA_Locate_region64(j->a->handle, lo, hi, map, procs);
-    for (int d = r - 1; d >= 0; d--)
-        stride[d] = d == r - 1 ? 1 : stride[d + 1] * ldp[d + 1];
-    for (int b = 0; b < nb; b++) {
-        int64_t blo[PA_GA__MAX_DIMS], bhi[PA_GA__MAX_DIMS], at = 0;
-        int empty = 0;
-        for (int d = 0; d < r && !empty; d++) {
-            int64_t from = map[b * 2 * r + d] > lo[d] ? map[b * 2 * r + d] : lo[d];
-            int64_t to = map[b * 2 * r + r + d] < hi[d] ? map[b * 2 * r + r + d] : hi[d];
-            int64_t first = (from - lo[d] + skip[d] - 1) / skip[d], last = (to - lo[d]) / skip[d];
-            empty = first > last;
-            blo[d] = lo[d] + first * skip[d];
-            bhi[d] = lo[d] + last * skip[d];
-            at += first * stride[d];
-        }
-        if (!empty)
-            ga_call(j, blo, bhi, skip, 1, p + at * (int64_t)j->unit, ldp);
-    }
-    free(map);
-    free(procs);
-    return PA_OK;
-}
-
-/* One Global Arrays call for a patch whose modes start at unit offset o (host h), every mode at index 0. */
-static int one_call(job *j, const call *c, int64_t o, char *h)
-{
-    int64_t sub[PA_GA__MAX_DIMS], lo[PA_GA__MAX_DIMS], hi[PA_GA__MAX_DIMS], skip[PA_GA__MAX_DIMS];
-    int64_t ldp[PA_GA__MAX_DIMS], units = 1;
-    int ord[PA_GA__MAX_DIMS] = {0}, strided = 0;
-    for (int t = 0; t < c->q; t++)
-        o += gpart(j, &j->m[c->ms[t]], c->from[t]);
-    subscript(j, o, sub);
-    for (int d = 0; d < j->r; d++) {
-        lo[d] = hi[d] = sub[d];
-        skip[d] = 1;
-    }
-    for (int t = 0; t < c->q; t++) {
-        const bmode *b = &j->m[c->ms[t]];
-        hi[b->dim] = sub[b->dim] + (c->cnt[t] - 1) * b->skip;
-        skip[b->dim] = b->skip;
-        strided |= b->skip > 1 && c->cnt[t] > 1;
-        units *= c->cnt[t];
-    }
-    by_dim(j, c, ord);
-    int inplace = host_ld(j, c, ord, ldp);
-    char *p = h;
-    if (inplace) {
-        for (int t = 0; t < c->q; t++)
-            p += hpart(j, &j->m[c->ms[t]], c->from[t]);
-    } else {
-        for (int d = 0; d < j->r; d++)
-            ldp[d] = 1;
-        for (int t = 0; t < c->q; t++)
-            ldp[j->m[c->ms[t]].dim] = c->cnt[t];
-        if (!j->buf && !(j->buf = malloc((size_t)(j->bufsize * (int64_t)j->unit))))
-            return pa__err(PA_ERR_NOMEM, "gamem: a buffer of %lld bytes for a patch",
-                           (long long)(j->bufsize * (int64_t)j->unit));
-        p = j->buf;
-        if (j->put)
-            pack(j, c, ord, h, 1);
-    }
-    int st = transfer(j, lo, hi, skip, strided, p, ldp);
-    if (st != PA_OK)
-        return st;
-    if (!inplace && !j->put)
-        pack(j, c, ord, h, 0);
-    stats.packed += !inplace;
-    if (units / j->c > stats.largest)
-        stats.largest = units / j->c;
-    return PA_OK;
-}
-
 /* 1 when the patch of modes box[first..] fits in the array at unit offset o. */
-static int fits(const job *j, int first, int64_t o)
+static int fits(const pa_ga__job *j, int first, int64_t o)
 {
     int64_t sub[PA_GA__MAX_DIMS];
     subscript(j, o, sub);
     for (int t = first; t < j->nbox; t++) {
-        const bmode *b = &j->m[j->box[t]];
+        const pa_ga__mode *b = &j->m[j->box[t]];
         if (sub[b->dim] + (b->n - 1) * b->skip >= j->D[b->dim])
             return 0;
     }
@@ -315,16 +73,16 @@ static int fits(const job *j, int first, int64_t o)
 }
 
 /* Moves the patch of modes box[first..] at unit offset o, host h: in one call, or cut (see above). */
-static int patch(job *j, int first, int64_t o, char *h)
+static int patch(pa_ga__job *j, int first, int64_t o, char *h)
 {
-    call c = {.q = j->nbox - first};
+    pa_ga__patch c = {.q = j->nbox - first};
     for (int t = 0; t < c.q; t++) {
         c.ms[t] = j->box[first + t];
         c.cnt[t] = j->m[c.ms[t]].n;
     }
     if (fits(j, first, o))
-        return one_call(j, &c, o, h);
-    const bmode *b = &j->m[j->box[first]];
+        return pa_ga__one_call(j, &c, o, h);
+    const pa_ga__mode *b = &j->m[j->box[first]];
     int st = PA_OK;
     if (c.q > 1) {
         for (int64_t i = 0; i < b->n && st == PA_OK; i++)
@@ -337,18 +95,18 @@ static int patch(job *j, int first, int64_t o, char *h)
         int64_t len = (j->D[b->dim] - 1 - sub[b->dim]) / b->skip + 1;
         c.from[0] = i;
         c.cnt[0] = len < b->n - i ? len : b->n - i;
-        st = one_call(j, &c, o, h);
+        st = pa_ga__one_call(j, &c, o, h);
         i += c.cnt[0];
     }
     return st;
 }
 
 /* Chooses the patch modes: innermost first, one per dimension; the rest loop outside. */
-static void choose(job *j)
+static void choose(pa_ga__job *j)
 {
-    int used[PA_GA__MAX_DIMS] = {0}, inbox[MAX_BMODES] = {0}, tmp[PA_GA__MAX_DIMS], nb = 0;
+    int used[PA_GA__MAX_DIMS] = {0}, inbox[PA_GA__MAX_BMODES] = {0}, tmp[PA_GA__MAX_DIMS], nb = 0;
     for (int i = j->nm - 1; i >= 0; i--) {
-        const bmode *b = &j->m[i];
+        const pa_ga__mode *b = &j->m[i];
         if (b->dim >= 0 && !used[b->dim]) {
             used[b->dim] = 1;
             inbox[i] = 1;
@@ -363,15 +121,15 @@ static void choose(job *j)
         if (!inbox[i])
             j->outer[j->nouter++] = i;
     /* Keep patches that go through a buffer under the limit: their outermost modes loop outside instead. */
-    call c = {.q = nb};
+    pa_ga__patch c = {.q = nb};
     int ord[PA_GA__MAX_DIMS] = {0};
     int64_t ldp[PA_GA__MAX_DIMS];
     for (int t = 0; t < nb; t++) {
         c.ms[t] = j->box[t];
         c.cnt[t] = j->m[j->box[t]].n;
     }
-    by_dim(j, &c, ord);
-    int inplace = host_ld(j, &c, ord, ldp);
+    pa_ga__by_dim(j, &c, ord);
+    int inplace = pa_ga__host_ld(j, &c, ord, ldp);
     j->bufsize = 1;
     for (int t = 0; t < j->nbox; t++)
         j->bufsize *= j->m[j->box[t]].n;
@@ -383,15 +141,15 @@ static void choose(job *j)
 }
 
 /* Every index of the outer modes: one patch each. */
-static int run(job *j, int64_t g0, char *h0)
+static int run(pa_ga__job *j, int64_t g0, char *h0)
 {
-    int64_t idx[MAX_BMODES] = {0};
+    int64_t idx[PA_GA__MAX_BMODES] = {0};
     int st = PA_OK;
     for (;;) {
         int64_t o = g0;
         char *h = h0;
         for (int t = 0; t < j->nouter; t++) {
-            const bmode *b = &j->m[j->outer[t]];
+            const pa_ga__mode *b = &j->m[j->outer[t]];
             o += gpart(j, b, idx[t]);
             h += hpart(j, b, idx[t]);
         }
@@ -432,7 +190,7 @@ int pa_ga__xfer_check(const pa_ga__array *a, const pa_ga__xfer *x)
 
 int pa_ga__xfer_move(const pa_ga__array *a, const pa_ga__xfer *x, int put)
 {
-    job *j = calloc(1, sizeof *j);
+    pa_ga__job *j = calloc(1, sizeof *j);
     if (!j)
         return pa__err(PA_ERR_NOMEM, "gamem: no memory to plan a copy's patches");
     j->a = a;
@@ -449,7 +207,7 @@ int pa_ga__xfer_move(const pa_ga__array *a, const pa_ga__xfer *x, int put)
         add_mode(j, x->size[m], x->gtab[m] ? 0 : x->gstride[m] * j->c, x->gtab[m],
                  x->htab[m] ? 0 : pa__bytes(x->hstride[m], x->elm), x->htab[m]);
     if (j->c > 1)   /* the units of one element: a whole last dimension, contiguous on the host */
-        push(j, (bmode){j->c, 1, (int64_t)j->unit, NULL, NULL, j->r - 1, 1});
+        push(j, (pa_ga__mode){j->c, 1, (int64_t)j->unit, NULL, NULL, j->r - 1, 1});
     choose(j);
     if (put)
         GA_Init_fence();
