@@ -1,9 +1,10 @@
 /*
  * parray MPI tests — gamem arrays inside mpi process arrays under pa_mpi_main, on 6 processes (rank 0 runs
  * main, 5 wait to be drafted), without the program starting Global Arrays itself:
- *  - a process array of 4 creates listing 17's "gamem int [3][[4][2]]" on its own processor group (Global
- *    Arrays is started on every rank on the way, through a world call): the group, the default group (so that
- *    GA_Nodeid and GA_Print_distribution work on the array's processes), the manual's distribution of listing
+ *  - the processes of an array of 2 each run a nested array, then make the program's first gamem array:
+ *    Global Arrays is started on every rank through a world call, which finds the nested ranks idle again;
+ *  - a process array of 4 creates listing 17's "gamem int [3][[4][2]]" on its own processor group: the
+ *    group, the default group (so that GA_Nodeid and GA_Print_distribution work on the array's processes), the manual's distribution of listing
  *    18; process 0 puts, every process gets windows back; a gamem to gamem copy inside the array; one array
  *    destroyed by the processes, one left for the end of the task;
  *  - the next arrays (of 5, 2 and 3 processes, on other rank sets) start with nothing left over and make
@@ -109,6 +110,22 @@ static int any(pa_ctx *ctx, void *arg)
     return st;
 }
 
+static int trivial(pa_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    (void)arg;
+    return PA_OK;
+}
+
+/* Every process of the array first runs a nested array of 1, then they make a gamem array together: the
+ * first one of the program, so Global Arrays starts through a world call, which must find the nested arrays'
+ * ranks idle again. */
+static int nest_then_any(pa_ctx *ctx, void *arg)
+{
+    int st = pa_for(T("P1"), trivial, NULL, 0);
+    return st != PA_OK ? st : any(ctx, arg);
+}
+
 /* A process of an array of 2 starts a nested array of 2, whose processes make a gamem array. */
 static int nest(pa_ctx *ctx, void *arg)
 {
@@ -131,6 +148,8 @@ static int user_main(int argc, char **argv)
     (void)argc;
     (void)argv;
     int buf[24];
+    MCK(!GA_Initialized(), "Global Arrays runs before the first gamem array");
+    MCK_OK(pa_for(T("P2"), nest_then_any, NULL, 0));
     MCK_OK(pa_for(T("P4"), listing, NULL, 0));
     MCK_OK(pa_for(T("P5"), any, NULL, 0));
     MCK_OK(pa_for(T("P2"), any, NULL, 0));
@@ -176,7 +195,7 @@ int main(int argc, char **argv)
         "DATAT = gamem int [#DT_1][#DT_0]\n"          /* DATA's elements read in transposed order */
         "DWIN = gamem int [[2 # disp(1) # DATA_0][[2 # disp(1) # DATA_1_0][#DATA_1_1]]]\n"
         "HWIN = paged int [8]\n"
-        "P2 = mpi [2]\nP3 = mpi [3]\nP4 = mpi [4]\nP5 = mpi [5]\nPT = pthd [2]\n");
+        "P1 = mpi [1]\nP2 = mpi [2]\nP3 = mpi [3]\nP4 = mpi [4]\nP5 = mpi [5]\nPT = pthd [2]\n");
     if (st != PA_OK) {
         fprintf(stderr, "declarations: %s\n", pa_last_error());
         return 1;
@@ -184,6 +203,8 @@ int main(int argc, char **argv)
     pa_mpi_register("listing", listing);
     pa_mpi_register("any", any);
     pa_mpi_register("nest", nest);
+    pa_mpi_register("trivial", trivial);
+    pa_mpi_register("nest_then_any", nest_then_any);
     int rc = pa_mpi_main(argc, argv, user_main);
     pa_scope_destroy(scope);
     return rc;

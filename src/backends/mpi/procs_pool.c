@@ -149,7 +149,9 @@ void pa_mpi__pool_give(const int32_t *ranks, int n)
             busy[ranks[i]] = 0;
         return;
     }
-    MPI_Send(ranks, n, MPI_INT32_T, 0, PA_MPI__TAG_FREE, pa_mpi__proto());
+    /* Synchronous: when this returns, rank 0 has taken the ranks back, so a world call that this process's
+     * array makes next (after its processes have met) never finds them still busy. */
+    MPI_Ssend(ranks, n, MPI_INT32_T, 0, PA_MPI__TAG_FREE, pa_mpi__proto());
 }
 
 /* Records one drafted rank's result; the lowest tid that failed decides the status. */
