@@ -5,7 +5,8 @@
  * window, a run that crosses rows, a reversed dimension), each time by one process while the others wait,
  * every element compared with the types' reference offsets and every destination poisoned first, and the
  * number of Global Arrays calls (strided or not, packed or in place) checked where it is known; a process
- * array of 2 of the 4 processes makes its own gamem array on a processor group; errors.
+ * array of 2 of the 4 processes cannot start Global Arrays (a clear error), and once it runs makes its own
+ * gamem array on a processor group; errors.
  *     mpirun -np 4 test_mpi_gamem
  * Run once as it is (ARMCI-MPI's noncollective groups, turned on by parray_gamem) and once with
  * ARMCI_NONCOLLECTIVE_GROUPS=0 (groups collective over the world: the process array's group is refused).
@@ -125,6 +126,24 @@ static void test_process_array(void)
     MCK(GA_Nnodes() == nprocs, "the default group has %d processes after the task", GA_Nnodes());
 }
 
+/* Before any gamem array: a process array of 2 cannot start Global Arrays (collective over all 4 ranks). */
+static int early_task(pa_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    (void)arg;
+    void *g = pa_create(T("G"));
+    if (g)
+        return pa__err(PA_ERR_INVAL, "a gamem array was made by 2 of 4 processes before Global Arrays ran");
+    return strstr(pa_last_error(), "GA_Initialize") ? PA_OK : pa__err(PA_ERR_INVAL, "message: %s", pa_last_error());
+}
+
+static void test_start_in_array(void)
+{
+    MCK(!GA_Initialized(), "Global Arrays runs already");
+    MCK_OK(pa_for(pa_type_parse(scope, "mpi [2]"), early_task, NULL, 0));
+    MCK(!GA_Initialized(), "Global Arrays was started on some ranks");
+}
+
 static void test_errors(void)
 {
     int *g = pa_create(T("G")), *g2 = pa_create(T("G")), host[48], h = 0;
@@ -212,6 +231,7 @@ int main(int argc, char **argv)
         "GD = gamem double [2][3]\n"
         "HD = paged double [2][3]\n");
     MCK(st == PA_OK, "declarations: %s", pa_last_error());
+    mck_run("start in a process array", test_start_in_array);
     mck_run("Global Array shapes", test_shapes);
     mck_run("contiguous", test_contiguous);
     mck_run("transposed", test_transposed);

@@ -90,7 +90,7 @@ int pa_ga__start(void)
     st = pa_mpi__world_call("GA_Initialize", NULL, 0);
     if (st != PA_OK)
         return pa__err_wrap(st, "gamem: Global Arrays is not running and only %d of the %d ranks run this code; "
-                            "call GA_Initialize() on every process before pa_mpi_main (as listing 17 does)",
+                            "call GA_Initialize() on every process first (listing 17 does, before _pa_main)",
                             here, world);
     return PA_OK;
 }

@@ -180,9 +180,8 @@ void pa_mpi__world_answer(int from)
     MPI_Probe(from, PA_MPI__TAG_WORLD, pa_mpi__proto(), &st);
     MPI_Get_count(&st, MPI_BYTE, &len);
     char *msg = malloc(len > (int)sizeof(pa_mpi__world_head) ? (size_t)len : sizeof(pa_mpi__world_head));
-    if (!msg) {
+    if (!msg)
         abort();   /* the array waits for this answer: failing loudly beats a hang */
-    }
     MPI_Recv(msg, len, MPI_BYTE, from, PA_MPI__TAG_WORLD, pa_mpi__proto(), MPI_STATUS_IGNORE);
     grant_or_refuse(msg, len, &res);
     MPI_Send(&res, (int)sizeof res, MPI_BYTE, from, PA_MPI__TAG_WORLD_REPLY, pa_mpi__proto());
