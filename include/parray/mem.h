@@ -6,7 +6,9 @@
  * which is the size for ordinary types and more for a window into a larger array).
  *
  * Host memory types: paged (aligned malloc), numa (libnuma: on a node, or interleaved), mmap (a file image;
- * destroy writes it back).  Other memory types come with their backends (pinned, dmem, mpimem, gamem).
+ * destroy writes it back).  Other memory types come with their backends (pinned, dmem, mpimem, gamem).  A gamem
+ * array's pointer is an opaque handle (only pa_copy and Global Arrays reach its elements), and pa_create and
+ * pa_destroy of a gamem type are collective over the processes that run them (see mpi.h).
  */
 #ifndef PARRAY_MEM_H
 #define PARRAY_MEM_H
@@ -69,6 +71,17 @@ PA_API size_t pa_alloc_bytes(const pa_type *type);
 
 /** \return 1 if the memory type name is known and usable on this machine, else 0. */
 PA_API int pa_mtt_available(const char *mtt);
+
+/**
+ * The Global Arrays handle of a gamem array: PARRAY's integer handle (manual §3.4), for Global Arrays' own
+ * calls on it, such as listing 17's GA_Print_distribution(data).  data is the pointer pa_create returned (a
+ * reserved address range, not memory: only pa_copy and Global Arrays reach the elements); it is valid on the
+ * processes that created the array.
+ * \return PA_OK with *handle set, else (*handle untouched) PA_ERR_INVAL (NULL argument, or data is not inside a
+ *         live gamem array of this process) or PA_ERR_MTT (no gamem here: a build without Global Arrays, or a
+ *         program linked with the shared library, which cannot contain it; the message says which).
+ */
+PA_API int pa_gamem_handle(const void *data, int *handle);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,12 @@
  * Without MPI running the library is a single process: rank 0 of 1, and a distributed copy that needs more
  * processes fails with PA_ERR_RANGE.  mpimem arrays (MPI_Alloc_mem) are host memory: pa_create them while MPI
  * runs and copy them like paged arrays.
+ *
+ * gamem arrays (Global Arrays, manual §3.4, static library with libparray_gamem.a only) are created
+ * collectively by the processes that run the code: every rank in SPMD code, or the processes of a process
+ * array (on a Global Arrays processor group of theirs, as in listing 17), or rank 0's main alone;
+ * pa_gamem_handle() (mem.h) gives their Global Arrays handle.  docs/api.md says how groups are made and what
+ * happens where ranks are busy in other arrays.
  */
 #ifndef PARRAY_MPI_H
 #define PARRAY_MPI_H

@@ -72,6 +72,8 @@ typedef struct pa__mem_ops {
     /* Optional: an allocator that needs the type (its element type, e.g. gamem's Global Arrays data type);
      * pa_create calls it instead of alloc when set. */
     int (*alloc_type)(const pa_type *type, size_t bytes, const pa_mem_opts *opts, void **out, void **cookie);
+    /* Optional: the backend's own integer handle of a live array (gamem: its Global Arrays handle). */
+    int (*handle)(const void *ptr, int *out);
 } pa__mem_ops;
 
 /** The allocator for a memory type name, or NULL. */

@@ -195,3 +195,14 @@ int pa_destroy(const pa_type *type, void *ptr)
     }
     return ops->free(ptr, rec.bytes, rec.cookie);
 }
+
+int pa_gamem_handle(const void *data, int *handle)
+{
+    const pa__mem_ops *ops = pa__mem_find("gamem");
+    const char *missing = pa__mem_missing("gamem");
+    if (data == NULL || handle == NULL)
+        return pa__err(PA_ERR_INVAL, "pa_gamem_handle: %s is NULL", data == NULL ? "the array" : "the handle");
+    if (ops == NULL || ops->handle == NULL)
+        return pa__err(PA_ERR_MTT, "pa_gamem_handle: %s", missing ? missing : "there is no gamem allocator");
+    return ops->handle(data, handle);
+}

@@ -1,14 +1,20 @@
 /*
- * parray — the gamem memory type: arrays of Global Arrays (NGA_Create64 / GA_Destroy), manual §3.4.
+ * parray — the gamem memory type: arrays of Global Arrays (NGA_Create_config64 / GA_Destroy), manual §3.4.
  *
- * Creating and destroying are collective over every rank of MPI_COMM_WORLD (Global Arrays' world group), so
- * gamem arrays are made by SPMD code that all ranks run; a process array or the main of pa_mpi_main, where
- * the other ranks are busy elsewhere, gets PA_ERR_UNSUPPORTED instead of a hang.  Global Arrays is started
- * by the first pa_create unless the program started it itself, and is then terminated when MPI is finalised
- * (a delete callback of an attribute on MPI_COMM_SELF, run by MPI_Finalize while MPI still works).
+ * pa_create of a gamem type is collective over the processes that run the code: every rank in SPMD code (the
+ * array lives on Global Arrays' world group), the processes of a process array (on their processor group,
+ * ga_groups.c), or rank 0 alone in its main under pa_mpi_main (a group of one).  Global Arrays is started on
+ * the way when nobody has started it (ga_start.c).  Steps that can fail on one process only (memory) are
+ * agreed on by all of them before any collective step, so that a failure is an error on every one of them,
+ * never a hang.
  *
- * The pointer pa_create returns is a reserved range of the array's size (see ga_backend.h); copies map it
- * back to the handle through the list of live arrays kept here.
+ * An array made inside a process array (or rank 0's main) belongs to it: pa_destroy it there, collectively;
+ * what is left when the task ends is destroyed then, by every process of the array together (the manual's
+ * listing 17 never destroys its array).  pa_destroy elsewhere (on other processes than those that made it)
+ * is refused with PA_ERR_UNSUPPORTED and the array stays live, since GA_Destroy there would wait for ever.
+ *
+ * The pointer pa_create returns is a reserved range of the array's size (ga_backend.h); copies map it back to
+ * the array through the list of live arrays kept here, and pa_gamem_handle to its Global Arrays handle.
  */
 #include <ga.h>
 #include <pthread.h>
@@ -36,109 +42,117 @@ int pa_ga__find(const void *p, pa_ga__array *out)
     return found;
 }
 
-/* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works: Global Arrays ends there. */
-static int terminate_ga(MPI_Comm comm, int key, void *value, void *extra)
+int pa_ga__group_in_use(int pgroup)
 {
-    (void)comm;
-    (void)key;
-    (void)value;
-    (void)extra;
-    if (GA_Initialized())
-        GA_Terminate();
-    return MPI_SUCCESS;
+    int used = 0;
+    pthread_mutex_lock(&arrays_lock);
+    for (const pa_ga__array *a = arrays; a && !used; a = a->next)
+        used = a->pgroup == pgroup;
+    pthread_mutex_unlock(&arrays_lock);
+    return used;
 }
 
-/* Starts Global Arrays if nobody has (collective over MPI_COMM_WORLD, as the caller's NGA_Create is). */
-static int start_ga(void)
+static void unlink_array(pa_ga__array *a)
 {
-    int key = MPI_KEYVAL_INVALID;
-    if (GA_Initialized())
-        return PA_OK;
-    int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, terminate_ga, &key, NULL);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
-    if (key != MPI_KEYVAL_INVALID)
-        MPI_Comm_free_keyval(&key);   /* the attribute keeps it until MPI_Finalize deletes it */
-    if (rc != MPI_SUCCESS)
-        return pa_mpi__check(rc, "gamem: registering Global Arrays' termination at MPI_Finalize");
-    GA_Initialize();
-    return PA_OK;
-}
-
-/* The Global Arrays data type of the elements: by the element type's name, else by size (bytes move as is). */
-static int ga_type_of(const pa_type *type, size_t elm, int *out)
-{
-    static const struct { const char *name; int type; size_t size; } named[] = {
-        {"int", C_INT, sizeof(int)},      {"float", C_FLOAT, sizeof(float)}, {"double", C_DBL, sizeof(double)},
-        {"long", C_LONG, sizeof(long)},   {"long long", C_LONGLONG, sizeof(long long)},
-    };
-    const char *name = pa_elm(type);
-    for (size_t i = 0; name && i < sizeof named / sizeof named[0]; i++)
-        if (strcmp(name, named[i].name) == 0 && named[i].size == elm) {
-            *out = named[i].type;
-            return PA_OK;
+    pthread_mutex_lock(&arrays_lock);
+    for (pa_ga__array **link = &arrays; *link; link = &(*link)->next)
+        if (*link == a) {
+            *link = a->next;
+            break;
         }
-    switch (elm) {
-    case 4: *out = C_INT; return PA_OK;
-    case 8: *out = C_DBL; return PA_OK;
-    case 16: *out = C_DCPL; return PA_OK;
-    default:
-        return pa__err(PA_ERR_ELM, "gamem: elements of %zu bytes (%s) have no Global Arrays data type; use "
-                                   "elements of 4, 8 or 16 bytes", elm, name ? name : "unnamed");
-    }
+    pthread_mutex_unlock(&arrays_lock);
 }
 
-/* Every rank of MPI_COMM_WORLD must take part: refuse where only some of them can. */
-static int check_collective(void)
+/* Frees a record and what it holds; destroys its Global Array when it has one (collective over its group). */
+static void release(pa_ga__array *a, int destroy)
 {
-    int here = 1, world = 1;
-    if (!pa_mpi__running())
-        return pa__err(PA_ERR_NODEV, "gamem: MPI is not initialised (Global Arrays runs on MPI: call MPI_Init "
-                                     "first and create gamem arrays on every rank)");
-    MPI_Comm_size(pa_mpi__comm(), &here);
-    MPI_Comm_size(MPI_COMM_WORLD, &world);
-    if (here != world)
-        return pa__err(PA_ERR_UNSUPPORTED, "gamem: arrays are created and destroyed collectively by all %d ranks "
-                                           "of MPI_COMM_WORLD, but this code runs on %d of them (a process array "
-                                           "or the main of pa_mpi_main); create them in SPMD code", world, here);
+    if (!a)
+        return;
+    if (destroy)
+        GA_Destroy(a->handle);
+    if (a->addr && a->addr != MAP_FAILED)
+        munmap(a->addr, a->bytes);
+    if (a->mgroup != MPI_GROUP_NULL)
+        MPI_Group_free(&a->mgroup);
+    free(a);
+}
+
+/* Every process of comm agrees on ok.  \return 1 when all of them say 1. */
+static int all_agree(MPI_Comm comm, int ok)
+{
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm);
+    return all;
+}
+
+/* What may fail on one process alone: the record, its reserved range, the ranks.  \return 1 when all is well. */
+static int prepare(size_t bytes, size_t elm, MPI_Comm comm, pa_ga__array **out, int32_t **members, int *n)
+{
+    pa_ga__array *a = calloc(1, sizeof *a);
+    *out = a;
+    if (!a)
+        return 0;
+    a->mgroup = MPI_GROUP_NULL;
+    a->addr = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (a->addr == MAP_FAILED)
+        return 0;
+    a->bytes = bytes;
+    a->elm = elm;
+    a->n = (int64_t)(bytes / elm);
+    a->comm = comm;
+    a->scoped = comm != MPI_COMM_WORLD;
+    a->owner = (unsigned long)pthread_self();
+    if (MPI_Comm_group(comm, &a->mgroup) != MPI_SUCCESS)
+        return 0;
+    return pa_mpi__members(comm, members, n) == PA_OK;
+}
+
+/* Creates the Global Array of a prepared record on group pg. */
+static int create(const pa_type *type, pa_ga__array *a, int pg)
+{
+    char name[32];   /* Global Arrays aborts on names longer than 31 characters */
+    int64_t chunk[PA_GA__MAX_DIMS];
+    pa_ga__dims_of(type, a->n, &a->et, a->dims, &a->ndims);
+    for (int i = 0; i < a->ndims; i++)
+        chunk[i] = -1;
+    if (a->et.count > 1)
+        chunk[a->ndims - 1] = a->et.count;   /* an element stays whole on one process */
+    snprintf(name, sizeof name, "%s", pa_type_name(type) ? pa_type_name(type) : "parray");
+    a->pgroup = pg;
+    a->handle = NGA_Create_config64(a->et.gtype, a->ndims, a->dims, name, chunk, pg);
+    if (a->handle == 0)
+        return pa__err(PA_ERR_NOMEM, "gamem: NGA_Create_config64 of %lld elements of %zu bytes failed",
+                       (long long)a->n, a->elm);
     return PA_OK;
-}
-
-static int gamem_available(void)
-{
-    return pa_mpi__running();
 }
 
 static int gamem_alloc_type(const pa_type *type, size_t bytes, const pa_mem_opts *opts, void **out,
                             void **cookie)
 {
     size_t elm = pa_elm_size(type);
-    int gtype = 0, rc;
-    char name[64];
+    pa_ga__etype et;
+    pa_ga__array *a = NULL;
+    int32_t *members = NULL;
+    int n = 0, pg = 0, rc;
     (void)opts;
-    if ((rc = check_collective()) != PA_OK || (rc = ga_type_of(type, elm, &gtype)) != PA_OK)
+    if (!pa_mpi__running())
+        return pa__err(PA_ERR_NODEV, "gamem: MPI is not initialised (Global Arrays runs on MPI: call MPI_Init "
+                                     "or enter through pa_mpi_main first)");
+    if ((rc = pa_ga__etype_of(type, elm, &et)) != PA_OK)
         return rc;
-    pa_ga__array *a = calloc(1, sizeof *a);
-    if (!a)
-        return pa__err(PA_ERR_NOMEM, "gamem: out of memory for an array record");
-    a->addr = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (a->addr == MAP_FAILED) {
-        rc = pa__err(PA_ERR_NOMEM, "gamem: cannot reserve %zu bytes of address space for the handle", bytes);
+    MPI_Comm comm = pa_mpi__comm();
+    if (!all_agree(comm, prepare(bytes, elm, comm, &a, &members, &n))) {
+        rc = pa__err(PA_ERR_NOMEM, "gamem: a process has no memory (or address space) for the record of an "
+                                   "array of %zu bytes", bytes);
         goto fail;
     }
-    a->bytes = bytes;
-    a->elm = elm;
-    a->n = (int64_t)(bytes / elm);
-    if ((rc = start_ga()) != PA_OK)
+    a->et = et;
+    if ((rc = pa_ga__start()) != PA_OK || (rc = pa_ga__group_for(members, n, &pg)) != PA_OK ||
+        (rc = create(type, a, pg)) != PA_OK)
         goto fail;
-    int64_t dims[1] = {a->n}, chunk[1] = {-1};
-    snprintf(name, sizeof name, "%s", pa_type_name(type) ? pa_type_name(type) : "parray");
-    a->handle = NGA_Create64(gtype, 1, dims, name, chunk);
-    if (a->handle == 0) {
-        rc = pa__err(PA_ERR_NOMEM, "gamem: NGA_Create64 of %lld elements of %zu bytes failed", (long long)a->n,
-                     elm);
-        goto fail;
-    }
+    free(members);
+    if (a->scoped)
+        pa_ga__group_enter(pg);
     pthread_mutex_lock(&arrays_lock);
     a->next = arrays;
     arrays = a;
@@ -148,9 +162,8 @@ static int gamem_alloc_type(const pa_type *type, size_t bytes, const pa_mem_opts
     return PA_OK;
 
 fail:
-    if (a->addr != MAP_FAILED && a->addr != NULL)
-        munmap(a->addr, bytes);
-    free(a);
+    free(members);
+    release(a, 0);
     return rc;
 }
 
@@ -163,25 +176,80 @@ static int gamem_alloc(size_t bytes, const pa_mem_opts *opts, void **out, void *
     return pa__err(PA_ERR_INVAL, "gamem: arrays are created from a type (pa_create), which gives their elements");
 }
 
+/* 1 when the calling processes are those that created a (its destroy is collective over them). */
+static int made_here(const pa_ga__array *a)
+{
+    MPI_Group here = MPI_GROUP_NULL;
+    int same = MPI_UNEQUAL;
+    MPI_Comm_group(pa_mpi__comm(), &here);
+    MPI_Group_compare(here, a->mgroup, &same);
+    MPI_Group_free(&here);
+    return same == MPI_IDENT || same == MPI_SIMILAR;
+}
+
 static int gamem_free(void *ptr, size_t bytes, void *cookie)
 {
     pa_ga__array *a = cookie;
-    int rc = PA_OK;
+    if (!pa_mpi__running() || !GA_Initialized()) {
+        unlink_array(a);
+        if (!pa_mpi__running())
+            a->mgroup = MPI_GROUP_NULL;   /* gone with MPI */
+        release(a, 0);
+        return pa__err(PA_ERR_NODEV, "gamem: Global Arrays (or MPI) ended before the array was destroyed; its "
+                                     "memory went with it");
+    }
+    if (!made_here(a)) {
+        pa__alloc_rec rec = {&pa_ga__mem_ops, bytes, cookie};
+        pa__alloc_register(ptr, &rec);   /* the array stays live: put back what pa_destroy took */
+        return pa__err(PA_ERR_UNSUPPORTED, "gamem: the array was created by other processes than those that "
+                       "destroy it here; GA_Destroy is collective over the processes that created it, so "
+                       "destroy it there (in the same process array, or in SPMD code on every rank)");
+    }
+    unlink_array(a);
+    release(a, 1);
+    return PA_OK;
+}
+
+void pa_ga__destroy_scoped(void)
+{
+    unsigned long self = (unsigned long)pthread_self();
+    MPI_Comm comm = pa_mpi__comm();
+    pa_ga__array *mine = NULL, **tail = &mine;
     pthread_mutex_lock(&arrays_lock);
-    for (pa_ga__array **link = &arrays; *link; link = &(*link)->next)
-        if (*link == a) {
-            *link = a->next;
-            break;
+    for (pa_ga__array **link = &arrays; *link;) {
+        pa_ga__array *a = *link;
+        if (a->scoped && a->owner == self && a->comm == comm) {
+            *link = a->next;   /* newest first, the same order on every process of the array */
+            a->next = NULL;
+            *tail = a;
+            tail = &a->next;
+        } else {
+            link = &a->next;
         }
+    }
     pthread_mutex_unlock(&arrays_lock);
-    if (!pa_mpi__running() || !GA_Initialized())
-        rc = pa__err(PA_ERR_NODEV, "gamem: Global Arrays (or MPI) ended before the array was destroyed; its "
-                                   "memory went with it");
-    else if ((rc = check_collective()) == PA_OK)
-        GA_Destroy(a->handle);
-    munmap(ptr, bytes);
-    free(a);
-    return rc;
+    while (mine) {
+        pa_ga__array *next = mine->next;
+        pa__alloc_rec rec;
+        pa__alloc_unregister(mine->addr, &pa_ga__mem_ops, &rec);
+        release(mine, 1);
+        mine = next;
+    }
+}
+
+static int gamem_handle(const void *ptr, int *out)
+{
+    pa_ga__array a;
+    if (!pa_ga__find(ptr, &a))
+        return pa__err(PA_ERR_INVAL, "pa_gamem_handle: %p is not inside a live gamem array of this process",
+                       ptr);
+    *out = a.handle;
+    return PA_OK;
+}
+
+static int gamem_available(void)
+{
+    return pa_mpi__running();
 }
 
 const pa__mem_ops pa_ga__mem_ops = {
@@ -191,11 +259,14 @@ const pa__mem_ops pa_ga__mem_ops = {
     .alloc = gamem_alloc,
     .free = gamem_free,
     .alloc_type = gamem_alloc_type,
+    .handle = gamem_handle,
 };
 
 /* Linked into programs that use the static library (-u pa_ga__mem_ops pulls this object in): adds gamem to the
- * registry before main. */
+ * registry, Global Arrays' world calls and the end-of-task hooks before main. */
 __attribute__((constructor)) static void register_gamem(void)
 {
     pa__mtt_register_late(&pa_ga__mem_ops, pa_ga__strategies);
+    pa_ga__start_register();
+    pa_ga__groups_register();
 }

@@ -90,7 +90,8 @@ static void serve_one(char *msg, int len, int parent)
     MPI_Send(&res, (int)sizeof res, MPI_BYTE, parent, PA_MPI__TAG_DONE, proto);
 }
 
-/* The idle loop of ranks 1..n-1: run drafted tasks (from rank 0 or a nesting process) until rank 0 says stop. */
+/* The idle loop of ranks 1..n-1: run drafted tasks (from rank 0 or a nesting process) and world calls (from
+ * rank 0) until rank 0 says stop. */
 static void serve(void)
 {
     for (;;) {
@@ -108,7 +109,10 @@ static void serve(void)
             free(msg);
             return;
         }
-        serve_one(msg, len, status.MPI_SOURCE);
+        if (head.cmd == PA_MPI__CMD_WORLD)
+            pa_mpi__world_run(msg, len);
+        else
+            serve_one(msg, len, status.MPI_SOURCE);
         free(msg);
     }
 }
@@ -132,6 +136,7 @@ int pa_mpi_main(int argc, char **argv, int (*main_fn)(int argc, char **argv))
     } else {
         serve();
     }
+    pa_mpi__main_ended();
     served = 0;
     pa_mpi__memo_invalidate();
     MPI_Comm_free(&proto);

@@ -13,6 +13,12 @@
  * collects their results, and gives them back (PA_MPI__TAG_FREE with n and the ranks).  Rank 0 answers while
  * it waits for an array of its own, which is whenever any task runs.  All of this travels on a duplicate of
  * MPI_COMM_WORLD, so that it never matches the user's messages.
+ *
+ * World calls (procs_world.c): the processes of an array that need every rank of the world to run a handler
+ * together (starting Global Arrays, making one of its processor groups) ask rank 0 through their first
+ * process (PA_MPI__TAG_WORLD, a pa_mpi__world_head, the array's world ranks and the argument bytes).  Rank 0
+ * answers (PA_MPI__TAG_WORLD_REPLY, a pa_mpi__result) only after it has sent every idle rank the same message
+ * as a draft message with cmd PA_MPI__CMD_WORLD, and refuses when a rank outside the array is busy elsewhere.
  */
 #ifndef PARRAY_MPI_PROCS_H
 #define PARRAY_MPI_PROCS_H
@@ -22,14 +28,23 @@
 #include "mpi_backend.h"
 
 enum { PA_MPI__TAG_DRAFT = 7101, PA_MPI__TAG_DONE = 7102, PA_MPI__TAG_GROUP = 7103, PA_MPI__TAG_REQ = 7104,
-       PA_MPI__TAG_GRANT = 7105, PA_MPI__TAG_FREE = 7106 };
-enum { PA_MPI__CMD_RUN = 1, PA_MPI__CMD_STOP = 2 };
+       PA_MPI__TAG_GRANT = 7105, PA_MPI__TAG_FREE = 7106, PA_MPI__TAG_WORLD = 7107,
+       PA_MPI__TAG_WORLD_REPLY = 7108 };
+enum { PA_MPI__CMD_RUN = 1, PA_MPI__CMD_STOP = 2, PA_MPI__CMD_WORLD = 3 };
 
 typedef struct pa_mpi__draft_head {
     int32_t cmd, n, namelen, decllen;
     int32_t parent, pad;       /* the rank that drafted: the result goes there */
     int64_t argsize;
 } pa_mpi__draft_head;
+
+/* A world call: the head of the request and of the draft message that carries it to idle ranks. */
+typedef struct pa_mpi__world_head {
+    int32_t cmd;               /* PA_MPI__CMD_WORLD: where a draft head has its cmd */
+    int32_t nmembers;          /* the requesting array's world ranks, which follow the head */
+    char name[32];             /* the handler's registered name */
+    int64_t argsize;           /* argument bytes, after the ranks */
+} pa_mpi__world_head;
 
 typedef struct pa_mpi__result {
     int32_t status;
@@ -62,5 +77,23 @@ int pa_mpi__collect(const pa_type *t, const int32_t *ranks, int n);
 /** Rank 0's draft lock: arrays started from rank 0 run one after the other. */
 void pa_mpi__draft_lock(void);
 void pa_mpi__draft_unlock(void);
+/** Rank 0's draft lock if free.  \return 1 when taken. */
+int pa_mpi__draft_trylock(void);
+/**
+ * Rank 0 (holding the draft lock or answering in its collect loop): the idle ranks outside members[0..n).
+ * \return the number of ranks outside members that are busy (in another array), 0 when every one is idle;
+ *         idle[] gets the idle ranks (room for the world's size) and *nidle their number.
+ */
+int pa_mpi__pool_others(const int32_t *members, int n, int32_t *idle, int *nidle);
+
+/* ---- world calls (procs_world.c) ---- */
+
+/** Rank 0's collect loop: answers the world call request waiting from rank `from`. */
+void pa_mpi__world_answer(int from);
+/** An idle rank: runs the world call of a draft message with cmd PA_MPI__CMD_WORLD. */
+void pa_mpi__world_run(const char *msg, int len);
+/** Runs the task-end hook (procs_launch.c, after every task) and the main-end hook (pa_mpi_main). */
+void pa_mpi__task_ended(void);
+void pa_mpi__main_ended(void);
 
 #endif

@@ -48,6 +48,7 @@ static int run_task(pa_thread_fn fn, int64_t tid, int64_t n, const pa_type *self
     pa_ctx ctx = {.launch = NULL, .tid = tid, .parent = NULL, .ext = &x};
     MPI_Comm prev = pa_mpi__set_comm(comm);
     int st = fn(&ctx, copy);
+    pa_mpi__task_ended();   /* still on the array's communicator: the hook may need it */
     pa_mpi__set_comm(prev);
     free(copy);
     return st;

@@ -4,6 +4,7 @@
  * Rank 0 owns the pool: busy[r] for every world rank, rank 0 itself always busy.  It drafts for its own arrays
  * directly, and grants ranks to processes that start nested arrays while it waits for an array's results.
  * Too few idle ranks is an error at once, on whichever process asked; nothing waits for ranks to come free.
+ * The same loop answers world calls (procs_world.c), which need to know which ranks are idle.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -23,6 +24,29 @@ void pa_mpi__draft_lock(void)
 void pa_mpi__draft_unlock(void)
 {
     pthread_mutex_unlock(&draft_mutex);
+}
+
+int pa_mpi__draft_trylock(void)
+{
+    return pthread_mutex_trylock(&draft_mutex) == 0;
+}
+
+int pa_mpi__pool_others(const int32_t *members, int n, int32_t *idle, int *nidle)
+{
+    int busy_elsewhere = 0;
+    *nidle = 0;
+    for (int r = 1; busy && r < world; r++) {
+        int member = 0;
+        for (int i = 0; i < n && !member; i++)
+            member = members[i] == r;
+        if (member)
+            continue;
+        if (busy[r])
+            busy_elsewhere++;
+        else
+            idle[(*nidle)++] = r;
+    }
+    return busy_elsewhere;
 }
 
 int pa_mpi__idle_init(int size)
@@ -125,7 +149,9 @@ void pa_mpi__pool_give(const int32_t *ranks, int n)
             busy[ranks[i]] = 0;
         return;
     }
-    MPI_Send(ranks, n, MPI_INT32_T, 0, PA_MPI__TAG_FREE, pa_mpi__proto());
+    /* Synchronous: when this returns, rank 0 has taken the ranks back, so a world call that this process's
+     * array makes next (after its processes have met) never finds them still busy. */
+    MPI_Ssend(ranks, n, MPI_INT32_T, 0, PA_MPI__TAG_FREE, pa_mpi__proto());
 }
 
 /* Records one drafted rank's result; the lowest tid that failed decides the status. */
@@ -165,6 +191,8 @@ int pa_mpi__collect(const pa_type *t, const int32_t *ranks, int n)
         } else if (s.MPI_TAG == PA_MPI__TAG_FREE) {
             MPI_Get_count(&s, MPI_INT32_T, &count);
             take_back(s.MPI_SOURCE, count);
+        } else if (s.MPI_TAG == PA_MPI__TAG_WORLD) {
+            pa_mpi__world_answer(s.MPI_SOURCE);
         }
     }
     return st;
