@@ -5,8 +5,8 @@
  * On any machine with a GPU, the cross-GPU executor runs on GPU 0 as if the source were on another GPU: through
  * a copy of the source's extent (what two GPUs without peer access get) and reading the source directly (peer
  * access), for a transpose both ways, a displaced window and a reversal.  With two GPUs or more, arrays are
- * also made on GPUs 1 and 0 and copied by pa_copy both ways, and between host memory and GPU 1 while GPU 0 is
- * current.  Without a GPU the suite exits 77 (skipped).
+ * also made on GPUs 1 and 0 and copied by pa_copy both ways (and by the executor, staged and direct), and
+ * between host memory and GPU 1 while GPU 0 is current.  Without a GPU the suite exits 77 (skipped).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +31,20 @@ static const char *const decls =
 
 /* How a test copies dt <- st: by pa_copy, or by the cross-GPU executor on GPU 0 (staged or direct). */
 enum how { PA_COPY, CROSS_DIRECT, CROSS_STAGED };
+
+/* The executor of a dmem -> dmem plan's strategy itself: the strategy's own exec runs through
+ * pa_cuda__on_devices, which would hand a copy across two GPUs back to pa_cuda__cross. */
+static pa_cuda__exec_fn raw_exec(const pa__plan *p)
+{
+    const char *n = p->strategy->name;
+    pa_cuda__exec_fn f = strcmp(n, "cuda_permute") == 0 ? pa_cuda__exec_permute
+                         : strcmp(n, "cuda_dma") == 0    ? pa_cuda__exec_dma
+                         : strcmp(n, "cuda_2d") == 0     ? pa_cuda__exec_2d
+                         : strcmp(n, "cuda_3d") == 0     ? pa_cuda__exec_3d
+                                                         : NULL;
+    ck_assert_msg(f != NULL, "no executor for strategy %s", n);
+    return f;
+}
 
 /* Makes dt's array on GPU ddev and st's on GPU sdev (when dmem), copies, compares, and frees both. */
 static void check(pa_scope *sc, const char *dname, int ddev, const char *sname, int sdev, enum how how)
@@ -59,8 +73,9 @@ static void check(pa_scope *sc, const char *dname, int ddev, const char *sname, 
         pa__plan *p = NULL;
         ck_assert_msg(dl && sl, "%s", pa_last_error());
         PA_CK_OK(pa__plan_get(dl, sl, (size_t)e, &pa__mem_dmem_ops, &pa__mem_dmem_ops, &p));
-        PA_CK_OK(pa_cuda__cross(p, (char *)dst + dl->base * e, (const char *)src + sl->base * e, 0, 0,
-                                how == CROSS_STAGED, p->strategy->exec));
+        PA_CK_OK(pa_cuda__cross(p, (char *)dst + dl->base * e, (const char *)src + sl->base * e, ddev, sdev,
+                                how == CROSS_STAGED, raw_exec(p)));
+        PA_CK_OK(pa_cuda_set_device(0));   /* the executor leaves ddev current; its callers restore */
         pa__plan_unref(p);
     }
     int cur = pa_cuda_get_device();
@@ -122,6 +137,8 @@ START_TEST(test_two_gpus)
         check(s, pairs[i][0], 0, pairs[i][1], 1, PA_COPY);
         check(s, pairs[i][0], 1, pairs[i][1], 0, PA_COPY);
         check(s, pairs[i][0], 1, pairs[i][1], 1, PA_COPY);
+        check(s, pairs[i][0], 0, pairs[i][1], 1, CROSS_STAGED);   /* what GPUs without peer access get */
+        check(s, pairs[i][0], 1, pairs[i][1], 0, CROSS_DIRECT);
     }
     check(s, "AT", 1, "H", 0, PA_COPY);
     check(s, "HT", 0, "A", 1, PA_COPY);
