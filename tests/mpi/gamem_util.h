@@ -20,6 +20,22 @@ static const pa_type *T(const char *name)
     return t;
 }
 
+/* The Global Array behind a gamem pointer: its data type and dimensions as text ("C_INT 3x4x2"). */
+static inline const char *ga_shape(const void *g)
+{
+    static char text[96];
+    int h = 0, type = 0, nd = 0;
+    int64_t dims[GA_MAX_DIM];
+    if (pa_gamem_handle(g, &h) != PA_OK)
+        return pa_last_error();
+    NGA_Inquire64(h, &type, &nd, dims);
+    int at = snprintf(text, sizeof text, "%s ", type == C_INT ? "C_INT" : type == C_DBL ? "C_DBL" : type == C_CHAR
+                      ? "C_CHAR" : type == C_LONGLONG ? "C_LONGLONG" : "other");
+    for (int d = 0; d < nd; d++)
+        at += snprintf(text + at, sizeof text - (size_t)at, d ? "x%lld" : "%lld", (long long)dims[d]);
+    return text;
+}
+
 /* The status of the last failure on this thread, from its message's prefix ("ERR_NOMEM: ..."). */
 static inline int last_status(void)
 {

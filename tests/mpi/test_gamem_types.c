@@ -12,22 +12,6 @@
 
 static int me, nprocs;
 
-/* "C_INT 4x6x3": the Global Array's data type and dimensions. */
-static const char *ga_shape(const void *g)
-{
-    static char text[96];
-    int h = 0, type = 0, nd = 0;
-    int64_t dims[GA_MAX_DIM];
-    if (pa_gamem_handle(g, &h) != PA_OK)
-        return pa_last_error();
-    NGA_Inquire64(h, &type, &nd, dims);
-    int at = snprintf(text, sizeof text, "%s ", type == C_INT ? "C_INT" : type == C_DBL ? "C_DBL" : type == C_CHAR
-                      ? "C_CHAR" : type == C_LONGLONG ? "C_LONGLONG" : "other");
-    for (int d = 0; d < nd; d++)
-        at += snprintf(text + at, sizeof text - (size_t)at, d ? "x%lld" : "%lld", (long long)dims[d]);
-    return text;
-}
-
 /* Declares, for element type e: G_e [4][6], a transposed view, host types, a window. */
 static void declare_for(const char *e)
 {
