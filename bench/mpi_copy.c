@@ -20,7 +20,7 @@
 
 #define TARGET 0.95
 
-static int me, nprocs, reps = 31;
+static int me, nprocs, reps = 101;
 
 static int cmp(const void *a, const void *b)
 {
