@@ -15,12 +15,18 @@
  */
 #include "cuda_backend.h"
 
-/* The GPU holding a side's memory, or -1 for host memory. */
-static int device_of(const pa__mem_ops *mem, const void *p, int *dev)
+static void side_extent(const pa__copy_shape *s, int dst, int64_t *lo, int64_t *hi);
+
+/* The GPU holding one side's memory (dst 1, src 0), or -1 for host memory.  Asked of the lowest element the
+ * copy touches, which lies inside the array's allocation whatever the layout's base. */
+static int device_of(const pa__copy_shape *s, int dst, const void *base, int *dev)
 {
     *dev = -1;
-    if (pa_cuda__where_of(mem) != PA_CUDA__DEVICE)
+    if (pa_cuda__where_of(dst ? s->dst_mem : s->src_mem) != PA_CUDA__DEVICE)
         return PA_OK;
+    int64_t lo, hi;
+    side_extent(s, dst, &lo, &hi);
+    const void *p = (const char *)base + pa__bytes(lo, s->elm);
     struct cudaPointerAttributes a;
     cudaError_t e = cudaPointerGetAttributes(&a, p);
     if (e != cudaSuccess)
@@ -111,8 +117,7 @@ static int elsewhere(const pa__plan *p, void *dst, const void *src, int *cur, in
         *st = pa_cuda__fail(e, "copy: cudaGetDevice");
         return 1;
     }
-    if ((*st = device_of(p->shape.dst_mem, dst, ddev)) != PA_OK ||
-        (*st = device_of(p->shape.src_mem, src, sdev)) != PA_OK)
+    if ((*st = device_of(&p->shape, 1, dst, ddev)) != PA_OK || (*st = device_of(&p->shape, 0, src, sdev)) != PA_OK)
         return 1;
     return (*ddev >= 0 && *ddev != *cur) || (*sdev >= 0 && *sdev != *cur);
 }
