@@ -15,28 +15,6 @@
  */
 #include "cuda_backend.h"
 
-static void side_extent(const pa__copy_shape *s, int dst, int64_t *lo, int64_t *hi);
-
-/* The GPU holding one side's memory (dst 1, src 0), or -1 for host memory.  Asked of the lowest element the
- * copy touches, which lies inside the array's allocation whatever the layout's base. */
-static int device_of(const pa__copy_shape *s, int dst, const void *base, int *dev)
-{
-    *dev = -1;
-    if (pa_cuda__where_of(dst ? s->dst_mem : s->src_mem) != PA_CUDA__DEVICE)
-        return PA_OK;
-    int64_t lo, hi;
-    side_extent(s, dst, &lo, &hi);
-    const void *p = (const char *)base + pa__bytes(lo, s->elm);
-    struct cudaPointerAttributes a;
-    cudaError_t e = cudaPointerGetAttributes(&a, p);
-    if (e != cudaSuccess)
-        return pa_cuda__fail(e, "copy: finding the GPU of device pointer %p", p);
-    if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
-        return pa__err(PA_ERR_INVAL, "copy: %p was given as dmem but is not device memory", p);
-    *dev = a.device;
-    return PA_OK;
-}
-
 /* The smallest and largest element offsets of one side of a shape (relative to its pointer). */
 static void side_extent(const pa__copy_shape *s, int dst, int64_t *lo, int64_t *hi)
 {
@@ -64,6 +42,26 @@ static void side_extent(const pa__copy_shape *s, int dst, int64_t *lo, int64_t *
     }
     *lo = a;
     *hi = b;
+}
+
+/* The GPU holding one side's memory (dst 1, src 0), or -1 for host memory.  Asked of the lowest element the
+ * copy touches, which lies inside the array's allocation whatever the layout's base. */
+static int device_of(const pa__copy_shape *s, int dst, const void *base, int *dev)
+{
+    *dev = -1;
+    if (pa_cuda__where_of(dst ? s->dst_mem : s->src_mem) != PA_CUDA__DEVICE)
+        return PA_OK;
+    int64_t lo, hi;
+    side_extent(s, dst, &lo, &hi);
+    const void *p = (const char *)base + pa__bytes(lo, s->elm);
+    struct cudaPointerAttributes a;
+    cudaError_t e = cudaPointerGetAttributes(&a, p);
+    if (e != cudaSuccess)
+        return pa_cuda__fail(e, "copy: finding the GPU of device pointer %p", p);
+    if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
+        return pa__err(PA_ERR_INVAL, "copy: %p was given as dmem but is not device memory", p);
+    *dev = a.device;
+    return PA_OK;
 }
 
 static int enable_peer(int dev, int peer)
