@@ -5,8 +5,8 @@
  * On any machine with a GPU, the cross-GPU executor runs on GPU 0 as if the source were on another GPU: through
  * a copy of the source's extent (what two GPUs without peer access get) and reading the source directly (peer
  * access), for a transpose both ways, a displaced window and a reversal.  With two GPUs or more, arrays are
- * also made on GPUs 1 and 0 and copied by pa_copy both ways (and by the executor, staged and direct), and
- * between host memory and GPU 1 while GPU 0 is current.  Without a GPU the suite exits 77 (skipped).
+ * also made on GPUs 1 and 0 and copied by pa_copy both ways (and by the executor, staged and direct, and by
+ * pa_copy_async), and between host memory and GPU 1 while GPU 0 is current.  Without a GPU the suite exits 77 (skipped).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +29,9 @@ static const char *const decls =
     "parray paged float [300][520] H\n"
     "parray paged float [[#H_1][#H_0]] HT\n";
 
-/* How a test copies dt <- st: by pa_copy, or by the cross-GPU executor on GPU 0 (staged or direct). */
-enum how { PA_COPY, CROSS_DIRECT, CROSS_STAGED };
+/* How a test copies dt <- st: by pa_copy, by pa_copy_async on the default stream (read back after a
+ * cudaDeviceSynchronize), or by the cross-GPU executor (staged or direct). */
+enum how { PA_COPY, PA_COPY_ASYNC, CROSS_DIRECT, CROSS_STAGED };
 
 /* The executor of a dmem -> dmem plan's strategy itself: the strategy's own exec runs through
  * pa_cuda__on_devices, which would hand a copy across two GPUs back to pa_cuda__cross. */
@@ -68,6 +69,9 @@ static void check(pa_scope *sc, const char *dname, int ddev, const char *sname, 
         memcpy(want + pa__offset_walk(dt, k) * e, hsrc + pa__offset_walk(st, k) * e, (size_t)e);
     if (how == PA_COPY) {
         PA_CK_OK(pa_copy(dt, dst, st, src));
+    } else if (how == PA_COPY_ASYNC) {
+        PA_CK_OK(pa_copy_async(dt, dst, st, src, NULL));
+        ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
     } else {
         const pa__layout *dl = pa__type_layout(dt), *sl = pa__type_layout(st);
         pa__plan *p = NULL;
@@ -84,7 +88,8 @@ static void check(pa_scope *sc, const char *dname, int ddev, const char *sname, 
     int64_t i = 0;
     while (i < dn * e && got[i] == want[i]) i++;
     ck_assert_msg(i == dn * e, "%s (GPU %d) <- %s (GPU %d), %s: byte %lld is 0x%02x, expected 0x%02x", dname, ddev,
-                  sname, sdev, how == PA_COPY ? "pa_copy" : how == CROSS_STAGED ? "staged" : "direct",
+                  sname, sdev, how == PA_COPY ? "pa_copy" : how == PA_COPY_ASYNC ? "pa_copy_async"
+                  : how == CROSS_STAGED ? "staged" : "direct",
                   (long long)i, got[i], want[i]);
     PA_CK_OK(pa_destroy(dt, dst));
     PA_CK_OK(pa_destroy(st, src));
@@ -142,6 +147,8 @@ START_TEST(test_two_gpus)
     }
     check(s, "AT", 1, "H", 0, PA_COPY);
     check(s, "HT", 0, "A", 1, PA_COPY);
+    check(s, "AT", 0, "A", 1, PA_COPY_ASYNC);   /* across GPUs: waits, then copies */
+    check(s, "AT", 1, "A", 1, PA_COPY_ASYNC);   /* on GPU 1 while GPU 0 is current */
     pa_scope_destroy(s);
 }
 END_TEST
