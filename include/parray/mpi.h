@@ -62,6 +62,29 @@ PA_API int pa_mpi_main(int argc, char **argv, int (*main_fn)(int argc, char **ar
  */
 PA_API int pa_mpi_register(const char *name, pa_thread_fn fn);
 
+/**
+ * Reserves processes for the next process array (the manual's _PA_RESERVE_PROCS(n)): the next pa_for over an
+ * mpi type from the calling thread drafts its members and, in the same grant by rank 0, sets aside n more idle
+ * ranks for that array, so that its processes can start nested arrays from them (pa_mpi_use_reserved_procs)
+ * whatever other arrays take meanwhile.  When there are not that many idle ranks that pa_for fails at once
+ * with PA_ERR_RANGE and takes none.  The reserve goes back to the idle pool when the array ends, failed or not.
+ * One-shot and per thread; n = 0 clears it.  Not with pa_mpi_use_reserved_procs for the same array.
+ * \return PA_OK, or PA_ERR_RANGE (n outside 0..PA_MAX_THREADS, or n > 0 outside pa_mpi_main, where there are
+ *         no idle processes; PA_ERR_NODEV in a build without MPI).
+ */
+PA_API int pa_mpi_reserve_procs(int n);
+
+/**
+ * Uses the reserve (the manual's _PA_USE_RESERVED_PROCS): called in a task of a process array created after
+ * pa_mpi_reserve_procs, it makes the next pa_for over an mpi type from the calling thread take its ranks from
+ * the array's reserve instead of the idle pool, so that it succeeds even when other arrays have taken every
+ * idle rank; the ranks go back to the reserve when that nested array ends.  Asking for more ranks than the
+ * reserve holds free then is PA_ERR_RANGE at once.  One-shot and per thread.
+ * \return PA_OK, or PA_ERR_RANGE (the calling process's array has no reserve, the caller is rank 0's main or
+ *         no process of an array, or outside pa_mpi_main; PA_ERR_NODEV in a build without MPI).
+ */
+PA_API int pa_mpi_use_reserved_procs(void);
+
 /* ---- where this process is ---------------------------------------------------------------------------- */
 
 /** \return 1 when this build has the MPI backend, else 0. */

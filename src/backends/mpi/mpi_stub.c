@@ -32,3 +32,15 @@ int pa_mpi_register(const char *name, pa_thread_fn fn)
         return pa__err(PA_ERR_INVAL, "pa_mpi_register: %s", !fn ? "NULL function" : "empty or NULL name");
     return PA_OK;
 }
+
+int pa_mpi_reserve_procs(int n)
+{
+    return pa__err(PA_ERR_NODEV, "pa_mpi_reserve_procs(%d): process arrays need the MPI backend, which this build "
+                   "does not have (configure with -Dmpi=enabled where Open MPI is installed)", n);
+}
+
+int pa_mpi_use_reserved_procs(void)
+{
+    return pa__err(PA_ERR_NODEV, "pa_mpi_use_reserved_procs: process arrays need the MPI backend, which this build "
+                   "does not have (configure with -Dmpi=enabled where Open MPI is installed)");
+}

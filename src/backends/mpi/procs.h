@@ -10,7 +10,10 @@
  *
  * Rank 0 keeps the pool of idle ranks.  A process of an array that starts a nested array asks rank 0 for n
  * ranks (PA_MPI__TAG_REQ with n; the answer, PA_MPI__TAG_GRANT, is a status and the ranks), drafts them itself,
- * collects their results, and gives them back (PA_MPI__TAG_FREE with n and the ranks).  Rank 0 answers while
+ * collects their results, and gives them back (PA_MPI__TAG_FREE with n and the ranks).  A request is three
+ * int32: n, the ranks to reserve for the new array besides (pa_mpi_reserve_procs) and the reserve to take the
+ * ranks from (pa_mpi_use_reserved_procs: the world rank of process 0 of the array that owns it; 0 for the idle
+ * pool).  A reserve is known by that rank, and it returns to the pool with the array's ranks.  Rank 0 answers while
  * it waits for an array of its own, which is whenever any task runs.  All of this travels on a duplicate of
  * MPI_COMM_WORLD, so that it never matches the user's messages.
  *
@@ -34,7 +37,8 @@ enum { PA_MPI__CMD_RUN = 1, PA_MPI__CMD_STOP = 2, PA_MPI__CMD_WORLD = 3 };
 
 typedef struct pa_mpi__draft_head {
     int32_t cmd, n, namelen, decllen;
-    int32_t parent, pad;       /* the rank that drafted: the result goes there */
+    int32_t parent;            /* the rank that drafted: the result goes there */
+    int32_t reserve;           /* ranks reserved for the array (pa_mpi_reserve_procs), 0 for none */
     int64_t argsize;
 } pa_mpi__draft_head;
 
@@ -68,9 +72,15 @@ MPI_Comm pa_mpi__proto(void);
 int pa_mpi__idle_init(int size);
 /** Rank 0: releases every idle rank from pa_mpi_main. */
 void pa_mpi__release_all(int size);
-/** Takes n idle ranks: from the pool on rank 0 (which must hold the draft lock), else asked of rank 0. */
-int pa_mpi__pool_take(const pa_type *t, int n, int32_t *ranks);
-/** Gives ranks taken by pa_mpi__pool_take back to the pool. */
+/**
+ * Takes n idle ranks: from the pool on rank 0 (which must hold the draft lock), else asked of rank 0.  With
+ * reserve > 0, as many more idle ranks are set aside in the same grant for the new array (whose process 0 is
+ * ranks[0]); with from > 0 the n ranks come from the free ranks of the reserve of the array whose process 0 is
+ * world rank `from` (not both).  Too few is PA_ERR_RANGE and takes nothing.
+ */
+int pa_mpi__pool_take(const pa_type *t, int n, int reserve, int from, int32_t *ranks);
+/** Gives ranks taken by pa_mpi__pool_take back (to the pool, or to the reserve they came from), and the
+ *  array's own reserve, if it has one, to the pool. */
 void pa_mpi__pool_give(const int32_t *ranks, int n);
 /** Waits for the results of the drafted ranks (serving other ranks' requests on rank 0).  \return status. */
 int pa_mpi__collect(const pa_type *t, const int32_t *ranks, int n);

@@ -6,6 +6,8 @@
  *  - Plain SPMD (MPI initialised by the program, every rank calls pa_for): the first n ranks of the current
  *    communicator run the task on their own communicator; every rank returns the same status.
  *  - Without MPI: a single process, so mpi [1] runs the task here and anything larger is an error.
+ * pa_mpi_reserve_procs and pa_mpi_use_reserved_procs (the manual's _PA_RESERVE_PROCS and _PA_USE_RESERVED_PROCS)
+ * set one-shot flags of the calling thread that the next pa_for over an mpi type takes along to the pool.
  * Inside a task, pa_tid is the process's place in the array, pa_ctx_size the array's size, pa_sync an
  * MPI_Barrier of the array (or of a group split off by dimension), and distributed copies use the array's
  * communicator.
@@ -15,6 +17,14 @@
 #include <string.h>
 
 #include "procs.h"
+
+/* The calling thread's flags for its next process array (one-shot). */
+static _Thread_local int tl_reserve;        /* ranks to reserve for it */
+static _Thread_local int tl_use_reserved;   /* 1: its ranks come from this process's array's reserve */
+
+/* The array this process runs a task of (a drafted rank: one at a time, set before the task's threads start):
+ * the world rank of its process 0, which names its reserve, and how many ranks were reserved for it. */
+static int32_t array_first, array_reserve;
 
 /* pa_sync in a process array: a barrier of the whole array, or of one group (split off for the call, so every
  * process of the array must call it with the same path, as PARRAY's sync is called by every thread). */
@@ -86,8 +96,11 @@ int pa_mpi__run_drafted(const char *msg, int len)
     const pa_type *self = NULL;
     if (st == PA_OK && pa_scope_create(NULL, &scope) == PA_OK)
         self = pa_type_parse(scope, decl);
+    array_first = ranks[0];
+    array_reserve = h.reserve;
     if (st == PA_OK)
         st = run_task(fn, tid, h.n, self, comm, arg, (size_t)h.argsize);
+    array_first = array_reserve = 0;
     pa_scope_destroy(scope);
     if (comm != MPI_COMM_NULL)
         MPI_Comm_free(&comm);
@@ -99,10 +112,10 @@ int pa_mpi__run_drafted(const char *msg, int len)
 /* ---- rank 0 under pa_mpi_main ---------------------------------------------------------------------------- */
 
 /* The draft message for one array.  \return its length, or -1 (no memory). */
-static int draft_message(const int32_t *ranks, int n, const char *name, const char *decl, const void *arg,
-                         size_t arg_size, char **out)
+static int draft_message(const int32_t *ranks, int n, int reserve, const char *name, const char *decl,
+                         const void *arg, size_t arg_size, char **out)
 {
-    pa_mpi__draft_head h = {.cmd = PA_MPI__CMD_RUN, .n = n, .namelen = (int32_t)strlen(name),
+    pa_mpi__draft_head h = {.cmd = PA_MPI__CMD_RUN, .n = n, .reserve = reserve, .namelen = (int32_t)strlen(name),
                             .decllen = (int32_t)strlen(decl), .argsize = (int64_t)arg_size};
     MPI_Comm_rank(pa_mpi__proto(), &h.parent);
     size_t len = sizeof h + (size_t)n * sizeof(int32_t) + strlen(name) + strlen(decl) + arg_size;
@@ -120,8 +133,10 @@ static int draft_message(const int32_t *ranks, int n, const char *name, const ch
     return (int)len;
 }
 
-/* Drafts n idle ranks for an array started on this process (rank 0, or a process of an array: nesting). */
-static int draft(const pa_type *t, int n, pa_thread_fn fn, const void *arg, size_t arg_size)
+/* Drafts n idle ranks for an array started on this process (rank 0, or a process of an array: nesting), with
+ * `reserve` more set aside for it, or n ranks of the reserve of array `from` (pa_mpi__pool_take). */
+static int draft(const pa_type *t, int n, int reserve, int from, pa_thread_fn fn, const void *arg,
+                 size_t arg_size)
 {
     char decl[256], *msg = NULL;
     int32_t *ranks = malloc((size_t)n * sizeof *ranks);
@@ -139,9 +154,9 @@ static int draft(const pa_type *t, int n, pa_thread_fn fn, const void *arg, size
     MPI_Comm_rank(pa_mpi__proto(), &me);
     if (me == 0)
         pa_mpi__draft_lock();
-    if ((st = pa_mpi__pool_take(t, n, ranks)) != PA_OK)
+    if ((st = pa_mpi__pool_take(t, n, reserve, from, ranks)) != PA_OK)
         goto done;
-    if ((len = draft_message(ranks, n, name, decl, arg, arg_size, &msg)) < 0) {
+    if ((len = draft_message(ranks, n, reserve, name, decl, arg, arg_size, &msg)) < 0) {
         pa_mpi__pool_give(ranks, n);
         st = pa__err(PA_ERR_NOMEM, "pa_for over %s: no memory for the draft message", pa_type_name(t));
         goto done;
@@ -191,6 +206,7 @@ typedef struct async_head {
     const pa_type *t;
     pa_thread_fn fn;
     size_t arg_size;
+    int reserve, from;   /* the caller's flags, taken when it called pa_for */
 } async_head;
 
 static pthread_once_t runner_once = PTHREAD_ONCE_INIT;
@@ -208,20 +224,21 @@ static int runner(pa_ctx *ctx, void *argp)
     async_head h;
     (void)ctx;
     memcpy(&h, argp, sizeof h);
-    return draft(h.t, (int)pa_size(h.t), h.fn, (char *)argp + sizeof h, h.arg_size);
+    return draft(h.t, (int)pa_size(h.t), h.reserve, h.from, h.fn, (char *)argp + sizeof h, h.arg_size);
 }
 
-static int draft_in_region(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg_size)
+static int draft_in_region(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg_size, int reserve,
+                           int from)
 {
-    async_head h = {t, fn, arg_size};
+    async_head h = {t, fn, arg_size, reserve, from};
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     if (level < MPI_THREAD_MULTIPLE)   /* the program initialised MPI for one thread: no background arrays */
-        return draft(t, (int)pa_size(t), fn, arg, arg_size);
+        return draft(t, (int)pa_size(t), reserve, from, fn, arg, arg_size);
     pthread_once(&runner_once, make_runner);
     char *buf = runner_type ? malloc(sizeof h + arg_size) : NULL;
     if (!buf)
-        return draft(t, (int)pa_size(t), fn, arg, arg_size);   /* no runner: the array runs synchronously */
+        return draft(t, (int)pa_size(t), reserve, from, fn, arg, arg_size);   /* no runner: it runs synchronously */
     memcpy(buf, &h, sizeof h);
     if (arg_size)
         memcpy(buf + sizeof h, arg, arg_size);
@@ -233,6 +250,12 @@ static int draft_in_region(const pa_type *t, pa_thread_fn fn, const void *arg, s
 static int launch(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg_size)
 {
     int64_t n = pa_size(t);
+    int reserve = tl_reserve, from = tl_use_reserved ? array_first : 0;
+    tl_reserve = tl_use_reserved = 0;   /* one-shot, whatever happens next */
+    if (reserve > 0 && from > 0)
+        return pa__err(PA_ERR_INVAL, "pa_for over %s: pa_mpi_reserve_procs and pa_mpi_use_reserved_procs were both "
+                       "called for this array; an array drafted from a reserve cannot have a reserve of its own",
+                       pa_type_name(t));
     if (n < 1 || n > PA_MAX_THREADS)
         return pa__err(PA_ERR_RANGE, "pa_for over %s: %lld processes, outside 1..%d", pa_type_name(t),
                        (long long)n, PA_MAX_THREADS);
@@ -245,7 +268,36 @@ static int launch(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg
     }
     if (!pa_mpi__served())
         return spmd(t, (int)n, fn, arg, arg_size);
-    return draft_in_region(t, fn, arg, arg_size);
+    return draft_in_region(t, fn, arg, arg_size, reserve, from);
+}
+
+/* Flags set where no pool of idle ranks is: outside pa_mpi_main (or without MPI running). */
+static int no_pool(const char *call)
+{
+    return pa__err(PA_ERR_RANGE, "%s: there are no idle processes to reserve outside pa_mpi_main (start the "
+                   "program with mpirun and enter through pa_mpi_main)", call);
+}
+
+int pa_mpi_reserve_procs(int n)
+{
+    if (n < 0 || n > PA_MAX_THREADS)
+        return pa__err(PA_ERR_RANGE, "pa_mpi_reserve_procs(%d): outside 0..%d", n, PA_MAX_THREADS);
+    if (n > 0 && (!pa_mpi__running() || !pa_mpi__served()))
+        return no_pool("pa_mpi_reserve_procs");
+    tl_reserve = n;
+    return PA_OK;
+}
+
+int pa_mpi_use_reserved_procs(void)
+{
+    if (!pa_mpi__running() || !pa_mpi__served())
+        return no_pool("pa_mpi_use_reserved_procs");
+    if (array_reserve <= 0)
+        return pa__err(PA_ERR_RANGE, "pa_mpi_use_reserved_procs: %s", array_first > 0 ? "this process's array has "
+                       "no reserve (call pa_mpi_reserve_procs before the pa_for that creates it)" : "the calling "
+                       "process runs no task of a process array, so it has no reserve (rank 0's main never has one)");
+    tl_use_reserved = 1;
+    return PA_OK;
 }
 
 const pa__launcher pa__mpi_launcher = {

@@ -1,7 +1,11 @@
 /*
  * parray — the pool of idle ranks under pa_mpi_main (procs.h describes the protocol).
  *
- * Rank 0 owns the pool: busy[r] for every world rank, rank 0 itself always busy.  It drafts for its own arrays
+ * Rank 0 owns the pool: state[r] for every world rank (idle, busy, or kept free in a reserve), rank 0 itself
+ * always busy, and home[r], the reserve a rank belongs to (0: the idle pool).  A reserve is set aside for an
+ * array by pa_mpi_reserve_procs and known by the world rank of the array's process 0; its ranks are drafted
+ * only by processes of that array that call pa_mpi_use_reserved_procs, go back to it when their nested array
+ * ends, and all go back to the idle pool with the array's own ranks.  Rank 0 drafts for its own arrays
  * directly, and grants ranks to processes that start nested arrays while it waits for an array's results.
  * Too few idle ranks is an error at once, on whichever process asked; nothing waits for ranks to come free.
  * The same loop answers world calls (procs_world.c), which need to know which ranks are idle.
@@ -12,8 +16,11 @@
 
 #include "procs.h"
 
+enum { IDLE = 0, BUSY = 1, KEPT = 2 };   /* KEPT: free, in the reserve of array home[r] */
+
 static pthread_mutex_t draft_mutex = PTHREAD_MUTEX_INITIALIZER;
-static char *busy;
+static char *state;
+static int32_t *home;
 static int world;
 
 void pa_mpi__draft_lock(void)
@@ -35,13 +42,13 @@ int pa_mpi__pool_others(const int32_t *members, int n, int32_t *idle, int *nidle
 {
     int busy_elsewhere = 0;
     *nidle = 0;
-    for (int r = 1; busy && r < world; r++) {
+    for (int r = 1; state && r < world; r++) {
         int member = 0;
         for (int i = 0; i < n && !member; i++)
             member = members[i] == r;
         if (member)
             continue;
-        if (busy[r])
+        if (state[r] == BUSY)   /* ranks kept in a reserve wait in the idle loop: they take part */
             busy_elsewhere++;
         else
             idle[(*nidle)++] = r;
@@ -52,10 +59,16 @@ int pa_mpi__pool_others(const int32_t *members, int n, int32_t *idle, int *nidle
 int pa_mpi__idle_init(int size)
 {
     world = size;
-    busy = calloc((size_t)size, 1);
-    if (!busy)
+    state = calloc((size_t)size, 1);
+    home = calloc((size_t)size, sizeof *home);
+    if (!state || !home) {
+        free(state);
+        free(home);
+        state = NULL;
+        home = NULL;
         return pa__err(PA_ERR_NOMEM, "pa_mpi_main: no memory for the pool of %d ranks", size);
-    busy[0] = 1;
+    }
+    state[0] = BUSY;
     return PA_OK;
 }
 
@@ -64,48 +77,91 @@ void pa_mpi__release_all(int size)
     pa_mpi__draft_head stop = {.cmd = PA_MPI__CMD_STOP};
     for (int r = 1; r < size; r++)
         MPI_Send(&stop, (int)sizeof stop, MPI_BYTE, r, PA_MPI__TAG_DRAFT, pa_mpi__proto());
-    free(busy);
-    busy = NULL;
+    free(state);
+    free(home);
+    state = NULL;
+    home = NULL;
 }
 
-/* Rank 0: picks n idle ranks, lowest first.  \return PA_OK, or the number idle (>= 0) when too few. */
-static int pick(int n, int32_t *ranks)
+/* Whether rank r is free to draft from the idle pool (from 0) or from the reserve of array `from`. */
+static int free_in(int r, int from)
 {
-    int idle = 0;
-    for (int r = 0; r < world; r++)
-        idle += !busy[r];
-    if (idle < n)
-        return idle;
-    for (int r = 0, i = 0; i < n; r++)
-        if (!busy[r])
+    return from > 0 ? state[r] == KEPT && home[r] == from : state[r] == IDLE;
+}
+
+/* Rank 0: picks n ranks, lowest first, from the idle pool or from reserve `from`, and sets aside `reserve`
+ * more idle ranks for the new array (known by ranks[0]).  \return -1, or (nothing taken) the number free. */
+static int pick(int n, int reserve, int from, int32_t *ranks)
+{
+    int avail = 0;
+    for (int r = 1; r < world; r++)
+        avail += free_in(r, from);
+    if (n < 1 || reserve < 0 || avail < n + reserve || (from > 0 && reserve > 0))
+        return avail;
+    for (int r = 1, i = 0; i < n; r++)
+        if (free_in(r, from))
             ranks[i++] = r;
     for (int i = 0; i < n; i++)
-        busy[ranks[i]] = 1;
+        state[ranks[i]] = BUSY;   /* home stays: the idle pool, or the reserve they go back to */
+    for (int r = 1, k = 0; k < reserve; r++)
+        if (state[r] == IDLE) {
+            state[r] = KEPT;
+            home[r] = ranks[0];
+            k++;
+        }
     return -1;
 }
 
-static int too_few(const pa_type *t, int n, int idle)
+/* Rank 0: ranks of an array back (to the pool, or to the reserve they came from), and the array's reserve to
+ * the pool.  A reserved rank still busy (a nested array that outlives its parent's) goes to the pool later. */
+static void give_back(const int32_t *ranks, int n)
 {
+    for (int r = 1; n > 0 && r < world; r++)
+        if (home[r] == ranks[0]) {
+            home[r] = 0;
+            if (state[r] == KEPT)
+                state[r] = IDLE;
+        }
+    for (int i = 0; i < n; i++)
+        if (ranks[i] > 0 && ranks[i] < world)
+            state[ranks[i]] = home[ranks[i]] > 0 ? KEPT : IDLE;
+}
+
+static int too_few(const pa_type *t, int n, int reserve, int from, int avail)
+{
+    int size = 0;   /* the world's size: `world` is known on rank 0 only */
+    MPI_Comm_size(pa_mpi__proto(), &size);
+    if (from > 0)
+        return pa__err(PA_ERR_RANGE, "pa_for over %s: the process array needs %d processes from the reserve of its "
+                       "parent array (pa_mpi_use_reserved_procs), which holds %d free now", pa_type_name(t), n,
+                       avail);
+    if (reserve > 0)
+        return pa__err(PA_ERR_RANGE, "pa_for over %s: the process array needs %d processes and %d reserved for it "
+                       "(pa_mpi_reserve_procs), %d in all, but %d of the %d are idle (rank 0 runs main and running "
+                       "arrays hold theirs; start more with mpirun -np)", pa_type_name(t), n, reserve, n + reserve,
+                       avail, size);
     return pa__err(PA_ERR_RANGE, "pa_for over %s: the process array needs %d processes but %d of the %d are idle "
                    "(rank 0 runs main and running arrays hold theirs; start more with mpirun -np)",
-                   pa_type_name(t), n, idle, world);
+                   pa_type_name(t), n, avail, size);
 }
 
 /* Rank 0: answers a request for ranks from another process. */
 static void grant(int from)
 {
-    int32_t n = 0;
-    MPI_Recv(&n, 1, MPI_INT32_T, from, PA_MPI__TAG_REQ, pa_mpi__proto(), MPI_STATUS_IGNORE);
+    int32_t req[3] = {0, 0, 0};
+    MPI_Recv(req, 3, MPI_INT32_T, from, PA_MPI__TAG_REQ, pa_mpi__proto(), MPI_STATUS_IGNORE);
+    int n = req[0];
     int32_t *reply = calloc((size_t)(n > 0 ? n : 0) + 2, sizeof *reply);
     if (!reply) {
         int32_t fail[2] = {-1, 0};
         MPI_Send(fail, 2, MPI_INT32_T, from, PA_MPI__TAG_GRANT, pa_mpi__proto());
         return;
     }
-    int idle = n > 0 && n <= world ? pick(n, reply + 2) : 0;
-    reply[0] = idle < 0 ? 0 : 1;
-    reply[1] = idle < 0 ? n : idle;
-    MPI_Send(reply, idle < 0 ? n + 2 : 2, MPI_INT32_T, from, PA_MPI__TAG_GRANT, pa_mpi__proto());
+    int ok = n > 0 && n <= world && req[1] >= 0 && req[1] <= world && req[2] >= 0 && req[2] < world;
+    int avail = ok ? pick(n, req[1], req[2], reply + 2) : 0;
+    reply[0] = avail < 0 ? 0 : 1;
+    reply[1] = avail < 0 ? n : avail;
+    MPI_Send(reply, avail < 0 ? n + 2 : 2, MPI_INT32_T, from, PA_MPI__TAG_GRANT, pa_mpi__proto());
     free(reply);
 }
 
@@ -114,26 +170,26 @@ static void take_back(int from, int count)
 {
     int32_t *ranks = malloc((size_t)count * sizeof *ranks);
     MPI_Recv(ranks, count, MPI_INT32_T, from, PA_MPI__TAG_FREE, pa_mpi__proto(), MPI_STATUS_IGNORE);
-    for (int i = 0; ranks && i < count; i++)
-        busy[ranks[i]] = 0;
+    if (ranks)
+        give_back(ranks, count);
     free(ranks);
 }
 
-int pa_mpi__pool_take(const pa_type *t, int n, int32_t *ranks)
+int pa_mpi__pool_take(const pa_type *t, int n, int reserve, int from, int32_t *ranks)
 {
     int me = 0;
     MPI_Comm_rank(pa_mpi__proto(), &me);
     if (me == 0) {
-        int idle = pick(n, ranks);
-        return idle < 0 ? PA_OK : too_few(t, n, idle);
+        int avail = pick(n, reserve, from, ranks);
+        return avail < 0 ? PA_OK : too_few(t, n, reserve, from, avail);
     }
-    int32_t req = n, *reply = malloc(((size_t)n + 2) * sizeof *reply);
+    int32_t req[3] = {n, reserve, from}, *reply = malloc(((size_t)n + 2) * sizeof *reply);
     if (!reply)
         return pa__err(PA_ERR_NOMEM, "pa_for over %s: no memory for %d ranks", pa_type_name(t), n);
-    MPI_Send(&req, 1, MPI_INT32_T, 0, PA_MPI__TAG_REQ, pa_mpi__proto());
+    MPI_Send(req, 3, MPI_INT32_T, 0, PA_MPI__TAG_REQ, pa_mpi__proto());
     MPI_Recv(reply, n + 2, MPI_INT32_T, 0, PA_MPI__TAG_GRANT, pa_mpi__proto(), MPI_STATUS_IGNORE);
     int st = reply[0] == 0 ? PA_OK : reply[0] < 0 ? pa__err(PA_ERR_NOMEM, "pa_for over %s: rank 0 is out of "
-             "memory", pa_type_name(t)) : too_few(t, n, reply[1]);
+             "memory", pa_type_name(t)) : too_few(t, n, reserve, from, reply[1]);
     if (st == PA_OK)
         memcpy(ranks, reply + 2, (size_t)n * sizeof *ranks);
     free(reply);
@@ -145,8 +201,7 @@ void pa_mpi__pool_give(const int32_t *ranks, int n)
     int me = 0;
     MPI_Comm_rank(pa_mpi__proto(), &me);
     if (me == 0) {
-        for (int i = 0; i < n; i++)
-            busy[ranks[i]] = 0;
+        give_back(ranks, n);
         return;
     }
     /* Synchronous: when this returns, rank 0 has taken the ranks back, so a world call that this process's
