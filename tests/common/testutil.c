@@ -1,5 +1,6 @@
 /* parray tests — shared helpers. */
 #include "testutil.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,4 +95,40 @@ void pa_test_flat_copy(pa_scope *s, const pa_type *t, void *arr, unsigned char *
     ck_assert_msg(ta && th, "%s", pa_last_error());
     if (to_arr) PA_CK_OK(pa_copy(ta, arr, th, host));
     else PA_CK_OK(pa_copy(th, host, ta, arr));
+}
+
+void pa_test_pair_fill(pa_test_pair *c, pa_scope *s, pa_rng *rng, const pa_type *dt, void *dst, const pa_type *st,
+                       void *src)
+{
+    int64_t dn = pa_test_extent(dt), sn = pa_test_extent(st), e = (int64_t)pa_elm_size(dt);
+    c->dbytes = dn * e;
+    c->src = malloc((size_t)(sn * e));
+    c->want = malloc((size_t)c->dbytes);
+    c->got = malloc((size_t)c->dbytes);
+    ck_assert_msg(c->src && c->want && c->got, "out of host memory for %lld bytes", (long long)c->dbytes);
+    for (int64_t i = 0; i < sn * e; i++)
+        c->src[i] = (unsigned char)pa_rng_next(rng);
+    memset(c->want, 0xA5, (size_t)c->dbytes);
+    pa_test_flat_copy(s, st, src, c->src, sn, 1);
+    pa_test_flat_copy(s, dt, dst, c->want, dn, 1);
+    for (int64_t k = 0; k < pa_size(dt); k++)
+        memcpy(c->want + pa__offset_walk(dt, k) * e, c->src + pa__offset_walk(st, k) * e, (size_t)e);
+}
+
+int64_t pa_test_pair_diff(pa_test_pair *c, pa_scope *s, const pa_type *dt, void *dst)
+{
+    pa_test_flat_copy(s, dt, dst, c->got, c->dbytes / (int64_t)pa_elm_size(dt), 0);
+    if (memcmp(c->got, c->want, (size_t)c->dbytes) == 0)
+        return -1;
+    int64_t i = 0;
+    while (c->got[i] == c->want[i])
+        i++;
+    return i;
+}
+
+void pa_test_pair_free(pa_test_pair *c)
+{
+    free(c->src);
+    free(c->want);
+    free(c->got);
 }

@@ -41,6 +41,21 @@ int64_t pa_test_extent(const pa_type *t);
  */
 void pa_test_flat_copy(pa_scope *s, const pa_type *t, void *arr, unsigned char *host, int64_t n, int to_arr);
 
+/**
+ * What a copy dt <- st between two arrays (any memory types) must leave: pa_test_pair_fill fills the source
+ * array's whole extent with random bytes, poisons the destination's with 0xA5, and works out from the reference
+ * walk what every byte of the destination's extent must hold after the copy; pa_test_pair_diff reads the
+ * destination back and returns the first byte that differs (got[i] against want[i]), or -1.
+ */
+typedef struct pa_test_pair {
+    unsigned char *src, *want, *got;   /* host images: the source's extent, the destination's (twice) */
+    int64_t dbytes;
+} pa_test_pair;
+void pa_test_pair_fill(pa_test_pair *c, pa_scope *s, pa_rng *rng, const pa_type *dt, void *dst, const pa_type *st,
+                       void *src);
+int64_t pa_test_pair_diff(pa_test_pair *c, pa_scope *s, const pa_type *dt, void *dst);
+void pa_test_pair_free(pa_test_pair *c);
+
 /** Asserts that a status is PA_OK and prints pa_last_error() when it is not. */
 #define PA_CK_OK(expr)                                                                                   \
     do {                                                                                                 \

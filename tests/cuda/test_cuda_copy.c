@@ -43,36 +43,25 @@ static void count_strategy(const char *line)
 /* Copies st -> dt (any memory types) and compares every byte of dt's extent with the reference walk. */
 static void check_pair(pa_scope *sc, const pa_type *dt, const pa_type *st, uint64_t seed)
 {
-    int64_t dn = pa_test_extent(dt), sn = pa_test_extent(st), e = (int64_t)pa_elm_size(dt);
-    unsigned char *hsrc = malloc((size_t)(sn * e)), *want = malloc((size_t)(dn * e)), *got = malloc((size_t)(dn * e));
     void *dst = pa_create(dt), *src = pa_create(st);
     char line[1024], dl[256], sl[256];
-    ck_assert_msg(dst && src && hsrc && want && got, "%s", pa_last_error());
-    for (int64_t i = 0; i < sn * e; i++)
-        hsrc[i] = (unsigned char)pa_rng_next(&rng);
-    memset(want, 0xA5, (size_t)(dn * e));
-    pa_test_flat_copy(sc, st, src, hsrc, sn, 1);
-    pa_test_flat_copy(sc, dt, dst, want, dn, 1);
-    for (int64_t k = 0; k < pa_size(dt); k++)
-        memcpy(want + pa__offset_walk(dt, k) * e, hsrc + pa__offset_walk(st, k) * e, (size_t)e);
+    pa_test_pair c;
+    ck_assert_msg(dst && src, "%s", pa_last_error());
+    pa_test_pair_fill(&c, sc, &rng, dt, dst, st, src);
     pa_copy_explain(dt, st, line, sizeof line);
     count_strategy(line);
     PA_CK_OK(pa_copy(dt, dst, st, src));
-    pa_test_flat_copy(sc, dt, dst, got, dn, 0);
-    if (memcmp(got, want, (size_t)(dn * e)) != 0) {
-        int64_t i = 0;
-        while (got[i] == want[i]) i++;
+    int64_t i = pa_test_pair_diff(&c, sc, dt, dst);
+    if (i >= 0) {
         pa_layout_format(dt, dl, sizeof dl);
         pa_layout_format(st, sl, sizeof sl);
         ck_abort_msg("seed %llu: copy %s %s %s <- %s %s %s: byte %lld is 0x%02x, expected 0x%02x; %s",
                      (unsigned long long)seed, pa_mtt(dt), pa_type_name(dt), dl, pa_mtt(st), pa_type_name(st), sl,
-                     (long long)i, got[i], want[i], line);
+                     (long long)i, c.got[i], c.want[i], line);
     }
     PA_CK_OK(pa_destroy(dt, dst));
     PA_CK_OK(pa_destroy(st, src));
-    free(hsrc);
-    free(want);
-    free(got);
+    pa_test_pair_free(&c);
 }
 
 START_TEST(test_random_directions)

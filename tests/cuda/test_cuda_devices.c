@@ -52,21 +52,15 @@ static void check(pa_scope *sc, const char *dname, int ddev, const char *sname, 
 {
     const pa_type *dt = pa_type_get(sc, dname), *st = pa_type_get(sc, sname);
     ck_assert_msg(dt && st, "%s", pa_last_error());
-    int64_t dn = pa_test_extent(dt), sn = pa_test_extent(st), e = (int64_t)pa_elm_size(dt);
-    unsigned char *hsrc = malloc((size_t)(sn * e)), *want = malloc((size_t)(dn * e)), *got = malloc((size_t)(dn * e));
+    int64_t e = (int64_t)pa_elm_size(dt);
     PA_CK_OK(pa_cuda_set_device(ddev));
     void *dst = pa_create(dt);
     PA_CK_OK(pa_cuda_set_device(sdev));
     void *src = pa_create(st);
     PA_CK_OK(pa_cuda_set_device(0));
-    ck_assert_msg(dst && src && hsrc && want && got, "%s", pa_last_error());
-    for (int64_t i = 0; i < sn * e; i++)
-        hsrc[i] = (unsigned char)pa_rng_next(&rng);
-    memset(want, 0xA5, (size_t)(dn * e));
-    pa_test_flat_copy(sc, st, src, hsrc, sn, 1);
-    pa_test_flat_copy(sc, dt, dst, want, dn, 1);
-    for (int64_t k = 0; k < pa_size(dt); k++)
-        memcpy(want + pa__offset_walk(dt, k) * e, hsrc + pa__offset_walk(st, k) * e, (size_t)e);
+    ck_assert_msg(dst && src, "%s", pa_last_error());
+    pa_test_pair c;
+    pa_test_pair_fill(&c, sc, &rng, dt, dst, st, src);
     if (how == PA_COPY) {
         PA_CK_OK(pa_copy(dt, dst, st, src));
     } else if (how == PA_COPY_ASYNC) {
@@ -84,18 +78,14 @@ static void check(pa_scope *sc, const char *dname, int ddev, const char *sname, 
     }
     int cur = pa_cuda_get_device();
     ck_assert_msg(cur == 0, "the copy left GPU %d current instead of GPU 0", cur);
-    pa_test_flat_copy(sc, dt, dst, got, dn, 0);
-    int64_t i = 0;
-    while (i < dn * e && got[i] == want[i]) i++;
-    ck_assert_msg(i == dn * e, "%s (GPU %d) <- %s (GPU %d), %s: byte %lld is 0x%02x, expected 0x%02x", dname, ddev,
-                  sname, sdev, how == PA_COPY ? "pa_copy" : how == PA_COPY_ASYNC ? "pa_copy_async"
+    int64_t i = pa_test_pair_diff(&c, sc, dt, dst);
+    ck_assert_msg(i < 0, "%s (GPU %d) <- %s (GPU %d), %s: byte %lld is 0x%02x, expected 0x%02x", dname, ddev, sname,
+                  sdev, how == PA_COPY ? "pa_copy" : how == PA_COPY_ASYNC ? "pa_copy_async"
                   : how == CROSS_STAGED ? "staged" : "direct",
-                  (long long)i, got[i], want[i]);
+                  (long long)i, i < 0 ? 0 : c.got[i], i < 0 ? 0 : c.want[i]);
     PA_CK_OK(pa_destroy(dt, dst));
     PA_CK_OK(pa_destroy(st, src));
-    free(hsrc);
-    free(want);
-    free(got);
+    pa_test_pair_free(&c);
 }
 
 static int64_t reverse(int64_t i, void *ctx)
