@@ -14,29 +14,11 @@
  * median of several repeats, ours and the anchor taking turns; they run on the same buffers of random data.
  * The explanation of each plan is printed, and the table comes last.  Usage: copy_gpu [repeats [case-prefix]]
  */
-#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "parray/parray.h"
-
-#define CK(x)                                                                                            \
-    do {                                                                                                 \
-        cudaError_t e_ = (x);                                                                            \
-        if (e_ != cudaSuccess) {                                                                         \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));         \
-            exit(1);                                                                                     \
-        }                                                                                                \
-    } while (0)
-#define PK(x)                                                                                            \
-    do {                                                                                                 \
-        int s_ = (x);                                                                                    \
-        if (s_ != PA_OK) {                                                                               \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, pa_last_error());               \
-            exit(1);                                                                                     \
-        }                                                                                                \
-    } while (0)
+#include "gpu_bench.h"
 
 static int repeats = 15;
 static const char *only = "";   /* run only the cases whose name starts with this */
@@ -228,15 +210,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1) repeats = atoi(argv[1]);
     if (argc > 2) only = argv[2];
-    if (pa_cuda_device_count() <= 0) {
-        fprintf(stderr, "copy_gpu: %s\n", pa_last_error());
+    if (gpu_bench_start("copy_gpu", repeats, &ev0, &ev1) != 0)
         return 77;
-    }
-    struct cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
-    CK(cudaEventCreate(&ev0));
-    CK(cudaEventCreate(&ev1));
-    printf("device: %s, %d SMs; repeats %d (median)\n\n", prop.name, prop.multiProcessorCount, repeats);
 
     small_copy_cost();
 

@@ -12,27 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include <cuda_runtime_api.h>
-
-#include <parray/parray.h>
+#include "gpu_bench.h"
 
 int map_anchor(int c, float *x, long long n, long long w, long long d, float a, float b);
-
-#define CK(call)                                                                                         \
-    do {                                                                                                 \
-        cudaError_t e_ = (call);                                                                         \
-        if (e_ != cudaSuccess) {                                                                         \
-            fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                                  \
-            exit(1);                                                                                     \
-        }                                                                                                \
-    } while (0)
-#define OK(call)                                                                                         \
-    do {                                                                                                 \
-        if ((call) != PA_OK) {                                                                           \
-            fprintf(stderr, "%s: %s\n", #call, pa_last_error());                                         \
-            exit(1);                                                                                     \
-        }                                                                                                \
-    } while (0)
 
 static const char fn_src[] =
     "struct ab { float a, b; };\n"
@@ -63,7 +45,7 @@ static float time_case(int which, int c, const pa_type *t, float *x, long long n
     for (int i = -2; i < repeats; i++) {
         CK(cudaEventRecord(ev0, 0));
         if (which == 0)
-            OK(pa_cuda_map_async(t, x, fn_src, "axpb", &arg, sizeof arg, NULL));
+            PK(pa_cuda_map_async(t, x, fn_src, "axpb", &arg, sizeof arg, NULL));
         else if (map_anchor(c, x, n, w, d, arg.a, arg.b) != 0)
             exit(1);
         CK(cudaEventRecord(ev1, 0));
@@ -79,22 +61,15 @@ int main(int argc, char **argv)
 {
     if (argc > 1)
         repeats = atoi(argv[1]) < 1 ? 1 : atoi(argv[1]) > 101 ? 101 : atoi(argv[1]);
-    if (pa_cuda_device_count() < 1) {
-        fprintf(stderr, "map_gpu: skipped: %s\n", pa_last_error());
+    if (gpu_bench_start("map_gpu", repeats, &ev0, &ev1) != 0)
         return 77;
-    }
-    struct cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
-    CK(cudaEventCreate(&ev0));
-    CK(cudaEventCreate(&ev1));
-    printf("device: %s, %d SMs; repeats %d (median)\n\n", prop.name, prop.multiProcessorCount, repeats);
     pa_scope *s;
-    OK(pa_scope_create(NULL, &s));
+    PK(pa_scope_create(NULL, &s));
     const long long N = 8192, FLAT = N * N, W = 8000, D = 96;
-    OK(pa_declare(s, "FLAT", "dmem float [67108864]"));
-    OK(pa_declare(s, "A", "dmem float [[8192][8192]]"));
-    OK(pa_declare(s, "T", "dmem float [[#A_1][#A_0]]"));
-    OK(pa_declare(s, "WIN", "dmem float [[8000 # disp(96) # A_0][8000 # disp(96) # A_1]]"));
+    PK(pa_declare(s, "FLAT", "dmem float [67108864]"));
+    PK(pa_declare(s, "A", "dmem float [[8192][8192]]"));
+    PK(pa_declare(s, "T", "dmem float [[#A_1][#A_0]]"));
+    PK(pa_declare(s, "WIN", "dmem float [[8000 # disp(96) # A_0][8000 # disp(96) # A_1]]"));
     const pa_type *flat = pa_type_get(s, "FLAT"), *tr = pa_type_get(s, "T"), *win = pa_type_get(s, "WIN");
     float *x = pa_create(flat);
     if (x == NULL) {
@@ -110,7 +85,7 @@ int main(int argc, char **argv)
     /* The first map of a layout: compile (or disk-cache hit), load, run. */
     struct { float a, b; } arg = {1.0f, 0.0f};
     double t0 = wall();
-    OK(pa_cuda_map(flat, x, fn_src, "axpb", &arg, sizeof arg));
+    PK(pa_cuda_map(flat, x, fn_src, "axpb", &arg, sizeof arg));
     double first = wall() - t0;
 
     const struct { const char *name; const pa_type *t; long long n; } cases[] = {
