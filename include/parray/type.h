@@ -142,6 +142,9 @@ PA_API pa_dim *pa_dim_ref(pa_builder *b, const pa_type *target);
 PA_API int pa_dim_then_ref(pa_dim *d, const pa_type *target);
 /** Appends "# disp(e)".  \return PA_OK or an error. */
 PA_API int pa_dim_then_disp(pa_dim *d, int64_t e);
+/** Appends "# step(k)": the index is multiplied by k (negative for a reversal; see docs/types.md).
+ *  \return PA_OK or an error. */
+PA_API int pa_dim_then_step(pa_dim *d, int64_t k);
 /** Appends "# func(f)".  \return PA_OK or an error. */
 PA_API int pa_dim_then_func(pa_dim *d, pa_offset_fn fn, void *ctx);
 /**

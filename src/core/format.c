@@ -46,6 +46,8 @@ static void dim(out *o, const pa_type *t, int bracket)
         const pa__fn *f = &t->fn[k];
         if (f->kind == PA__F_DISP) {
             put(o, " # disp(%lld)", (long long)f->disp);
+        } else if (f->kind == PA__F_STEP) {
+            put(o, " # step(%lld)", (long long)f->disp);
         } else if (f->kind == PA__F_FUNC) {
             put(o, " # func(%s)", f->fname ? f->fname : "<callback>");
         } else {

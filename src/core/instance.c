@@ -244,8 +244,9 @@ static int build_item(build *b, pa_type *n, const pa__item *it, int k, int si)
         if ((st = resolve_ref(b, it, &f.target)))
             return st;
         break;
+    case PA__I_STEP:
     case PA__I_DISP:
-        f.kind = PA__F_DISP;
+        f.kind = it->kind == PA__I_STEP ? PA__F_STEP : PA__F_DISP;
         if ((st = pa__expr_eval(it->expr, &b->env, &f.disp)))
             return st;
         break;
@@ -290,7 +291,7 @@ static int build_node(build *b, const pa__adim *a, pa_type *parent, int index, p
         return pa__err(PA_ERR_RANGE, "in \"%s\" at column %d: dimension size %lld is not in 1..2^50", b->env.text,
                        a->col, (long long)n->size);
     for (int k = 0; k < n->nfn; k++)
-        n->fixed |= n->fn[k].kind != PA__F_DISP;
+        n->fixed |= n->fn[k].kind != PA__F_DISP && n->fn[k].kind != PA__F_STEP;
     return PA_OK;
 }
 

@@ -70,7 +70,9 @@ const pa__layout *pa__type_layout(const pa_type *t)
     pa__scope_lock(s);
     l = t->layout;
     if (!l && t->layout_status) {
-        pa__err(t->layout_status, "%s could not be compiled into a layout (too irregular and too large)", t->name);
+        pa__err(t->layout_status, "%s could not be compiled into a layout (%s)", t->name,
+                t->layout_status == PA_ERR_RANGE ? "its offsets overflow: they must lie within +-2^62"
+                                                 : "too irregular and too large");
     } else if (!l) {
         int st = pa__layout_compile(t, &l);
         if (st == PA_OK)

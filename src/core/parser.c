@@ -101,8 +101,8 @@ static int parse_ref(pa__lexer *lx, pa__item *it)
 
 static int parse_call(pa__lexer *lx, pa__item *it)
 {
-    int st, is_disp = strcmp(lx->ident, "disp") == 0;
-    it->kind = is_disp ? PA__I_DISP : PA__I_FUNC;
+    int st, is_step = strcmp(lx->ident, "step") == 0, is_disp = is_step || strcmp(lx->ident, "disp") == 0;
+    it->kind = is_step ? PA__I_STEP : is_disp ? PA__I_DISP : PA__I_FUNC;
     if ((st = pa__lex_next(lx)) || (st = pa__lex_next(lx)))   /* the name and '(' */
         return st;
     if (is_disp) {
@@ -117,13 +117,14 @@ static int parse_call(pa__lexer *lx, pa__item *it)
             return st;
     }
     if (!pa__lex_is(lx, ')'))
-        return pa__syntax(lx, is_disp ? "')' to close disp(" : "')' to close func(");
+        return pa__syntax(lx, is_step ? "')' to close step(" : is_disp ? "')' to close disp(" : "')' to close func(");
     return pa__lex_next(lx);
 }
 
 static int is_call(const pa__lexer *lx)
 {
-    return lx->kind == PA__T_IDENT && (strcmp(lx->ident, "disp") == 0 || strcmp(lx->ident, "func") == 0) &&
+    return lx->kind == PA__T_IDENT &&
+           (strcmp(lx->ident, "disp") == 0 || strcmp(lx->ident, "func") == 0 || strcmp(lx->ident, "step") == 0) &&
            pa__lex_peekc(lx) == '(';
 }
 
@@ -139,7 +140,7 @@ static int parse_item(pa__lexer *lx, pa__item *it, int after_hash, int depth)
         return parse_call(lx, it);
     if (after_hash) {
         if (lx->kind != PA__T_IDENT)
-            return pa__syntax(lx, "a type name, disp(...), func(...) or '[' after '#'");
+            return pa__syntax(lx, "a type name, disp(...), step(...), func(...) or '[' after '#'");
         return parse_ref(lx, it);
     }
     it->kind = PA__I_EXPR;

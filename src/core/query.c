@@ -29,19 +29,19 @@ int pa_declare(pa_scope *s, const char *name, const char *text)
     if (!pa__valid_name(name))
         return pa__err(PA_ERR_INVAL, "'%s' is not a valid type name (an identifier not ending in _<digit>)", name);
     pa__scope_lock(s);
-    for (pa__decl *e = s->decls; e; e = e->next)
-        if (strcmp(e->name, name) == 0) {
-            pa__scope_unlock(s);
-            return pa__err(PA_ERR_EXISTS, "type '%s' is already declared in this scope as \"%s\"", name, e->text);
-        }
+    pa__decl *e = pa__names_get(&s->decl_names, name);
+    if (e) {
+        pa__scope_unlock(s);
+        return pa__err(PA_ERR_EXISTS, "type '%s' is already declared in this scope as \"%s\"", name, e->text);
+    }
     if ((st = pa__parse_decl(s, text, &d)) || (st = check_refs(s, d, d->root)))
         goto fail;
     if (!(d->name = pa__strdup(name))) {
         st = pa__err(PA_ERR_NOMEM, "no memory for a declaration");
         goto fail;
     }
-    d->next = s->decls;
-    s->decls = d;
+    if ((st = pa__scope_add_decl(s, d)))
+        goto fail;
     pa__scope_unlock(s);
     return PA_OK;
 fail:
@@ -134,23 +134,29 @@ fail:
     return NULL;
 }
 
+int pa__dim_path(const char *path, int *idx, int max)
+{
+    int n = 0;
+    for (const char *p = path; *p; p++) {
+        if (p != path && *p++ != '_')
+            return -1;
+        if (*p < '0' || *p > '9' || n >= max)
+            return -1;
+        idx[n++] = *p - '0';
+    }
+    return n;
+}
+
 const pa_type *pa_type_dim(const pa_type *t, const char *path)
 {
-    int idx[PA__MAX_DEPTH], n = 0;
+    int idx[PA__MAX_DEPTH], n;
     if (!t || !path) {
         pa__err(PA_ERR_INVAL, "pa_type_dim: NULL %s", t ? "path" : "type");
         return NULL;
     }
-    for (const char *p = path; *p; p++) {
-        if (*p == '_' && p == path)
-            continue;
-        if (*p < '0' || *p > '9' || n >= PA__MAX_DEPTH || (p[1] && p[1] != '_')) {
-            pa__err(PA_ERR_DIM, "'%s' is not a dimension path such as \"0_1\"", path);
-            return NULL;
-        }
-        idx[n++] = *p - '0';
-        if (p[1])
-            p++;
+    if ((n = pa__dim_path(path, idx, PA__MAX_DEPTH)) < 0) {
+        pa__err(PA_ERR_DIM, "'%s' is not a dimension path: \"\" or digits joined by '_', such as \"0_1\"", path);
+        return NULL;
     }
     return pa__node_path(t, idx, n, t->name);
 }

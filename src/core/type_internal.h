@@ -11,6 +11,9 @@
 #define PA__MAX_DEPTH 32        /* nesting of brackets and of references */
 #define PA__MAX_NODES 4096      /* nodes in one instance, inherited sub-trees included */
 #define PA__MAX_SIZE (INT64_C(1) << 50)
+/* Every offset a type gives lies within +-PA__MAX_OFFSET: sums of a few of them never overflow 64 bits, and
+ * PA_BAD_OFFSET (INT64_MIN) is never a real offset. */
+#define PA__MAX_OFFSET (INT64_C(1) << 62)
 
 /* ---- lexer (lexer.c) ---- */
 
@@ -63,12 +66,12 @@ int pa__expr_format(const pa__expr *e, char *buf, size_t len);
 
 /* ---- declarations (parser.c) ---- */
 
-typedef enum { PA__I_EXPR, PA__I_REF, PA__I_DIMS, PA__I_DISP, PA__I_FUNC } pa__ikind;
+typedef enum { PA__I_EXPR, PA__I_REF, PA__I_DIMS, PA__I_DISP, PA__I_FUNC, PA__I_STEP } pa__ikind;
 
 struct pa__adim;
 typedef struct pa__item {
     pa__ikind kind;
-    pa__expr *expr;             /* EXPR: size; DISP: displacement */
+    pa__expr *expr;             /* EXPR: size; DISP: displacement; STEP: factor */
     char *ref;                  /* REF: "A_0_1" */
     pa__expr **args;            /* REF: <...> */
     int nargs;
@@ -107,10 +110,10 @@ void pa__adim_free(pa__adim *d);
 
 /* ---- instances (instance.c) ---- */
 
-typedef enum { PA__F_DISP, PA__F_REF, PA__F_FUNC } pa__fkind;
+typedef enum { PA__F_DISP, PA__F_REF, PA__F_FUNC, PA__F_STEP } pa__fkind;
 typedef struct pa__fn {
     pa__fkind kind;
-    int64_t disp;
+    int64_t disp;               /* DISP: added to the index; STEP: the index is multiplied by it */
     const pa_type *target;
     pa_offset_fn fn;
     void *ctx;
@@ -163,12 +166,30 @@ int pa__inst_get(pa__decl *d, const int64_t *args, int nargs, pa__inst **out);
 void pa__inst_free(pa__inst *in);
 /** Resolves "Name_0_1" to a declaration and a path (digits), searching the scope and its parents. */
 int pa__split_ref(pa_scope *s, const char *ref, pa__decl **d, int *path, int *depth);
+/**
+ * The one rule for dimension paths (pa_type_dim, pa_tid_path, pa_sync, pa_dev_node, "A_0_1" in references):
+ * "" (the type itself) or digits joined by single '_' ("0", "0_1").  \return the number of digits (written to
+ * idx), or -1 for anything else ("_0", "0_", "_", "01", more than max levels).
+ */
+int pa__dim_path(const char *path, int *idx, int max);
 /** Follows a path of child indices from a node.  NULL with PA_ERR_DIM when a step does not exist. */
 const pa_type *pa__node_path(const pa_type *t, const int *path, int depth, const char *what);
 /** Makes an instance of a declaration tree built in memory (builder); takes ownership of d. */
 int pa__inst_from_decl(pa__decl *d, pa__inst **out);
 
-/* ---- scopes (scope.c) ---- */
+/* ---- scopes (scope.c, name_index.c) ---- */
+
+/* A hash table from a name to what it names; the key is owned by the value (name_index.c). */
+typedef struct pa__names {
+    size_t cap, n;
+    struct { const char *key; void *val; } *slot;
+} pa__names;
+
+/** What key names, or NULL. */
+void *pa__names_get(const pa__names *h, const char *key);
+/** Adds a name that is not there yet.  \return PA_OK or PA_ERR_NOMEM (nothing added). */
+int pa__names_put(pa__names *h, const char *key, void *val);
+void pa__names_free(pa__names *h);
 
 struct pa_scope {
     pa_scope *parent;
@@ -178,7 +199,11 @@ struct pa_scope {
     struct pa__elm { char *name; size_t size; struct pa__elm *next; } *elms;
     pa__decl *decls;
     pa__decl *anon;             /* anonymous and builder declarations */
+    pa__names decl_names, var_names, func_names, elm_names;   /* the four lists above, by name */
 };
+
+/** Adds a named declaration to a scope (its name must be new there).  \return PA_OK or PA_ERR_NOMEM. */
+int pa__scope_add_decl(pa_scope *s, pa__decl *d);
 
 void pa__scope_lock(pa_scope *s);
 void pa__scope_unlock(pa_scope *s);
