@@ -43,6 +43,8 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
     const pa__mem_ops *dm, *sm;
     if (!dt || !st)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s type", !dt ? "destination" : "source");
+    if (pa__bound(dt, "copy") || pa__bound(st, "copy"))
+        return PA_ERR_PARAM;
     int64_t dsize = pa_size(dt), ssize = pa_size(st);
     if (dsize != ssize)
         return pa__err(PA_ERR_SIZE, "copy from %s (%lld elements) to %s (%lld elements): sizes differ",

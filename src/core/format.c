@@ -21,6 +21,11 @@ static void dim(out *o, const pa_type *t, int bracket);
 
 static void target(out *o, const pa_type *t)
 {
+    if (t->on) {
+        target(o, t->alias);
+        put(o, " on<%s>", t->mtt);
+        return;
+    }
     if (t->inst->decl && t->inst->decl->name && t->inst->root == pa_type_root(t))
         put(o, "%s", t->name);
     else
@@ -66,6 +71,8 @@ int pa_type_format(const pa_type *t, char *buf, size_t len)
         return pa__err(PA_ERR_INVAL, "pa_type_format: NULL type or buffer");
     if (len)
         buf[0] = '\0';
+    if (pa__bound(t, "pa_type_format"))
+        return PA_ERR_PARAM;
     if (strcmp(t->mtt, "any") != 0 && strcmp(t->mtt, "distributed") != 0)
         put(&o, "%s ", t->mtt);
     if (t->elm_size)

@@ -152,6 +152,8 @@ static int resolve_ref(build *b, const pa__item *it, const pa_type **out)
         b->env.uses_vars = 1;
     if (!(t = pa__node_path(in->root, path, depth, b->env.text)))
         return PA_ERR_DIM;
+    if (it->on && !(t = pa__type_on(t, it->on)))
+        return pa__err_wrap(PA_ERR_MTT, "in \"%s\" at column %d", b->env.text, it->col);
     *out = t;
     return PA_OK;
 }
@@ -385,6 +387,51 @@ static int make_inst(pa__decl *d, const int64_t *args, int nargs, pa__inst **out
 fail:
     pa__inst_free(b.inst);
     return st;
+}
+
+int pa__inst_unbound(pa__decl *d, pa__inst **out)
+{
+    pa__inst *in;
+    pa_type *n = NULL;
+    pa__scope_lock(d->scope);
+    if (!(in = d->unbound)) {
+        if (!(in = calloc(1, sizeof *in)) || !(n = calloc(1, sizeof *n)) || !(n->name = pa__strdup(d->name))) {
+            free(n);
+            free(in);
+            pa__scope_unlock(d->scope);
+            return pa__err(PA_ERR_NOMEM, "no memory for the handle of %s", d->name);
+        }
+        /* One node with no size (0) and no sub-dimensions: whatever reads it unchecked does nothing. */
+        in->decl = d;
+        in->unbound = 1;
+        in->root = in->nodes = n;
+        in->nnodes = 1;
+        n->inst = in;
+        n->serial = ++last_serial;
+        n->mtt = d->mtt ? d->mtt : "any";
+        n->elm = d->elm ? d->elm : "void";
+        n->elm_size = d->elm ? d->elm_size : 0;
+        d->unbound = in;
+    }
+    pa__scope_unlock(d->scope);
+    *out = in;
+    return PA_OK;
+}
+
+int pa__bound(const pa_type *t, const char *what)
+{
+    if (!t)
+        return pa__err(PA_ERR_INVAL, "%s: NULL type", what);
+    if (!t->inst->unbound)
+        return PA_OK;
+    const pa__decl *d = t->inst->decl;
+    char params[256] = "";
+    for (int i = 0; i < d->nparams; i++) {
+        size_t l = strlen(params);
+        snprintf(params + l, sizeof params - l, "%s%s %s", i ? ", " : "", d->ptypes[i], d->pnames[i]);
+    }
+    return pa__err(PA_ERR_PARAM, "%s: %s has parameters <%s> that are not bound; bind them first "
+                   "(pa_type_bind, or \"%s<...>\")", what, d->name, params, d->name);
 }
 
 int pa__inst_get(pa__decl *d, const int64_t *args, int nargs, pa__inst **out)

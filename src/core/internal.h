@@ -218,6 +218,9 @@ const pa__launcher *pa__launcher_for(const char *mtt);
 
 /* Opaque here; the copy planner and backends use only the query functions and pa__type_layout. */
 
+/** PA_OK for a bound type; PA_ERR_PARAM, with a message naming what asked, for the unbound handle of a type
+ *  with parameters (pa_type_get of its bare name), PA_ERR_INVAL for NULL (src/core/instance.c). */
+int pa__bound(const pa_type *t, const char *what);
 /** Name of the mtt of a type ("any" when unspecified); the node's own mtt for a distributed type's dimension. */
 const char *pa__type_mtt(const pa_type *t);
 /**

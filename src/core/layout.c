@@ -67,6 +67,8 @@ const pa__layout *pa__type_layout(const pa_type *t)
     pa_scope *s = t->inst->decl->scope;
     if (l)
         return l;
+    if (pa__bound(t, "layout"))
+        return NULL;
     pa__scope_lock(s);
     l = t->layout;
     if (!l && t->layout_status) {
@@ -90,6 +92,6 @@ int pa_layout_format(const pa_type *t, char *buf, size_t len)
     if (!t || (!buf && len))
         return pa__err(PA_ERR_INVAL, "pa_layout_format: NULL type or buffer");
     if (!(l = pa__type_layout(t)))
-        return t->layout_status ? t->layout_status : PA_ERR_NOMEM;
+        return t->inst->unbound ? PA_ERR_PARAM : t->layout_status ? t->layout_status : PA_ERR_NOMEM;
     return pa__layout_format(l, buf, len);
 }

@@ -95,16 +95,27 @@ const pa_type *pa_type_get(pa_scope *s, const char *ref)
             return NULL;
         }
     }
+    char *on = NULL;
+    if (pa__parse_on(&lx, &on))
+        return NULL;
     if (lx.kind != PA__T_EOF) {
-        pa__syntax(&lx, "'<' or the end of the type reference");
+        free(on);
+        pa__syntax(&lx, on ? "the end of the type reference" : "'<', \"on<mtt>\" or the end of the type reference");
         return NULL;
     }
+    const pa_type *t = NULL;
     pa__scope_lock(s);
     st = pa__split_ref(s, name, &d, path, &depth);
-    if (st == PA_OK)
+    /* The bare name of a type with parameters is its unbound handle, for pa_type_bind. */
+    if (st == PA_OK && nargs == 0 && depth == 0 && d->nparams > 0 && !on)
+        st = pa__inst_unbound(d, &in);
+    else if (st == PA_OK)
         st = pa__inst_get(d, args, nargs, &in);
+    if (st == PA_OK && (t = pa__node_path(in->root, path, depth, ref)) && on)
+        t = pa__type_on(t, on);
     pa__scope_unlock(s);
-    return st ? NULL : pa__node_path(in->root, path, depth, ref);
+    free(on);
+    return t;
 }
 
 const pa_type *pa_type_parse(pa_scope *s, const char *text)
@@ -158,15 +169,15 @@ const pa_type *pa_type_dim(const pa_type *t, const char *path)
         pa__err(PA_ERR_DIM, "'%s' is not a dimension path: \"\" or digits joined by '_', such as \"0_1\"", path);
         return NULL;
     }
+    if (pa__bound(t, "pa_type_dim"))
+        return NULL;
     return pa__node_path(t, idx, n, t->name);
 }
 
 const pa_type *pa_type_child(const pa_type *t, int i)
 {
-    if (!t) {
-        pa__err(PA_ERR_INVAL, "pa_type_child: NULL type");
+    if (pa__bound(t, "pa_type_child"))
         return NULL;
-    }
     if (i < 0 || i >= t->nchild) {
         pa__err(PA_ERR_DIM, "%s has %d sub-dimensions; there is no sub-dimension %d", t->name, t->nchild, i);
         return NULL;
@@ -215,17 +226,17 @@ pa_scope *pa_type_scope(const pa_type *t)
 
 int64_t pa_size(const pa_type *t)
 {
-    return t ? t->size : -1;
+    return !t ? -1 : t->inst->unbound ? (pa__bound(t, "pa_size"), -1) : t->size;
 }
 
 int pa_ndim(const pa_type *t)
 {
-    return t ? t->nchild : -1;
+    return !t ? -1 : t->inst->unbound ? (pa__bound(t, "pa_ndim"), -1) : t->nchild;
 }
 
 int pa_nleaves(const pa_type *t)
 {
-    return t ? t->nleaves : -1;
+    return !t ? -1 : t->inst->unbound ? (pa__bound(t, "pa_nleaves"), -1) : t->nleaves;
 }
 
 const char *pa_elm(const pa_type *t)
@@ -256,10 +267,8 @@ const char *pa_type_name(const pa_type *t)
 int64_t pa_offset(const pa_type *t, int64_t i)
 {
     const pa__layout *l;
-    if (!t) {
-        pa__err(PA_ERR_INVAL, "pa_offset: NULL type");
+    if (pa__bound(t, "pa_offset"))
         return PA_BAD_OFFSET;
-    }
     if (i < 0 || i >= t->size) {
         pa__err(PA_ERR_RANGE, "index %lld is outside %s, whose size is %lld", (long long)i, t->name,
                 (long long)t->size);
@@ -300,6 +309,8 @@ int64_t pa_offset_nd(const pa_type *t, int n, const int64_t *idx)
         pa__err(PA_ERR_INVAL, "pa_offset_nd: NULL %s", t ? "index" : "type");
         return PA_BAD_OFFSET;
     }
+    if (pa__bound(t, "pa_offset_nd"))
+        return PA_BAD_OFFSET;
     if (n == 1)
         return pa_offset(t, idx[0]);
     if (n == t->nchild) {
@@ -348,6 +359,8 @@ int pa_extent(const pa_type *t, int64_t *min_off, int64_t *max_off)
     const pa__layout *l;
     if (!t || !min_off || !max_off)
         return pa__err(PA_ERR_INVAL, "pa_extent: NULL argument");
+    if (pa__bound(t, "pa_extent"))
+        return PA_ERR_PARAM;
     if (!(l = pa__type_layout(t)))
         return t->layout_status ? t->layout_status : PA_ERR_NOMEM;
     *min_off = l->min_off;
@@ -366,6 +379,8 @@ static int list_params(const pa_type *t, char *buf, size_t len, int what)
     int r;
     if (!t || (!buf && len))
         return pa__err(PA_ERR_INVAL, "NULL type or buffer");
+    if (what == 2 && pa__bound(t, "pa_para"))
+        return PA_ERR_PARAM;
     if (len)
         buf[0] = '\0';
     for (int i = 0; i < pa_nparams(t); i++) {
@@ -395,4 +410,55 @@ int pa_vars(const pa_type *t, char *buf, size_t len)
 int pa_para(const pa_type *t, char *buf, size_t len)
 {
     return list_params(t, buf, len, 2);
+}
+
+/* T on<mtt>: a pure reference to t made with the builder in t's scope, with the mtt asked for; its nodes are
+ * named "<t's dimension> on<mtt>". */
+static int rename_on(pa_type *n, const char *mtt)
+{
+    size_t len = strlen(n->alias->name) + strlen(mtt) + 6;
+    char *name = malloc(len);
+    if (!name)
+        return pa__err(PA_ERR_NOMEM, "no memory for a type name");
+    snprintf(name, len, "%s on<%s>", n->alias->name, mtt);
+    free(n->name);
+    n->name = name;
+    n->on = 1;
+    for (int i = 0; i < n->nchild; i++)
+        if (rename_on(n->child[i], mtt))
+            return PA_ERR_NOMEM;
+    return PA_OK;
+}
+
+const pa_type *pa__type_on(const pa_type *t, const char *mtt)
+{
+    pa_scope *s = t->inst->decl->scope;
+    if (pa__bound(t, "on<...>"))
+        return NULL;
+    if (pa__mtt_kind_of(mtt) == PA__MTT_NONE) {
+        pa__err(PA_ERR_MTT, "%s on<%s>: '%s' is not a memory or thread type", t->name, mtt, mtt);
+        return NULL;
+    }
+    if (strcmp(t->mtt, "distributed") == 0) {
+        pa__err(PA_ERR_UNSUPPORTED, "%s on<%s>: %s is distributed (a thread and a memory type); choosing the "
+                "memory or thread types of its parts is not supported", t->name, mtt, t->name);
+        return NULL;
+    }
+    if (strcmp(t->mtt, mtt) == 0)
+        return t;
+    pa_builder *b = pa_builder_create(s, mtt, NULL);
+    pa_dim *root = b ? pa_dim_ref(b, t) : NULL;
+    const pa_type *r = root ? pa_builder_finish(b, root, NULL) : (pa_builder_destroy(b), NULL);
+    if (!r || rename_on((pa_type *)r, mtt))
+        return NULL;
+    return r;
+}
+
+const pa_type *pa_type_on(const pa_type *t, const char *mtt)
+{
+    if (!t || !mtt) {
+        pa__err(PA_ERR_INVAL, "pa_type_on: NULL %s", t ? "mtt" : "type");
+        return NULL;
+    }
+    return pa__type_on(t, mtt);
 }

@@ -81,6 +81,7 @@ typedef struct pa__item {
     char *func;                 /* FUNC by name */
     pa_offset_fn fn;            /* FUNC made by the builder */
     void *fn_ctx;
+    char *on;                   /* REF: "T on<mtt>", the memory or thread type asked for, else NULL */
     int col;
 } pa__item;
 
@@ -101,10 +102,13 @@ typedef struct pa__decl {
     pa__adim *root;
     pa_scope *scope;
     struct pa__inst *insts;     /* instances made from it (a list) */
+    struct pa__inst *unbound;   /* the handle of its bare name when it has parameters (pa_type_get "T") */
     struct pa__decl *next;      /* in its scope */
 } pa__decl;
 
 int pa__parse_decl(pa_scope *scope, const char *text, pa__decl **out);
+/** Reads "on <mtt>" when it stands at the lexer (else nothing); *on gets a copy of the mtt name. */
+int pa__parse_on(pa__lexer *lx, char **on);
 void pa__decl_free(pa__decl *d);
 void pa__adim_free(pa__adim *d);
 
@@ -132,6 +136,7 @@ struct pa_type {
     int nfn;
     int fixed;                  /* the chain holds a reference or func: offsets are final */
     const pa_type *alias;       /* a pure reference: evaluates exactly as its target */
+    int on;                     /* made by on<mtt>: an alias of the same dimension in another mtt */
     const char *mtt;
     const char *elm;
     size_t elm_size;
@@ -155,6 +160,7 @@ typedef struct pa__inst {
     int nnodes;
     int uses_vars;
     int has_func;               /* a func is reachable: offsets are asked of the user on demand */
+    int unbound;                /* a parameterised type's bare name: only pa_type_bind and names answer */
     uint64_t var_gen;           /* the scope's variable generation it was made with */
     struct pa__inst *next;      /* in its decl (or the scope's list of builder/anonymous instances) */
 } pa__inst;
@@ -174,6 +180,10 @@ int pa__split_ref(pa_scope *s, const char *ref, pa__decl **d, int *path, int *de
 int pa__dim_path(const char *path, int *idx, int max);
 /** Follows a path of child indices from a node.  NULL with PA_ERR_DIM when a step does not exist. */
 const pa_type *pa__node_path(const pa_type *t, const int *path, int depth, const char *what);
+/** The unbound handle of a declaration with parameters (made once, kept with the declaration). */
+int pa__inst_unbound(pa__decl *d, pa__inst **out);
+/** T on<mtt>: the same offsets, sizes and sub-tree in another memory or thread type (query.c). */
+const pa_type *pa__type_on(const pa_type *t, const char *mtt);
 /** Makes an instance of a declaration tree built in memory (builder); takes ownership of d. */
 int pa__inst_from_decl(pa__decl *d, pa__inst **out);
 
