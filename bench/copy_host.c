@@ -3,7 +3,7 @@
  * of the same bytes, measured in the same run on the same buffers, median of many repeats after warm-up, on
  * random data several times the size of the last-level cache.  The copies go through real types and
  * pa_copy (plan cache lookup included); ours runs on 2 threads (P4) and, for reference, on 1.
- * Usage: copy_host [repeats]   (default 31).  bench/copy_calibrate measures the planner's constants.
+ * Usage: copy_host [repeats [case]]   (default 31 repeats; case: only the rows whose name contains it).  bench/copy_calibrate measures the planner's constants.
  */
 #include "bench_util.h"
 
@@ -23,7 +23,10 @@ static const char decls[] =
     "parray paged float [[#M_0_1][#M_0_0]][#M_1] MT\n"
     "parray paged float [[8192][8192]] DATA\n"
     "parray paged float [[8000 # disp(96) # DATA_0][8000 # disp(96) # DATA_1]] WINDOW\n"
-    "parray paged float [8000][8000] COPY\n";
+    "parray paged float [8000][8000] COPY\n"
+    "parray paged float [67108864] FLAT64\n"
+    "parray paged float [67108864 # disp(3) # FLAT64] SHIFT\n"
+    "parray paged float [67108864 # step(-1) # disp(67108863) # FLAT64] REVERSED\n";
 
 static const bcase cases[] = {
     {"contiguous float", "16M", "FLAT", "FLAT"},
@@ -31,6 +34,9 @@ static const bcase cases[] = {
     {"transpose 16 B (float4)", "2048x2048", "QT", "Q"},
     {"[[n][n]][m] transposition", "n=2048 m=2 float", "MT", "M"},
     {"window float", "8000x8000 of 8192^2", "COPY", "WINDOW"},
+    /* issue 19: a cyclic shift (the manual's [n # disp(3) # A], two pieces) and a reversal (one stride -1) */
+    {"cyclic shift float", "64M, disp(3)", "FLAT64", "SHIFT"},
+    {"reversal float", "64M, step(-1)", "FLAT64", "REVERSED"},
 };
 
 static void *created(const pa_type *t)
@@ -91,7 +97,7 @@ static int run_case(pa_scope *sc, const bcase *k, int reps)
     return ratio >= 0.70 ? 0 : 1;
 }
 
-static int table(int reps)
+static int table(int reps, const char *only)
 {
     pa_scope *sc;
     int fails = 0;
@@ -102,7 +108,8 @@ static int table(int reps)
     printf("| case | size | strategy | ours 2T GB/s | ours 1T GB/s | memcpy GB/s | ratio 2T | target | result |\n");
     printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-        fails += run_case(sc, &cases[c], reps);
+        if (!only || strstr(cases[c].name, only))
+            fails += run_case(sc, &cases[c], reps);
     pa_scope_destroy(sc);
     return fails != 0;
 }
@@ -112,5 +119,5 @@ int main(int argc, char **argv)
     int reps = 31;
     if (argc > 1)
         reps = atoi(argv[1]) > 0 && atoi(argv[1]) <= 255 ? atoi(argv[1]) : reps;
-    return table(reps);
+    return table(reps, argc > 2 ? argv[2] : NULL);
 }

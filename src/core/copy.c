@@ -38,7 +38,7 @@ static int status_of_last_error(void)
  * a layout (PA_ERR_UNSUPPORTED: tables past its budget), the result is PA_OK with *out NULL: the copy walks.
  */
 static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, const pa__layout **sl,
-                   pa__plan **out)
+                   pa__plan **out, pa__piece_plan *pp)
 {
     const pa__mem_ops *dm, *sm;
     if (!dt || !st)
@@ -58,6 +58,10 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
         return pa__err(PA_ERR_MTT, "copy from %s (%s) to %s (%s): no copy strategy exists for this pair of "
                        "memory types yet", pa_type_name(st), pa_mtt(st), pa_type_name(dt), pa_mtt(dt));
     *out = NULL;
+    /* A side that needs tables or was refused may be piecewise affine: then one plan per piece. */
+    int ps = pa__piece_plan_make(dt, st, de, dm, sm, pp);
+    if (ps != PA_ERR_UNSUPPORTED)
+        return ps;
     if (!(*dl = pa__type_layout(dt)) || !(*sl = pa__type_layout(st))) {
         int status = status_of_last_error();
         return status == PA_ERR_UNSUPPORTED ? PA_OK : status;
@@ -111,13 +115,19 @@ int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const v
     const pa__layout *dl, *sl;
     const pa__dist_ops *ops;
     pa__plan *p = NULL;
+    pa__piece_plan pp = {0};
     if (distributed(dst_type, src_type, &ops))
         return ops ? ops->copy(dst_type, dst, src_type, src) : status_of_last_error();
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
-    int st = prepare(dst_type, src_type, &dl, &sl, &p);
+    int st = prepare(dst_type, src_type, &dl, &sl, &p, &pp);
     if (st != PA_OK)
         return st;
+    if (pp.n) {
+        st = pa__piece_plan_exec(&pp, dst, src, NULL, 0);
+        pa__piece_plan_free(&pp);
+        return st;
+    }
     if (p == NULL)
         return pa__copy_walk(dst_type, dst, src_type, src);
     st = pa__plan_exec(p, dst, dl->base, src, sl->base);
@@ -130,15 +140,21 @@ int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_type, c
     const pa__layout *dl, *sl;
     const pa__dist_ops *ops;
     pa__plan *p = NULL;
+    pa__piece_plan pp = {0};
     if (distributed(dst_type, src_type, &ops)) {   /* distributed copies are collective and synchronous */
         int st = pa__stream_wait(stream);
         return st != PA_OK ? st : pa_copy(dst_type, dst, src_type, src);
     }
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
-    int st = prepare(dst_type, src_type, &dl, &sl, &p);
+    int st = prepare(dst_type, src_type, &dl, &sl, &p, &pp);
     if (st != PA_OK)
         return st;
+    if (pp.n) {
+        st = pa__piece_plan_exec(&pp, dst, src, stream, 1);
+        pa__piece_plan_free(&pp);
+        return st;
+    }
     if (p == NULL) {
         st = pa__stream_wait(stream);
         return st != PA_OK ? st : pa__copy_walk(dst_type, dst, src_type, src);
@@ -153,13 +169,19 @@ int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf,
     const pa__layout *dl, *sl;
     const pa__dist_ops *ops;
     pa__plan *p = NULL;
+    pa__piece_plan pp = {0};
     if (!buf && len > 0)
         return pa__err(PA_ERR_INVAL, "copy_explain: NULL buffer of length %zu", len);
     if (distributed(dst_type, src_type, &ops))
         return ops ? ops->explain(dst_type, src_type, buf, len) : status_of_last_error();
-    int st = prepare(dst_type, src_type, &dl, &sl, &p);
+    int st = prepare(dst_type, src_type, &dl, &sl, &p, &pp);
     if (st != PA_OK)
         return st;
+    if (pp.n) {
+        int n = pa__piece_plan_explain(&pp, buf, len);
+        pa__piece_plan_free(&pp);
+        return n;
+    }
     if (p == NULL)
         return pa__copy_walk_explain(dst_type, src_type, buf, len);
     int n = pa__plan_explain(p, buf, len);

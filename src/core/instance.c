@@ -39,6 +39,7 @@ static void node_free(pa_type *n)
     free(n->tables);
     free(n->layout);
     free(n->dist);
+    pa__pieces_free(n->pieces);
     free(n->child);
     free(n->fn);
     free(n->name);

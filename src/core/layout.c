@@ -91,7 +91,12 @@ int pa_layout_format(const pa_type *t, char *buf, size_t len)
     const pa__layout *l;
     if (!t || (!buf && len))
         return pa__err(PA_ERR_INVAL, "pa_layout_format: NULL type or buffer");
-    if (!(l = pa__type_layout(t)))
+    if (!(l = pa__type_layout(t))) {
+        const pa__pieces *p = t->layout_status == PA_ERR_UNSUPPORTED ? pa__type_pieces(t) : NULL;
+        if (p)
+            return pa__pieces_format(p, buf, len);
+        pa__type_layout(t);           /* its message again, in case the pieces' attempt set another */
         return t->inst->unbound ? PA_ERR_PARAM : t->layout_status ? t->layout_status : PA_ERR_NOMEM;
+    }
     return pa__layout_format(l, buf, len);
 }

@@ -38,9 +38,16 @@ typedef struct comp {
     group gr[MAXG];
     int ngr;
     int64_t base;
+    /* Piecewise compilation (pa__pieces_compile): the digits restricted to a box, lo[d] + [0, dsize[d]);
+     * tables are refused, and a reference that wraps one whole digit asks for a split of the box there. */
+    int pieces;
+    int64_t rlo[MAXD];
+    int split_digit, nsplit;
+    int64_t split_at[8];
 } comp;
 
-enum { FAIL_IRREGULAR = 1 };         /* not compilable symbolically: fall back to one table */
+enum { FAIL_IRREGULAR = 1,           /* not compilable symbolically: fall back to one table */
+       SPLIT = 2 };                  /* piecewise mode: split the box at split_at[] of split_digit and retry */
 
 static int overflow(void)
 {
@@ -96,6 +103,8 @@ static int to_group(comp *c, symval *v)
     int in[MAXD] = {0}, dig[MAXD], nd = 0, work = 1 + v->np;
     int64_t n = 1, val[MAXD], inner[MAXP];
     group *g;
+    if (c->pieces)
+        return FAIL_IRREGULAR;        /* a piece is affine or the type is not piecewise affine */
     for (int i = 0; i < v->np; i++)
         in[v->p[i].digit] = 1;
     for (int k = 0; k < v->ng; k++)
@@ -208,8 +217,42 @@ static int coeff_cmp(const void *a, const void *b)
     return (x->coeff > y->coeff) - (x->coeff < y->coeff);
 }
 
+/*
+ * A reference wraps a value that is one whole digit d (times coeff, plus cst): the places where
+ * floor(value / |T|) changes split d into pieces on each of which the reference is affine.  Records up to 8 of
+ * them (relative to the digit's restricted range) and returns SPLIT, else FAIL_IRREGULAR.
+ */
+static int wrap_split(comp *c, const symval *v, const pa_type *T)
+{
+    const part *p = NULL;
+    for (int i = 0; i < v->np; i++)
+        if (v->p[i].coeff != 0 && v->p[i].size > 1) {
+            if (p)
+                return FAIL_IRREGULAR;
+            p = &v->p[i];
+        }
+    if (!p || v->ng || p->size != c->dsize[p->digit] || c->dnode[p->digit]->alias)
+        return FAIL_IRREGULAR;
+    int64_t m = T->size, k0 = v->cst, k = p->coeff, n = p->size, last, q0, q1;
+    if (__builtin_mul_overflow(k, n - 1, &last) || __builtin_add_overflow(last, k0, &last))
+        return FAIL_IRREGULAR;
+    q0 = (k0 - pa__floor_mod(k0, m)) / m;
+    q1 = (last - pa__floor_mod(last, m)) / m;
+    if ((q1 > q0 ? q1 - q0 : q0 - q1) > 8)
+        return FAIL_IRREGULAR;        /* many wraps: not a few pieces */
+    c->nsplit = 0;
+    c->split_digit = p->digit;
+    if (k > 0)
+        for (int64_t q = q0 + 1; q <= q1; q++)      /* first d with k0 + k*d >= q*m */
+            c->split_at[c->nsplit++] = (q * m - k0 + k - 1) / k;
+    else
+        for (int64_t q = q0; q > q1; q--)           /* first d with k0 + k*d < q*m */
+            c->split_at[c->nsplit++] = (k0 - q * m) / -k + 1;
+    return c->nsplit ? SPLIT : FAIL_IRREGULAR;
+}
+
 /* x -> T(x mod |T|) on an affine value; FAIL_IRREGULAR when that is not affine. */
-static int compose_ref(symval *v, const pa_type *T)
+static int compose_ref(comp *c, symval *v, const pa_type *T)
 {
     const pa__layout *l = T->inst->has_func ? NULL : pa__type_layout(T);
     int64_t lo = v->cst, hi = v->cst;
@@ -226,8 +269,17 @@ static int compose_ref(symval *v, const pa_type *T)
         else
             hi += span;
     }
-    if (lo < 0 || hi >= T->size)
-        return FAIL_IRREGULAR;        /* the reference wraps */
+    if (lo < 0 || hi >= T->size) {
+        /* Every value in one period of the reference: the modulo takes the same multiple of |T| from all. */
+        int64_t q = (lo - pa__floor_mod(lo, T->size)) / T->size;
+        if (hi - q * T->size < T->size) {
+            v->cst -= q * T->size;
+            lo -= q * T->size;
+            hi -= q * T->size;
+        }
+    }
+    if (lo < 0 || hi >= T->size)      /* the reference wraps */
+        return c->pieces ? wrap_split(c, v, T) : FAIL_IRREGULAR;
     if (l->nmodes <= 1) {
         int64_t st = l->nmodes ? l->modes[0].stride : 0;
         int bad = __builtin_mul_overflow(st, v->cst, &v->cst) | __builtin_add_overflow(v->cst, l->base, &v->cst);
@@ -298,7 +350,7 @@ static int apply_chain(comp *c, const pa_type *n, symval *v)
         }
         if (f->kind == PA__F_REF && v->ng == 0) {
             symval save = *v;
-            if ((st = compose_ref(v, f->target)) != FAIL_IRREGULAR)
+            if ((st = compose_ref(c, v, f->target)) != FAIL_IRREGULAR)
                 if (st == 0)
                     continue;
             if (st != FAIL_IRREGULAR)
@@ -370,7 +422,8 @@ static int sym(comp *c, const pa_type *n, symval *v)
                 return overflow();
             return 0;
         }
-        v->p[0] = (part){d, 0, n->size, 1};
+        v->p[0] = (part){d, 0, c->dsize[d], 1};
+        v->cst = c->rlo[d];
         v->np = 1;
         v->touched = 1;
     }
@@ -540,6 +593,83 @@ static int extent(const pa_type *t, pa__layout *l)
     return PA_OK;
 }
 
+/* The symbolic compilation of a node whose digits are numbered: its value, then up through its ancestors. */
+static int run(comp *c, pa_type *t, symval *v, pa__layout *l)
+{
+    int st = sym(c, t, v);
+    /* The position travels up through the ancestors, as in the walk. */
+    for (const pa_type *n = t; !st && v->touched && n->parent; n = n->parent) {
+        if ((st = scale(c, v, n->stride_in_parent)))
+            break;
+        if (n->parent->nfn && !(st = apply_chain(c, n->parent, v)) && n->parent->fixed) {
+            st = finalize(c, v);
+            break;
+        }
+    }
+    if (!st && v->touched)
+        st = finalize(c, v);
+    if (!st)
+        st = assemble(c, t, l);
+    return st;
+}
+
+int pa__layout_compile_box(const pa_type *t, const int64_t *lo, const int64_t *len, pa__layout *l, int *split_digit,
+                           int64_t *split_at, int *nsplit)
+{
+    comp *c = calloc(1, sizeof *c);
+    symval *v = malloc(sizeof *v);
+    int st;
+    *nsplit = 0;
+    if (!c || !v) {
+        free(c);
+        free(v);
+        return pa__err(PA_ERR_NOMEM, "no memory while compiling a layout");
+    }
+    memset(l, 0, sizeof *l);
+    c->pieces = 1;
+    if (t->alias || number_digits(c, t)) {
+        st = PA_ERR_UNSUPPORTED;
+        goto done;
+    }
+    for (int d = 0; d < c->nd; d++) {
+        c->rlo[d] = lo[d];
+        c->dsize[d] = len[d];
+    }
+    st = run(c, (pa_type *)t, v, l);
+    if (st == SPLIT) {
+        *split_digit = c->split_digit;
+        *nsplit = c->nsplit;
+        memcpy(split_at, c->split_at, (size_t)c->nsplit * sizeof *split_at);
+        st = PA_OK;
+    } else if (st == PA_OK) {
+        l->size = 1;
+        for (int d = 0; d < c->nd; d++)
+            l->size *= len[d];
+        pa__layout_coalesce(l);
+        st = l->affine ? extent(t, l) : PA_ERR_UNSUPPORTED;
+    } else if (st > 0) {
+        st = PA_ERR_UNSUPPORTED;      /* not piecewise affine */
+    }
+done:
+    for (int i = 0; i < c->ngr; i++)
+        free(c->gr[i].table);
+    free(c);
+    free(v);
+    return st;
+}
+
+int pa__layout_digits(const pa_type *t, int64_t *dsize)
+{
+    comp *c = calloc(1, sizeof *c);
+    int nd = -1;
+    if (c && !t->alias && !number_digits(c, t)) {
+        nd = c->nd;
+        memcpy(dsize, c->dsize, (size_t)nd * sizeof *dsize);
+    }
+    free(c);
+    return nd;
+}
+
 int pa__layout_compile(const pa_type *ct, pa__layout **out)
 {
     pa_type *t = (pa_type *)ct;   /* the layout and its tables are cached on the node */
@@ -563,20 +693,7 @@ int pa__layout_compile(const pa_type *ct, pa__layout **out)
     }
     st = number_digits(c, t);
     if (!st)
-        st = sym(c, t, v);
-    /* The position travels up through the ancestors, as in the walk. */
-    for (const pa_type *n = t; !st && v->touched && n->parent; n = n->parent) {
-        if ((st = scale(c, v, n->stride_in_parent)))
-            break;
-        if (n->parent->nfn && !(st = apply_chain(c, n->parent, v)) && n->parent->fixed) {
-            st = finalize(c, v);
-            break;
-        }
-    }
-    if (!st && v->touched)
-        st = finalize(c, v);
-    if (!st)
-        st = assemble(c, t, l);
+        st = run(c, t, v, l);
     if (st == FAIL_IRREGULAR) {
         for (int i = 0; i < c->ngr; i++)
             if (c->gr[i].live && c->gr[i].table) {

@@ -354,6 +354,35 @@ int pa_cnt(const pa_type *t)
     return pa_stp(t) == 1;
 }
 
+/* The extent of a type the compiler refused, by walking every index (kept on the node). */
+static int walk_extent(const pa_type *t, int64_t *min_off, int64_t *max_off)
+{
+    pa_type *n = (pa_type *)t;
+    int st = PA_OK;
+    pa__scope_lock(t->inst->decl->scope);
+    if (!n->walk_extent_done) {
+        int64_t lo = 0, hi = 0;
+        for (int64_t k = 0; k < t->size && st == PA_OK; k++) {
+            int64_t o = pa__node_offset(t, k);
+            if (o == PA_BAD_OFFSET)
+                st = PA_ERR_RANGE;
+            lo = k == 0 || o < lo ? o : lo;
+            hi = k == 0 || o > hi ? o : hi;
+        }
+        if (st == PA_OK) {
+            n->walk_lo = lo;
+            n->walk_hi = hi;
+            n->walk_extent_done = 1;
+        }
+    }
+    pa__scope_unlock(t->inst->decl->scope);
+    if (st == PA_OK) {
+        *min_off = n->walk_lo;
+        *max_off = n->walk_hi;
+    }
+    return st;
+}
+
 int pa_extent(const pa_type *t, int64_t *min_off, int64_t *max_off)
 {
     const pa__layout *l;
@@ -361,11 +390,21 @@ int pa_extent(const pa_type *t, int64_t *min_off, int64_t *max_off)
         return pa__err(PA_ERR_INVAL, "pa_extent: NULL argument");
     if (pa__bound(t, "pa_extent"))
         return PA_ERR_PARAM;
-    if (!(l = pa__type_layout(t)))
+    if ((l = pa__type_layout(t))) {
+        *min_off = l->min_off;
+        *max_off = l->max_off;
+        return PA_OK;
+    }
+    if (t->layout_status != PA_ERR_UNSUPPORTED)
         return t->layout_status ? t->layout_status : PA_ERR_NOMEM;
-    *min_off = l->min_off;
-    *max_off = l->max_off;
-    return PA_OK;
+    /* Refused as one layout (too irregular for its size): the pieces' extent, else the walk's, once. */
+    const pa__pieces *p = pa__type_pieces(t);
+    if (p) {
+        *min_off = p->min_off;
+        *max_off = p->max_off;
+        return PA_OK;
+    }
+    return walk_extent(t, min_off, max_off);
 }
 
 int pa_nparams(const pa_type *t)

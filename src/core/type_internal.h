@@ -145,6 +145,10 @@ struct pa_type {
     pa__layout *layout;         /* compiled on first use */
     int layout_status;          /* the error of a compilation that failed, kept so it is not retried */
     struct pa__dist_split *dist;  /* the split into process and local layouts, made on first use (dist.c) */
+    struct pa__pieces *pieces;  /* piecewise-affine form, made on first use when needed (layout_pieces.c) */
+    int pieces_done;            /* 1 once pieces was asked for (NULL then: none) */
+    int walk_extent_done;       /* pa_extent of a refused type without pieces: walked once */
+    int64_t walk_lo, walk_hi;
     int64_t **tables;           /* gather tables owned by this node's layout */
     int ntables;
     struct pa_type *next_alloc; /* every node of an instance, for freeing */
@@ -237,5 +241,14 @@ int64_t pa__walk_budget_begin(int64_t visits);
 /** Restores the previous limit.  \return PA_ERR_UNSUPPORTED if the budget ran out meanwhile, else PA_OK. */
 int pa__walk_budget_end(int64_t saved);
 int pa__layout_compile(const pa_type *t, pa__layout **out);
+/**
+ * Compiles t restricted to a box of its digits (lo + [0, len) each) without tables.  \return PA_OK with l
+ * filled (affine), PA_OK with *nsplit > 0 when a reference wraps digit *split_digit at split_at[] (relative to
+ * lo) so that the box must be cut there first, or PA_ERR_UNSUPPORTED (not piecewise affine).
+ */
+int pa__layout_compile_box(const pa_type *t, const int64_t *lo, const int64_t *len, pa__layout *l, int *split_digit,
+                           int64_t *split_at, int *nsplit);
+/** The sizes of t's digits (its leaves and pure references, row-major).  \return their number, or -1. */
+int pa__layout_digits(const pa_type *t, int64_t *dsize);
 
 #endif

@@ -27,6 +27,9 @@ int pa__kern_transpose(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_nt(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_runs_nt(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_transpose_nt(const pa__copy_shape *s, char *dst, const char *src);
+/* Reversals: the innermost mode has stride 1 on one side and -1 on the other (copy_reverse.c). */
+int pa__kern_reverse(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_reverse_nt(const pa__copy_shape *s, char *dst, const char *src);
 /*
  * A two-level nest moving units of `unit` bytes: for i < n1, j < n0: copy d + i*dd1 + j*dd0 <- s + i*sd1 + j*sd0
  * (byte strides), specialised for common unit sizes (copy_loops.c); the transpose's tiles use it too.
