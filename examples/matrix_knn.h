@@ -6,10 +6,13 @@
  *
  * The function's source is generated for one (d, k, chunks): the dimension and k become constants, so a
  * thread keeps its query and its best k in registers.
- *   main   blocks of 128 threads; block b takes 128 queries and one of `chunks` ranges of the data rows; the
- *          data rows of its range pass through shared memory a tile of 128 at a time (a coalesced column-major
- *          load, read back as a broadcast), each thread computes its query's distance to each and keeps the k
- *          best by insertion; the partial lists go to the working buffer, [chunk][rank][query] (coalesced).
+ *   main   blocks of 128 threads; block b takes 256 queries (2 per thread) and one of `chunks` ranges of the data
+ *          rows; the data rows of its range pass through shared memory a tile of 128 at a time (a coalesced
+ *          column-major load, read back as a broadcast, with each row's squared norm), each thread ranks the
+ *          rows for its queries by |x|^2 - 2 q.x (|q - x|^2 less the query's own |q|^2: one FMA per coordinate
+ *          and query) and keeps the k best by insertion; the partial lists go to the working buffer,
+ *          [chunk][rank][query] (coalesced).  With integer coordinates every value is exact, so the ranking is
+ *          the CPU's bit for bit; with other data it may differ where distances differ in the last bits.
  *   post   a thread per query merges its `chunks` lists into the result matrix in the results buffer.
  * knn_cpu is the same search on the CPU, the reference the example and the benchmark check against.
  */
@@ -29,7 +32,7 @@ static int64_t knn_main_threads(const pa_arg *args, int nargs, void *ret, void *
 {
     const knn_shape *s = ctx;
     int32_t nq = pa_matrix_height(args[1].ptr);   /* any memory: the header is read where the matrix lives */
-    return nq < 0 ? -1 : (int64_t)((nq + 127) / 128) * 128 * s->chunks;
+    return nq < 0 ? -1 : (int64_t)((nq + 255) / 256) * 128 * s->chunks;
 }
 
 static int64_t knn_post_threads(const pa_arg *args, int nargs, void *ret, void *ctx)
@@ -67,25 +70,40 @@ static const char knn_body[] =
     "#plcuda_sanity_check knn_sane\n"
     "#plcuda_decl\n"
     "#define TILE 128\n"
+    "#define QPT 2\n"
     "typedef struct { float d; int i; } cand;\n"
     "static __device__ __forceinline__ bool better(float d, int i, float bd, int bi)\n"
     "{\n"
     "    return d < bd || (d == bd && i < bi);\n"
     "}\n"
+    "/* Puts (d, i) into the sorted list bd/bi of TOPK when it is better than the last. */\n"
+    "static __device__ __forceinline__ void insert(float *bd, int *bi, float d, int i)\n"
+    "{\n"
+    "#pragma unroll\n"
+    "    for (int r = 0; r < TOPK; r++)\n"
+    "        if (better(d, i, bd[r], bi[r])) {\n"
+    "            float td = bd[r]; int ti = bi[r];\n"
+    "            bd[r] = d; bi[r] = i; d = td; i = ti;\n"
+    "        }\n"
+    "}\n"
     "#plcuda_begin\n"
     "#plcuda_num_threads knn_main_threads\n"
     "#plcuda_kernel_blocksz 128\n"
     "    __shared__ float tile[DIM][TILE];\n"
+    "    __shared__ float tnorm[TILE];\n"
     "    const int n = arg1->height, nq = arg2->height;\n"
     "    const float *X = (const float *)pa_matrix_values(arg1), *Q = (const float *)pa_matrix_values(arg2);\n"
-    "    const int qblocks = (nq + 127) / 128, chunk = blockIdx.x / qblocks;\n"
-    "    const int q = (blockIdx.x % qblocks) * 128 + threadIdx.x;\n"
-    "    float qv[DIM], bd[TOPK];\n"
-    "    int bi[TOPK];\n"
+    "    const int qblocks = (nq + 255) / 256, chunk = blockIdx.x / qblocks;\n"
+    "    const int q0 = (blockIdx.x % qblocks) * 256 + threadIdx.x;\n"
+    "    float qv[QPT][DIM], bd[QPT][TOPK];\n"
+    "    int bi[QPT][TOPK];\n"
     "#pragma unroll\n"
-    "    for (int j = 0; j < DIM; j++) qv[j] = q < nq ? Q[(long)j * nq + q] : 0.0f;\n"
+    "    for (int u = 0; u < QPT; u++) {\n"
     "#pragma unroll\n"
-    "    for (int r = 0; r < TOPK; r++) { bd[r] = 3.4e38f; bi[r] = 0x7fffffff; }\n"
+    "        for (int j = 0; j < DIM; j++) qv[u][j] = q0 + 128 * u < nq ? Q[(long)j * nq + q0 + 128 * u] : 0.0f;\n"
+    "#pragma unroll\n"
+    "        for (int r = 0; r < TOPK; r++) { bd[u][r] = 3.4e38f; bi[u][r] = 0x7fffffff; }\n"
+    "    }\n"
     "    const long per = ((long)n + CHUNKS - 1) / CHUNKS, lo = chunk * per;\n"
     "    const long hi = lo + per < n ? lo + per : n;\n"
     "    for (long t0 = lo; t0 < hi; t0 += TILE) {\n"
@@ -96,29 +114,41 @@ static const char knn_body[] =
     "            tile[j][t] = t < cnt ? X[(long)j * n + t0 + t] : 0.0f;\n"
     "        }\n"
     "        __syncthreads();\n"
+    "        for (int t = threadIdx.x; t < TILE; t += blockDim.x) {\n"
+    "            float s = 0.0f;\n"
+    "#pragma unroll\n"
+    "            for (int j = 0; j < DIM; j++) s += tile[j][t] * tile[j][t];\n"
+    "            tnorm[t] = s;\n"
+    "        }\n"
+    "        __syncthreads();\n"
     "        for (int t = 0; t < cnt; t++) {\n"
-    "            float d = 0.0f;\n"
+    "            /* |q - x|^2 - |q|^2 = |x|^2 - 2 q.x: the same order for each query, one FMA per coordinate */\n"
+    "            float dot[QPT];\n"
     "#pragma unroll\n"
-    "            for (int j = 0; j < DIM; j++) { float x = qv[j] - tile[j][t]; d += x * x; }\n"
-    "            if (d < bd[TOPK - 1]) {\n"
-    "                float cd = d; int ci = (int)(t0 + t);\n"
+    "            for (int u = 0; u < QPT; u++) dot[u] = 0.0f;\n"
     "#pragma unroll\n"
-    "                for (int r = 0; r < TOPK; r++)\n"
-    "                    if (better(cd, ci, bd[r], bi[r])) {\n"
-    "                        float td = bd[r]; int ti = bi[r];\n"
-    "                        bd[r] = cd; bi[r] = ci; cd = td; ci = ti;\n"
-    "                    }\n"
+    "            for (int j = 0; j < DIM; j++) {\n"
+    "                float x = tile[j][t];\n"
+    "#pragma unroll\n"
+    "                for (int u = 0; u < QPT; u++) dot[u] = fmaf(qv[u][j], x, dot[u]);\n"
+    "            }\n"
+    "#pragma unroll\n"
+    "            for (int u = 0; u < QPT; u++) {\n"
+    "                float d = fmaf(-2.0f, dot[u], tnorm[t]);\n"
+    "                if (d < bd[u][TOPK - 1]) insert(bd[u], bi[u], d, (int)(t0 + t));\n"
     "            }\n"
     "        }\n"
     "    }\n"
-    "    if (q < nq) {\n"
-    "        cand *part = (cand *)workbuf;\n"
+    "    cand *part = (cand *)workbuf;\n"
     "#pragma unroll\n"
-    "        for (int r = 0; r < TOPK; r++) {\n"
-    "            cand c = {bd[r], bi[r]};\n"
-    "            part[((long)chunk * TOPK + r) * nq + q] = c;\n"
+    "    for (int u = 0; u < QPT; u++)\n"
+    "        if (q0 + 128 * u < nq) {\n"
+    "#pragma unroll\n"
+    "            for (int r = 0; r < TOPK; r++) {\n"
+    "                cand c = {bd[u][r], bi[u][r]};\n"
+    "                part[((long)chunk * TOPK + r) * nq + q0 + 128 * u] = c;\n"
+    "            }\n"
     "        }\n"
-    "    }\n"
     "#plcuda_post\n"
     "#plcuda_num_threads knn_post_threads\n"
     "    const int nq = arg2->height;\n"
@@ -132,18 +162,16 @@ static const char knn_body[] =
     "        const cand *part = (const cand *)workbuf;\n"
     "        float bd[TOPK];\n"
     "        int bi[TOPK];\n"
+    "#pragma unroll\n"
     "        for (int r = 0; r < TOPK; r++) { bd[r] = 3.4e38f; bi[r] = 0x7fffffff; }\n"
     "        for (int c = 0; c < CHUNKS; c++)\n"
     "            for (int s = 0; s < TOPK; s++) {\n"
     "                cand x = part[((long)c * TOPK + s) * nq + q];\n"
-    "                float cd = x.d; int ci = x.i;\n"
-    "                for (int r = 0; r < TOPK; r++)\n"
-    "                    if (better(cd, ci, bd[r], bi[r])) {\n"
-    "                        float td = bd[r]; int ti = bi[r];\n"
-    "                        bd[r] = cd; bi[r] = ci; cd = td; ci = ti;\n"
-    "                    }\n"
+    "                if (better(x.d, x.i, bd[TOPK - 1], bi[TOPK - 1])) insert(bd, bi, x.d, x.i);\n"
+    "                else break;   /* each list is sorted: the rest of it is no better */\n"
     "            }\n"
     "        int *out = (int *)pa_matrix_values(res);\n"
+    "#pragma unroll\n"
     "        for (int r = 0; r < TOPK; r++) out[(long)r * nq + q] = bi[r];\n"
     "    }\n"
     "#plcuda_end\n";
