@@ -211,7 +211,10 @@ PA_API int pa_ssb_gpu_result(pa_ssb_gpu *g, int q, pa_ssb_result *out);
  */
 PA_API const char *pa_ssb_gpu_source(int q);
 
-/** Tile shape of the query kernels: threads per block and items per thread (compile-time constants). */
+/**
+ * Tile shape of the query kernels: threads per block and items per thread (compile-time constants of the
+ * kernels; $PA_SSB_TILE, e.g. "256x8", compiles pa_ssb_gpu_create's kernels for another shape, for tuning).
+ */
 #define PA_SSB_BLOCK 128
 #define PA_SSB_ITEMS 4
 

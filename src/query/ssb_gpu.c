@@ -10,6 +10,7 @@
  * query.  A query then queues: for each joined dimension, a fill of its table and a build; a clear of the group
  * slots it uses; the lineorder kernel.  Launch shapes are made once, so a query costs its launches only.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -66,6 +67,21 @@ static int copy_column(pa_ssb_gpu *g, int c)
 }
 
 /* The hash table of dimension d: perfect over the keys' range when dense enough, else open addressing. */
+/* The tile shape: PA_SSB_BLOCK x PA_SSB_ITEMS, or $PA_SSB_TILE ("256x8": threads x items) for tuning. */
+static int tile_shape(pa_ssb_gpu *g)
+{
+    const char *e = getenv("PA_SSB_TILE");
+    g->bt = PA_SSB_BLOCK;
+    g->ipt = PA_SSB_ITEMS;
+    if (e && *e && (sscanf(e, "%dx%d", &g->bt, &g->ipt) != 2 || g->bt < 32 || g->bt > 1024 || g->bt % 32 ||
+                    g->ipt < 1 || g->ipt > 32))
+        return pa__err(PA_ERR_RANGE, "ssb: PA_SSB_TILE=%s (wanted THREADSxITEMS, threads a multiple of 32 up to 1024, "
+                       "items 1 to 32)", e);
+    snprintf(g->source, sizeof g->source, "#define PA_SSB_BT %d\n#define PA_SSB_IPT %d\n"
+             "#include <parray/query/ssb_kernels.h>\n", g->bt, g->ipt);
+    return PA_OK;
+}
+
 static int make_table(pa_ssb_gpu *g, int d, int keycol)
 {
     const pa_ssb_db *db = g->db;
@@ -94,8 +110,7 @@ static int make_table(pa_ssb_gpu *g, int d, int keycol)
     int rc = dalloc(g, &g->ht[d], "int", g->ht_ints[d], "a dimension's hash table");
     ht->slots = g->ht[d].ptr;
     if (rc == PA_OK)
-        rc = shape(g, (n + PA_SSB_BLOCK * PA_SSB_ITEMS - 1) / (PA_SSB_BLOCK * PA_SSB_ITEMS), PA_SSB_BLOCK,
-                   &g->build[d]);
+        rc = shape(g, (n + g->bt * g->ipt - 1) / (g->bt * g->ipt), g->bt, &g->build[d]);
     return rc;
 }
 
@@ -115,10 +130,10 @@ int pa_ssb_gpu_create(const pa_ssb_db *db, pa_ssb_gpu **out)
         goto fail;
     }
     g->db = db;
-    if ((rc = pa_scope_create(NULL, &g->scope)) != PA_OK)
+    if ((rc = pa_scope_create(NULL, &g->scope)) != PA_OK || (rc = tile_shape(g)) != PA_OK)
         goto fail;
     for (int k = 0; k < PA__SSB_NK; k++)
-        if ((rc = pa_cuda_compile("ssb_kernels", pa_ssb_gpu_source(0), entries[k], &g->fn[k])) != PA_OK)
+        if ((rc = pa_cuda_compile("ssb_kernels", g->source, entries[k], &g->fn[k])) != PA_OK)
             goto fail;
     int need[PA__SSB_NCOLS] = {0}, dimkey[PA__SSB_NDIMS] = {-1, -1, -1, -1};
     for (size_t i = 0; i < sizeof fact_cols / sizeof fact_cols[0]; i++)
@@ -150,8 +165,7 @@ int pa_ssb_gpu_create(const pa_ssb_db *db, pa_ssb_gpu **out)
     if ((rc = dalloc(g, &g->groups, "long", g->gslots, "the group table")) != PA_OK)
         goto fail;
     int64_t n = db->rows[PA_SSB_LINEORDER];
-    if ((rc = shape(g, (n + PA_SSB_BLOCK * PA_SSB_ITEMS - 1) / (PA_SSB_BLOCK * PA_SSB_ITEMS), PA_SSB_BLOCK,
-                    &g->fact)) != PA_OK ||
+    if ((rc = shape(g, (n + g->bt * g->ipt - 1) / (g->bt * g->ipt), g->bt, &g->fact)) != PA_OK ||
         (rc = shape(g, 264, 256, &g->fill)) != PA_OK)
         goto fail;
     *out = g;

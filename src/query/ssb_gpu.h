@@ -23,6 +23,8 @@ struct pa_ssb_gpu {
     int64_t ht_ints[PA__SSB_NDIMS];
     pa__ssb_dbuf groups;                    /* the dense group table (64-bit sums) */
     int64_t gslots;
+    int bt, ipt;                            /* the tile shape the kernels were compiled for */
+    char source[160];                       /* their source (pa_ssb_gpu_source, or $PA_SSB_TILE's shape) */
     pa_cuda_function fn[PA__SSB_NK];
     pa_dthreads fact, fill, build[PA__SSB_NDIMS];
     pa__ssb_plan plan[PA_SSB_NQUERIES];

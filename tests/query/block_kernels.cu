@@ -132,7 +132,7 @@ static void *dup_to_gpu(const void *h, size_t bytes)
 
 extern "C" int pa_test_qb_select(const int *col, int n, int lo, int hi, int alt, int *out, int *nout, int *counts)
 {
-    int rc = -1, *dcol = (int *)dup_to_gpu(col, n * 4), *dout = (int *)dup_to_gpu(NULL, n * 4);
+    int rc = -1, *dcol = (int *)dup_to_gpu(col, n * 4), *dout = (int *)dup_to_gpu(out, n * 4);   /* poisoned */
     int *dcounts = (int *)dup_to_gpu(NULL, 8);
     unsigned long long *dctr = (unsigned long long *)dup_to_gpu(NULL, 8), ctr = 0;
     if (!dcol || !dout || !dcounts || !dctr)

@@ -29,7 +29,7 @@
  *     pa_qb_group_add_dense   one 8-byte atomicAdd per selected row, at slot index (L2 atomics)
  *     pa_qb_group_add_open    per selected row a 4-byte atomicCAS per probe step, then an 8-byte atomicAdd
  *     pa_qb_scan_exclusive    none global; 4 bytes of shared memory per warp
- *     pa_qb_select            one 4-byte atomicAdd per tile, then 4 bytes written per selected row, consecutive
+ *     pa_qb_select            one 8-byte atomicAdd per tile, then 4 bytes written per selected row, consecutive
  *                             (rows are shuffled through shared memory first so the writes are coalesced)
  */
 #ifndef PARRAY_QUERY_BLOCK_H
