@@ -20,6 +20,24 @@ int pa__err(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /** Re-raises the calling thread's last error with a prefix: "<prefix>: <previous detail>". */
 int pa__err_wrap(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- environment variables (src/core/env.c) -------------------------------------------------------------- */
+
+/*
+ * Each reads a variable and validates it: unset gives the default silently; a value the documentation does not
+ * allow gives a one-line warning on stderr (once per `once` flag, which each call site keeps) and the default.
+ */
+#include <stdatomic.h>
+/** 1 and *out when value is a whole decimal integer in [lo, hi]; 0 otherwise (NULL, "", "3junk", "-3"...). */
+int pa__env_parse_int(const char *value, long lo, long hi, long *out);
+/** An integer in [lo, hi], else def; def_text (may be NULL) says what the default is in the warning. */
+long pa__env_int(const char *name, long lo, long hi, long def, const char *def_text, atomic_int *once);
+/** "1" is 1, "0" or unset is 0; anything else is a warning and 0. */
+int pa__env_flag(const char *name, atomic_int *once);
+/** The index of the value among words, else def (a warning when set to another word). */
+int pa__env_choice(const char *name, const char *const *words, int nwords, int def, atomic_int *once);
+/** An absolute directory path shorter than max_len, else NULL (a warning when set but invalid). */
+const char *pa__env_dir(const char *name, size_t max_len, atomic_int *once, const char *def_text);
+
 /* ---- compiled layouts (src/core/layout*.c) ------------------------------------------------------------- */
 
 /*
