@@ -92,6 +92,9 @@ typedef struct pa__mem_ops {
     int (*alloc_type)(const pa_type *type, size_t bytes, const pa_mem_opts *opts, void **out, void **cookie);
     /* Optional: the backend's own integer handle of a live array (gamem: its Global Arrays handle). */
     int (*handle)(const void *ptr, int *out);
+    /* Optional, for memory the CPU cannot reach: whether a pointer that pa_create did not make (a foreign one,
+     * or one inside an array) is memory of this kind: 1 yes, 0 no (a host pointer for dmem), -1 unknown. */
+    int (*holds)(const void *ptr);
 } pa__mem_ops;
 
 /** The allocator for a memory type name, or NULL. */
@@ -109,6 +112,8 @@ int pa__mtt_register_late(const pa__mem_ops *ops, const struct pa__strategy *con
 const struct pa__strategy *const *pa__mtt_late_strategies(void);
 /** The memory type of a pointer made by pa_create (looked up in the allocation registry), or NULL. */
 const pa__mem_ops *pa__mem_of(const void *ptr);
+/** pa__mem_of for two pointers under one lock (a copy's destination and source). */
+void pa__mem_of2(const void *a, const void *b, const pa__mem_ops **out_a, const pa__mem_ops **out_b);
 
 /* ---- copy strategies (src/core/plan*.c; kernels in the backends) -------------------------------------- */
 
