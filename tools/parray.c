@@ -25,6 +25,7 @@ static const char usage_text[] =
     "usage: parray [-f FILE]... [-e TEXT]... [--offsets N|all] show TYPE...\n"
     "       parray [-f FILE]... [-e TEXT]... explain DST SRC\n"
     "       parray info\n"
+    "       parray ssb gen|load|export|run|check|sql [options]   (the Star Schema Benchmark, docs/ssb.md)\n"
     "       parray --help | --version\n"
     "\n"
     "info prints this machine's topology (packages, cores, hardware threads, NUMA nodes, GPUs) and which\n"
@@ -340,7 +341,7 @@ int main(int argc, char **argv)
             fputs(usage_text, stdout);
             goto done;
         } else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
-            printf("parray %d.%d.%d\n", PA_VERSION_MAJOR, PA_VERSION_MINOR, PA_VERSION_PATCH);
+            printf("parray %s (headers %s)\n", pa_version(NULL, NULL, NULL), PA_VERSION_STRING);
             goto done;
         } else if (strcmp(a, "-f") == 0 || strcmp(a, "-e") == 0 || strcmp(a, "--offsets") == 0) {
             if (i + 1 == argc) {

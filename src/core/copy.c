@@ -38,7 +38,7 @@ static int status_of_last_error(void)
  * a layout (PA_ERR_UNSUPPORTED: tables past its budget), the result is PA_OK with *out NULL: the copy walks.
  */
 static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, const pa__layout **sl,
-                   pa__plan **out, pa__piece_plan *pp)
+                   const pa__mem_ops **dmo, const pa__mem_ops **smo, pa__plan **out, pa__piece_plan *pp)
 {
     const pa__mem_ops *dm, *sm;
     if (!dt || !st)
@@ -58,8 +58,10 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
         return pa__err(PA_ERR_MTT, "copy from %s (%s) to %s (%s): no copy strategy exists for this pair of "
                        "memory types yet", pa_type_name(st), pa_mtt(st), pa_type_name(dt), pa_mtt(dt));
     *out = NULL;
-    /* A side that needs tables or was refused may be piecewise affine: then one plan per piece. */
-    int ps = pa__piece_plan_make(dt, st, de, dm, sm, pp);
+    *dmo = dm;
+    *smo = sm;
+    /* A side that needs tables or was refused may be piecewise affine: then one plan per piece (pp->n > 0). */
+    int ps = pp ? pa__piece_plan_make(dt, st, de, dm, sm, pp) : PA_ERR_UNSUPPORTED;
     if (ps != PA_ERR_UNSUPPORTED)
         return ps;
     if (!(*dl = pa__type_layout(dt)) || !(*sl = pa__type_layout(st))) {
@@ -110,71 +112,118 @@ static int distributed(const pa_type *dt, const pa_type *st, const pa__dist_ops 
     return 1;
 }
 
+/*
+ * A prepared copy between two pointers: their memory checked against the types, then the plan, the walk, or
+ * (sides that overlap in memory) a copy through a temporary; one that changes nothing is skipped.  The plan's
+ * reference is dropped.  stream: NULL for pa_copy, else the stream pa_copy_async queues on (an overlapping copy
+ * waits for it and runs synchronously).
+ */
+static int run(const pa_type *dt, void *dst, const pa__layout *dl, const pa__mem_ops *dm, const pa_type *st,
+               const void *src, const pa__layout *sl, const pa__mem_ops *sm, pa__plan *p, int async, void *stream)
+{
+    int rc = pa__copy_check_memory(dt, dst, dm, st, src, sm);
+    if (rc == PA_OK && p == NULL) {
+        rc = async ? pa__stream_wait(stream) : PA_OK;
+        return rc != PA_OK ? rc : pa__copy_walk(dt, dst, st, src);
+    }
+    if (rc != PA_OK) {
+        pa__plan_unref(p);
+        return rc;
+    }
+    switch (pa__copy_overlap(dl, dst, dm, sl, src, sm, pa_elm_size(dt))) {
+    case PA__OVERLAP_SAME:
+        rc = async ? pa__stream_wait(stream) : PA_OK;
+        break;
+    case PA__OVERLAP:
+        rc = async ? pa__stream_wait(stream) : PA_OK;
+        if (rc == PA_OK)
+            rc = pa__copy_through_temp(dt, dl, dst, dm, st, sl, src, sm, pa_elm_size(dt));
+        break;
+    default:
+        rc = async ? pa__plan_exec_async(p, dst, dl->base, src, sl->base, stream)
+                   : pa__plan_exec(p, dst, dl->base, src, sl->base);
+    }
+    pa__plan_unref(p);
+    return rc;
+}
+
+/*
+ * A copy planned piece by piece: the memory checked as for any copy; sides that overlap in memory go back to the
+ * one-layout path (which copies through a temporary).  \return the status, or 1 when the caller must fall back.
+ */
+static int run_pieces(const pa_type *dt, void *dst, const pa__mem_ops *dm, const pa_type *st, const void *src,
+                      const pa__mem_ops *sm, pa__piece_plan *pp, int async, void *stream)
+{
+    pa__layout de = {0}, se = {0};
+    int rc = pa__copy_check_memory(dt, dst, dm, st, src, sm);
+    if (rc == PA_OK && (rc = pa_extent(dt, &de.min_off, &de.max_off)) == PA_OK &&
+        (rc = pa_extent(st, &se.min_off, &se.max_off)) == PA_OK) {
+        de.nmodes = 1;     /* for the overlap test only: extents, and never "the same layout" */
+        if (pa__copy_overlap(&de, dst, dm, &se, src, sm, pa_elm_size(dt)) != PA__NO_OVERLAP)
+            rc = 1;
+        else
+            rc = pa__piece_plan_exec(pp, dst, src, stream, async);
+    }
+    pa__piece_plan_free(pp);
+    return rc;
+}
+
 int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src)
 {
     const pa__layout *dl, *sl;
+    const pa__mem_ops *dm, *sm;
     const pa__dist_ops *ops;
     pa__plan *p = NULL;
-    pa__piece_plan pp = {0};
     if (distributed(dst_type, src_type, &ops))
         return ops ? ops->copy(dst_type, dst, src_type, src) : status_of_last_error();
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
-    int st = prepare(dst_type, src_type, &dl, &sl, &p, &pp);
+    pa__piece_plan pp = {0};
+    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp);
+    if (st == PA_OK && pp.n && (st = run_pieces(dst_type, dst, dm, src_type, src, sm, &pp, 0, NULL)) != 1)
+        return st;
+    if (st == 1)
+        st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, NULL);
     if (st != PA_OK)
         return st;
-    if (pp.n) {
-        st = pa__piece_plan_exec(&pp, dst, src, NULL, 0);
-        pa__piece_plan_free(&pp);
-        return st;
-    }
-    if (p == NULL)
-        return pa__copy_walk(dst_type, dst, src_type, src);
-    st = pa__plan_exec(p, dst, dl->base, src, sl->base);
-    pa__plan_unref(p);
-    return st;
+    return run(dst_type, dst, dl, dm, src_type, src, sl, sm, p, 0, NULL);
 }
 
 int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src, void *stream)
 {
     const pa__layout *dl, *sl;
+    const pa__mem_ops *dm, *sm;
     const pa__dist_ops *ops;
     pa__plan *p = NULL;
-    pa__piece_plan pp = {0};
     if (distributed(dst_type, src_type, &ops)) {   /* distributed copies are collective and synchronous */
         int st = pa__stream_wait(stream);
         return st != PA_OK ? st : pa_copy(dst_type, dst, src_type, src);
     }
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
-    int st = prepare(dst_type, src_type, &dl, &sl, &p, &pp);
+    pa__piece_plan pp = {0};
+    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp);
+    if (st == PA_OK && pp.n && (st = run_pieces(dst_type, dst, dm, src_type, src, sm, &pp, 1, stream)) != 1)
+        return st;
+    if (st == 1)
+        st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, NULL);
     if (st != PA_OK)
         return st;
-    if (pp.n) {
-        st = pa__piece_plan_exec(&pp, dst, src, stream, 1);
-        pa__piece_plan_free(&pp);
-        return st;
-    }
-    if (p == NULL) {
-        st = pa__stream_wait(stream);
-        return st != PA_OK ? st : pa__copy_walk(dst_type, dst, src_type, src);
-    }
-    st = pa__plan_exec_async(p, dst, dl->base, src, sl->base, stream);
-    pa__plan_unref(p);
-    return st;
+    return run(dst_type, dst, dl, dm, src_type, src, sl, sm, p, 1, stream);
 }
 
 int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf, size_t len)
 {
     const pa__layout *dl, *sl;
+    const pa__mem_ops *dm, *sm;
     const pa__dist_ops *ops;
     pa__plan *p = NULL;
-    pa__piece_plan pp = {0};
     if (!buf && len > 0)
         return pa__err(PA_ERR_INVAL, "copy_explain: NULL buffer of length %zu", len);
     if (distributed(dst_type, src_type, &ops))
         return ops ? ops->explain(dst_type, src_type, buf, len) : status_of_last_error();
-    int st = prepare(dst_type, src_type, &dl, &sl, &p, &pp);
+    pa__piece_plan pp = {0};
+    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp);
     if (st != PA_OK)
         return st;
     if (pp.n) {
