@@ -153,7 +153,7 @@ typedef struct pa_gemm_config {
 typedef struct pa_gemm_info {
     pa_gemm_config config;
     int registers;           /* per thread */
-    int smem_bytes;          /* per block, static */
+    int smem_bytes;          /* per block (the shared tiles, double-buffered) */
     int local_bytes;         /* per thread: spills */
     int blocks_per_sm;       /* resident blocks per multiprocessor */
     int fast_a, fast_b, fast_c;   /* 1: the type's tiles are shifted copies of one static tile layout */

@@ -86,60 +86,80 @@ static void lim_args(pa__tbuf *b, const pa__tcopy *c)
         pa__tbuf_put(b, ", lim%d", d);
 }
 
-/* load (vector or element), load_e, store, store_e, and the predicated forms. */
-static void bodies(pa__tbuf *b, const pa__tcopy *c, const char *it)
+static void head(pa__tbuf *b, const pa__tcopy *c, int side, const char *fn, int pred)
+{
+    if (side == 0)
+        pa__tbuf_put(b, "    static PA_TDD void %s(frag &f, const elm_t *__restrict__ s, int tid", fn);
+    else
+        pa__tbuf_put(b, "    static PA_TDD void %s(elm_t *__restrict__ d, const frag &f, int tid", fn);
+    if (pred)
+        lim_params(b, c);
+    pa__tbuf_put(b, ")\n    {\n");
+}
+
+/* The element loop of a load or a store, predicated or not. */
+static void element_body(pa__tbuf *b, const pa__tcopy *c, const char *it, int side, int pred)
 {
     long long din = c->generic ? 0 : (long long)c->j[c->nj - 1].dstride;
     long long sin = c->generic ? 0 : (long long)c->j[c->nj - 1].sstride;
     long long kin = c->generic ? 0 : (long long)c->j[c->nj - 1].kweight;
+    loop_head(b, c, it);
+    pa__tbuf_put(b, "            const %s k0 = kidx(u), d0 = doff(u), s0 = soff(u);\n", it);
+    pa__tbuf_put(b, "            (void)k0; (void)d0; (void)s0;\n");
+    pa__tbuf_put(b, "#pragma unroll\n            for (int e = 0; e < %d; e++) {\n", c->v);
+    if (pred) {
+        char kx[64];
+        snprintf(kx, sizeof kx, "k0 + e * %lld", kin);
+        pa__tbuf_put(b, "                const bool in = ");
+        pred_cond(b, c, kx, it);
+        pa__tbuf_put(b, ";\n");
+    }
+    if (side == 0)
+        pa__tbuf_put(b, "                f.u[j].e[e] = %ss[s0 + e * %lld]%s;\n", pred ? "in ? " : "", sin,
+                     pred ? " : elm_t()" : "");
+    else
+        pa__tbuf_put(b, "                %sd[d0 + e * %lld] = f.u[j].e[e];\n", pred ? "if (in) " : "", din);
+    pa__tbuf_put(b, "            }\n        }\n    }\n");
+}
+
+/*
+ * Per direction: NAME_aligned (vectors without a check, or the elements), NAME_e (elements) and NAME (the
+ * alignment checked once: vectors or elements); then the predicated forms, elements always.
+ */
+static void bodies(pa__tbuf *b, const pa__tcopy *c, const char *it)
+{
     int vb = c->v * (int)c->elm;
-    for (int pred = 0; pred < 2; pred++) {
-        for (int side = 0; side < 2; side++) {   /* 0: load, 1: store */
-            int vec = !pred && (side ? c->dvec : c->svec);
-            for (int form = vec ? 0 : 1; form < 2; form++) {   /* 0: vector, 1: elements */
-                const char *nm = side ? "store" : "load";
-                const char *suffix = pred ? "_pred" : form == 0 || !vec ? "" : "_e";
-                if (side == 0)
-                    pa__tbuf_put(b, "    static PA_TDD void %s%s(frag &f, const elm_t *__restrict__ s, int tid", nm,
-                                 suffix);
-                else
-                    pa__tbuf_put(b, "    static PA_TDD void %s%s(elm_t *__restrict__ d, const frag &f, int tid", nm,
-                                 suffix);
-                if (pred)
-                    lim_params(b, c);
-                pa__tbuf_put(b, ")\n    {\n");
-                if (form == 0)
-                    pa__tbuf_put(b, "        if (pa_misaligned(%s + %lldLL, %d)) { %s_e(%s, tid); return; }\n",
-                                 side ? "d" : "s", (long long)(side ? c->dl->base : c->sl->base), vb, nm,
-                                 side ? "d, f" : "f, s");
-                loop_head(b, c, it);
-                if (form == 0 && side == 0)
-                    pa__tbuf_put(b, "            f.u[j].vec = *reinterpret_cast<const pa_vec_t<%d> *>(s + soff(u));\n",
-                                 vb);
-                else if (form == 0)
-                    pa__tbuf_put(b, "            *reinterpret_cast<pa_vec_t<%d> *>(d + doff(u)) = f.u[j].vec;\n", vb);
-                else {
-                    pa__tbuf_put(b, "            const %s k0 = kidx(u), d0 = doff(u), s0 = soff(u);\n", it);
-                    pa__tbuf_put(b, "            (void)k0; (void)d0; (void)s0;\n");
-                    pa__tbuf_put(b, "#pragma unroll\n            for (int e = 0; e < %d; e++) {\n", c->v);
-                    if (pred) {
-                        pa__tbuf_put(b, "                const bool in = ");
-                        char kx[64];
-                        snprintf(kx, sizeof kx, "k0 + e * %lld", kin);
-                        pred_cond(b, c, kx, it);
-                        pa__tbuf_put(b, ";\n");
-                    }
-                    if (side == 0)
-                        pa__tbuf_put(b, "                f.u[j].e[e] = %ss[s0 + e * %lld]%s;\n", pred ? "in ? " : "",
-                                     sin, pred ? " : elm_t()" : "");
-                    else
-                        pa__tbuf_put(b, "                %sd[d0 + e * %lld] = f.u[j].e[e];\n", pred ? "if (in) " : "",
-                                     din);
-                    pa__tbuf_put(b, "            }\n");
-                }
-                pa__tbuf_put(b, "        }\n    }\n");
-            }
+    for (int side = 0; side < 2; side++) {
+        const char *nm = side ? "store" : "load";
+        int vec = side ? c->dvec : c->svec;
+        char fn[32];
+        snprintf(fn, sizeof fn, "%s_e", nm);
+        head(b, c, side, fn, 0);
+        element_body(b, c, it, side, 0);
+        snprintf(fn, sizeof fn, "%s_aligned", nm);
+        head(b, c, side, fn, 0);
+        if (!vec) {
+            pa__tbuf_put(b, "        %s_e(%s, tid);\n    }\n", nm, side ? "d, f" : "f, s");
+        } else {
+            loop_head(b, c, it);
+            if (side == 0)
+                pa__tbuf_put(b, "            f.u[j].vec = *reinterpret_cast<const pa_vec_t<%d> *>(s + soff(u));\n",
+                             vb);
+            else
+                pa__tbuf_put(b, "            *reinterpret_cast<pa_vec_t<%d> *>(d + doff(u)) = f.u[j].vec;\n", vb);
+            pa__tbuf_put(b, "        }\n    }\n");
         }
+        head(b, c, side, nm, 0);
+        if (vec)
+            pa__tbuf_put(b, "        if (pa_misaligned(%s + %lldLL, %d))\n            %s_e(%s, tid);\n        else\n"
+                            "            %s_aligned(%s, tid);\n    }\n",
+                         side ? "d" : "s", (long long)(side ? c->dl->base : c->sl->base), vb, nm,
+                         side ? "d, f" : "f, s", nm, side ? "d, f" : "f, s");
+        else
+            pa__tbuf_put(b, "        %s_e(%s, tid);\n    }\n", nm, side ? "d, f" : "f, s");
+        snprintf(fn, sizeof fn, "%s_pred", nm);
+        head(b, c, side, fn, 1);
+        element_body(b, c, it, side, 1);
     }
 }
 
@@ -170,6 +190,8 @@ void pa__temit_copy(pa__tbuf *b, const char *name, const pa__tcopy *c, const cha
     bodies(b, c, it);
     pa__tbuf_put(b, "    static PA_TDD void copy(elm_t *__restrict__ d, const elm_t *__restrict__ s, int tid) "
                     "{ frag f; load(f, s, tid); store(d, f, tid); }\n");
+    pa__tbuf_put(b, "    static PA_TDD void copy_aligned(elm_t *__restrict__ d, const elm_t *__restrict__ s, int tid) "
+                    "{ frag f; load_aligned(f, s, tid); store_aligned(d, f, tid); }\n");
     pa__tbuf_put(b, "    static PA_TDD void copy_pred(elm_t *__restrict__ d, const elm_t *__restrict__ s, int tid");
     lim_params(b, c);
     pa__tbuf_put(b, ") { frag f; load_pred(f, s, tid");

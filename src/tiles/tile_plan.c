@@ -184,30 +184,19 @@ static int bank_ways(const pa__tcopy *c)
     return worst;
 }
 
-static int pred_dims(pa__tcopy *c, const pa_type *t, const char *what)
+int pa__tpred_dims(const pa_type *t, int64_t *size, const char *what)
 {
-    c->npred = 0;
-    if (t == NULL)
-        return PA_OK;
-    int n = pa_ndim(t);
-    if (n < 1)
-        n = 1;
+    int n = pa_ndim(t) > 0 ? pa_ndim(t) : 1;
     if (n > PA__TMAX_PRED)
         return pa__err(PA_ERR_UNSUPPORTED, "%s: %s has %d top-level dimensions; edge checks take at most %d", what,
                        pa_type_name(t), n, PA__TMAX_PRED);
-    int64_t w = 1;
-    for (int i = n - 1; i >= 0; i--) {
-        const pa_type *ch = pa_ndim(t) > 0 ? pa_type_child(t, i) : t;
-        c->pred_size[i] = pa_size(ch);
-        c->pred_weight[i] = w;
-        w *= c->pred_size[i];
-    }
-    c->npred = n;
-    return PA_OK;
+    for (int i = 0; i < n; i++)
+        size[i] = pa_size(pa_ndim(t) > 0 ? pa_type_child(t, i) : t);
+    return n;
 }
 
 int pa__tcopy_plan(const pa__layout *dl, pa__tmem dm, const pa__layout *sl, pa__tmem sm, size_t elm, int nt,
-                   const pa_type *pred_type, const char *what, pa__tcopy *out)
+                   int npred, const int64_t *pred_size, const char *what, pa__tcopy *out)
 {
     if (dl->size != sl->size)
         return pa__err(PA_ERR_SIZE, "%s: the destination has %lld elements, the source %lld", what,
@@ -222,6 +211,8 @@ int pa__tcopy_plan(const pa__layout *dl, pa__tmem dm, const pa__layout *sl, pa__
                        "%d (a block's tile goes through smem)", what, nt);
     if (elm == 0)
         return pa__err(PA_ERR_ELM, "%s: the types have no element type", what);
+    if (dl->size == 0)
+        return pa__err(PA_ERR_SIZE, "%s: a copy of no elements", what);
     pa__tcopy c;
     memset(&c, 0, sizeof c);
     c.dl = dl;
@@ -239,9 +230,18 @@ int pa__tcopy_plan(const pa__layout *dl, pa__tmem dm, const pa__layout *sl, pa__
     c.units = dl->size / c.v;
     c.per_thread = (c.units + nt - 1) / nt;
     c.bank_ways = bank_ways(&c);
-    int st = pred_dims(&c, pred_type, what);
-    if (st != PA_OK)
-        return st;
+    if (npred < 0 || npred > PA__TMAX_PRED)
+        return pa__err(PA_ERR_UNSUPPORTED, "%s: %d edge dimensions, at most %d", what, npred, PA__TMAX_PRED);
+    int64_t w = 1;
+    for (int i = npred - 1; i >= 0; i--) {
+        c.pred_size[i] = pred_size[i];
+        c.pred_weight[i] = w;
+        w *= pred_size[i];
+    }
+    c.npred = npred;
+    if (npred > 0 && w != dl->size)
+        return pa__err(PA_ERR_SIZE, "%s: edge dimensions of %lld elements for a copy of %lld", what, (long long)w,
+                       (long long)dl->size);
     *out = c;
     return PA_OK;
 }

@@ -222,25 +222,42 @@ int pa_tilegen_copy(pa_tilegen *g, const char *name, const pa_type *dst, const p
     const pa__layout *dl = pa__type_layout(dst), *sl = dl ? pa__type_layout(src) : NULL;
     if (dl == NULL || sl == NULL)
         return pa__err_wrap(PA_ERR_UNSUPPORTED, "%s(%s <- %s)", what, pa_type_name(dst), pa_type_name(src));
-    if (dl->size == 0)
-        return pa__err(PA_ERR_SIZE, "%s: %s has no elements", what, pa_type_name(dst));
     if ((st = check_limits(dst, dl, dm, what)) != PA_OK || (st = check_limits(src, sl, sm, what)) != PA_OK)
         return st;
-    const pa_type *edge = dm == PA__TMEM_DMEM ? dst : src;
+    int64_t psize[PA__TMAX_PRED];
+    int np = pa__tpred_dims(dm == PA__TMEM_DMEM ? dst : src, psize, what);
+    if (np < 0)
+        return np;
+    char comment[512];
+    snprintf(comment, sizeof comment, "%s (%s) <- %s (%s)", pa_type_name(dst), pa_mtt(dst), pa_type_name(src),
+             pa_mtt(src));
+    return pa__tilegen_copy_layouts(g, name, dl, (pa__tmem)dm, sl, (pa__tmem)sm, dst, nthreads, np, psize, comment);
+}
+
+int pa__tilegen_copy_layouts(pa_tilegen *g, const char *name, const pa__layout *dl, pa__tmem dm,
+                             const pa__layout *sl, pa__tmem sm, const pa_type *elm_type, int nt, int npred,
+                             const int64_t *pred_size, const char *comment)
+{
+    const char *what = "pa_tilegen_copy";
     pa__tcopy c;
-    if ((st = pa__tcopy_plan(dl, dm, sl, sm, pa_elm_size(dst), nthreads, edge, what, &c)) != PA_OK)
+    int st = pa__tcopy_plan(dl, dm, sl, sm, pa_elm_size(elm_type), nt, npred, pred_size, what, &c);
+    if (st != PA_OK)
         return st;
     if (g->ncopies == MAX_NAMES || (st = claim(g, name, what)) != PA_OK)
         return st != PA_OK ? st : pa__err(PA_ERR_NOMEM, "%s: more than %d copies", what, MAX_NAMES);
     named_copy *nc = &g->copies[g->ncopies++];
     snprintf(nc->name, sizeof nc->name, "%s", name);
     nc->info = (pa_tilegen_copy_info){c.v, c.per_thread, c.dvec, c.svec, c.bank_ways, c.generic};
-    char elm[160], comment[512];
-    pa__elm_cuda_decl(dst, "elm_t", elm, sizeof elm);
-    snprintf(comment, sizeof comment, "%s (%s) <- %s (%s)", pa_type_name(dst), pa_mtt(dst), pa_type_name(src),
-             pa_mtt(src));
+    char elm[160];
+    pa__elm_cuda_decl(elm_type, "elm_t", elm, sizeof elm);
     pa__temit_copy(&g->text, name, &c, elm, comment);
     return finish(g, what);
+}
+
+int pa__tilegen_put(pa_tilegen *g, const char *text)
+{
+    pa__tbuf_put(&g->text, "%s", text);
+    return finish(g, "pa_tilegen");
 }
 
 int pa_tilegen_copy_info_of(const pa_tilegen *g, const char *name, pa_tilegen_copy_info *out)

@@ -50,13 +50,16 @@ typedef struct pa__tcopy {
 } pa__tcopy;
 
 /**
- * Plans a copy between two affine layouts of the same size.  pred_type (may be NULL) gives the top-level
- * dimensions the predicated forms check.  \return PA_OK; PA_ERR_SIZE (sizes differ); PA_ERR_UNSUPPORTED (a
+ * Plans a copy between two affine layouts of the same size.  The predicated forms check the npred top-level
+ * dimensions of sizes pred_size (row-major over the flat index; npred 0: none).  \return PA_OK; PA_ERR_SIZE (sizes differ); PA_ERR_UNSUPPORTED (a
  * gathered layout, too many joint modes); PA_ERR_PARAM (an rmem side with more than one thread); what names
  * the copy in messages.
  */
 int pa__tcopy_plan(const pa__layout *dl, pa__tmem dm, const pa__layout *sl, pa__tmem sm, size_t elm, int nt,
-                   const pa_type *pred_type, const char *what, pa__tcopy *out);
+                   int npred, const int64_t *pred_size, const char *what, pa__tcopy *out);
+
+/** The top-level dimension sizes of t into size (at most PA__TMAX_PRED).  \return their count or an error. */
+int pa__tpred_dims(const pa_type *t, int64_t *size, const char *what);
 
 /**
  * The elements thread tid moves at step j (0 <= j < per_thread): for each of the unit's v elements e its flat
@@ -97,6 +100,24 @@ void pa__temit_offset_fn(pa__tbuf *b, const char *fn, const pa__layout *l, const
 
 /** Emits the copy struct NAME of plan c (load, store, copy and their predicated forms). */
 void pa__temit_copy(pa__tbuf *b, const char *name, const pa__tcopy *c, const char *elm_t, const char *comment);
+
+/* ---- the generator's internals, for the gemm ---------------------------------------------------------- */
+
+/** Appends text to a generator's source. */
+int pa__tilegen_put(pa_tilegen *g, const char *text);
+/** Adds a copy between two layouts (as pa_tilegen_copy, for layouts that are not types of their own). */
+int pa__tilegen_copy_layouts(pa_tilegen *g, const char *name, const pa__layout *dl, pa__tmem dm,
+                             const pa__layout *sl, pa__tmem sm, const pa_type *elm_type, int nt, int npred,
+                             const int64_t *pred_size, const char *comment);
+
+/** The gemm's kernel shape: config or the default for esz-byte elements, checked.  \return PA_OK or PA_ERR_PARAM. */
+int pa__gemm_config(const pa_gemm_config *in, size_t esz, pa_gemm_config *out, const char *what);
+/**
+ * The gemm kernel's source for C = A B (gemm_source.c), entry "pa_gemm_kernel"; info (may be NULL) gets the
+ * shape and which operands take the fast tile path.  \return PA_OK and *source (the caller frees it) or an error.
+ */
+int pa__gemm_generate(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *config,
+                      char **source, pa_gemm_info *info);
 
 /** The memory of a type for the tiles: dmem, smem, rmem; -1 with PA_ERR_MTT set for any other. */
 int pa__tmem_of(const pa_type *t, const char *what);

@@ -62,16 +62,16 @@ START_TEST(random_pairs_follow_the_walk)
         char label[64];
         snprintf(label, sizeof label, "pair %d (%d threads)", it, nt);
         ck_assert_int_eq(pa__tcopy_plan(pa__type_layout(dst), mem_of(dst), pa__type_layout(src), mem_of(src),
-                                        (size_t)p.elm, nt, src, label, &c), PA_OK);
+                                        (size_t)p.elm, nt, 0, NULL, label, &c), PA_OK);
         check_plan(&c, dst, src, label);
         vectors += c.svec || c.dvec;
         /* and back, smem to a plain dmem array; and a thread's registers for small tiles */
         ck_assert_int_eq(pa__tcopy_plan(pa__type_layout(out), PA__TMEM_DMEM, pa__type_layout(dst), PA__TMEM_SMEM,
-                                        (size_t)p.elm, nt, out, label, &c), PA_OK);
+                                        (size_t)p.elm, nt, 0, NULL, label, &c), PA_OK);
         check_plan(&c, out, dst, label);
         const pa_type *rd = pa_type_get(s, "RDST");
         ck_assert_int_eq(pa__tcopy_plan(pa__type_layout(rd), PA__TMEM_RMEM, pa__type_layout(src), PA__TMEM_DMEM,
-                                        (size_t)p.elm, 1, src, label, &c), PA_OK);
+                                        (size_t)p.elm, 1, 0, NULL, label, &c), PA_OK);
         check_plan(&c, rd, src, label);
         pa_scope_destroy(s);
     }
