@@ -124,7 +124,10 @@ static int emit_node(pa_tilegen *g, const char *name, const pa_type *t, const ch
         pa__tbuf_put(&at, "; }\n");
     }
     char decl[512];
-    snprintf(decl, sizeof decl, "%s %s [%lld]", pa_mtt(t), pa_elm(t), (long long)pa_size(t));
+    if (pa_type_format(t, decl, sizeof decl) < 0 || strlen(decl) >= sizeof decl - 1)
+        snprintf(decl, sizeof decl, "%s %s [%lld]", pa_mtt(t), pa_elm(t), (long long)pa_size(t));
+    for (char *p = decl; (p = strstr(p, "*/")) != NULL;)   /* keep the comment a comment */
+        p[0] = ' ';
     pa__temit_layout(&g->text, name, l, elm, pa_elm_size(t), decl, at.s);
     st = at.st;
     pa__tbuf_free(&at);
