@@ -14,7 +14,7 @@ int main(int argc, char **argv)
     int n = argc > 1 ? atoi(argv[1]) : 4096;
     pa_gemm_config c, *cfg = NULL;
     if (argc > 7) {
-        c = (pa_gemm_config){atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7])};
+        c = (pa_gemm_config){atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]), 0, 0};
         cfg = &c;
     }
     pa_scope *s;

@@ -4,8 +4,8 @@
  * (median of many).  cuBLAS is linked here only.
  *
  *     sgemm [n ...]            the P7 table at each n (default 4096 8192)
- *     PA_SGEMM_CONFIGS="bm,bn,bk,tm,tn,threads;..."   kernel shapes to sweep (rows "sweep"; the table uses the
- *                                                      library's default shape)
+ *     PA_SGEMM_CONFIGS="bm,bn,bk,tm,tn,threads[,lanes_n,min_blocks];..."   kernel shapes to sweep (rows
+ *                              "sweep"; the table uses the library's default shape)
  *
  * Each row also prints the generated kernel's registers per thread, static shared memory per block and resident
  * blocks per multiprocessor, and whether each operand took the fast tile path.  Results are checked against
@@ -91,9 +91,10 @@ static void row(const char *what, int n, float ms, float anchor_ms, const pa_gem
     printf("%-28s %5d %8.1f %8.1f %6.3f %6s %-4s", what, n, tf, atf, ratio, target > 0 ? "0.80" : "-",
            target <= 0 ? "-" : ratio >= target ? "pass" : "FAIL");
     if (info)
-        printf("  %3d regs %6d B smem %d blk/SM  %dx%dx%d %dx%d/%d fast %d%d%d", info->registers, info->smem_bytes,
-               info->blocks_per_sm, info->config.bm, info->config.bn, info->config.bk, info->config.tm,
-               info->config.tn, info->config.threads, info->fast_a, info->fast_b, info->fast_c);
+        printf("  %3d regs %6d B smem %d blk/SM  %dx%dx%d %dx%d/%d lanes %d fast %d%d%d", info->registers,
+               info->smem_bytes, info->blocks_per_sm, info->config.bm, info->config.bn, info->config.bk,
+               info->config.tm, info->config.tn, info->config.threads, info->config.lanes_n, info->fast_a,
+               info->fast_b, info->fast_c);
     printf("  err %.1e%s\n", err, err > 1e-5 ? " WRONG" : "");
 }
 
@@ -103,7 +104,9 @@ static int parse_configs(pa_gemm_config *out, int max)
     int n = 0;
     while (env && *env && n < max) {
         pa_gemm_config c;
-        if (sscanf(env, "%d,%d,%d,%d,%d,%d", &c.bm, &c.bn, &c.bk, &c.tm, &c.tn, &c.threads) != 6)
+        c.lanes_n = c.min_blocks = 0;
+        if (sscanf(env, "%d,%d,%d,%d,%d,%d,%d,%d", &c.bm, &c.bn, &c.bk, &c.tm, &c.tn, &c.threads, &c.lanes_n,
+                   &c.min_blocks) < 6)
             break;
         out[n++] = c;
         env = strchr(env, ';');

@@ -68,11 +68,15 @@ PA_API int pa_tilegen_threads(pa_tilegen *g, const char *name, const pa_type *th
  *     load(frag &f, const elm_t *src, int tid)    store(elm_t *dst, const frag &f, int tid)
  *     copy(elm_t *dst, const elm_t *src, int tid) (load then store)
  *     load_pred(f, src, tid, lim0, lim1, ...)     store_pred(dst, f, tid, lim0, ...)   copy_pred(...)
+ *     load_aligned, store_aligned, copy_aligned (as load, store, copy)
  *
  * where tid is the thread's id along the dimension, frag a thread's registers between load and store (for
- * prefetching the next tile while computing on this one), and the _pred forms skip (store) or zero (load) the
- * elements whose index along a top-level dimension of the edge type (the dmem side, else the source) is not
- * below lim of that dimension.  The dmem side is read or written by consecutive threads at consecutive
+ * prefetching the next tile while computing on this one), and the _pred forms treat the elements whose index
+ * along a top-level dimension of the edge type (the dmem side, else the source) is not below lim of that
+ * dimension as outside: load_pred gives zeros for them, store_pred skips them, and copy_pred leaves a dmem
+ * destination alone there and writes zeros into an smem or rmem one (a partial tile at the array's edge).
+ * load_aligned, store_aligned and copy_aligned skip the run-time alignment check (for pointers the caller
+ * knows to be aligned to the vector).  The dmem side is read or written by consecutive threads at consecutive
  * addresses where its layout has a contiguous dimension, in 4-, 8- or 16-byte vectors where both layouts
  * allow (checked again at run time: a misaligned pointer takes the element path).  Shared-memory bank
  * conflicts are not removed by the generator: pad the smem type (the manual's [32][17]); the generated
@@ -142,11 +146,17 @@ PA_API int pa_tile2_dmem(const pa_type *src_outer, const void *src, const pa_typ
 
 /* ---- gemm on dmem types ----------------------------------------------------------------------------------- */
 
-/** A gemm kernel's shape: block tile bm x bn, k-step bk, threads, each thread's tm x tn results. */
+/**
+ * A gemm kernel's shape: block tile bm x bn, k-step bk, threads, each thread's tm x tn results; lanes_n: how
+ * many lanes of a warp lie along n (the rest along m; 0: 8 where it fits, else a warp's row of threads);
+ * min_blocks: resident blocks per multiprocessor asked of the compiler (0: 2 for blocks of up to 256 threads).
+ */
 typedef struct pa_gemm_config {
     int bm, bn, bk;
     int tm, tn;
     int threads;
+    int lanes_n;
+    int min_blocks;
 } pa_gemm_config;
 
 /** What a gemm ran, for benchmarks: the shape, the kernel's resources and the occupancy. */

@@ -27,8 +27,8 @@ static int nkept, next_slot;
 static int key_of(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *c, char *key)
 {
     const pa_type *t[3] = {A, B, C};
-    int at = snprintf(key, KEYLEN, "%s %d %d %d %d %d %d gpu%d", pa_elm(A), c->bm, c->bn, c->bk, c->tm, c->tn,
-                      c->threads, pa_cuda_get_device());
+    int at = snprintf(key, KEYLEN, "%s %d %d %d %d %d %d %d %d gpu%d", pa_elm(A), c->bm, c->bn, c->bk, c->tm,
+                      c->tn, c->threads, c->lanes_n, c->min_blocks, pa_cuda_get_device());
     for (int i = 0; i < 3; i++)
         for (int d = 0; d < 2; d++) {
             const pa__layout *l = pa__type_layout(pa_type_child(t[i], d));
@@ -61,6 +61,9 @@ static int kernel_of(const pa_type *C, const pa_type *A, const pa_type *B, const
     free(src);
     pa_cuda_fninfo fi;
     if (st == PA_OK && (st = pa_cuda_function_info(*fn, c->threads, (size_t)info->smem_bytes, &fi)) == PA_OK) {
+        if (fi.local_bytes > 0)
+            fprintf(stderr, "parray: warning: pa_gemm_dmem: the %dx%dx%d kernel for %s uses %d bytes of local memory "
+                    "per thread (spills)\n", c->bm, c->bn, c->bk, pa_type_name(C), fi.local_bytes);
         info->registers = fi.registers;
         info->smem_bytes += fi.smem_static;
         info->local_bytes = fi.local_bytes;
@@ -96,9 +99,6 @@ int pa_gemm_dmem_async(const pa_type *C, void *c, const pa_type *A, const void *
     pa_gemm_info got;
     if ((st = kernel_of(C, A, B, &cfg, &fn, &got)) != PA_OK)
         return st;
-    if (got.local_bytes > 0)
-        fprintf(stderr, "parray: warning: %s: the kernel for %s uses %d bytes of local memory per thread (spills)\n",
-                what, pa_type_name(C), got.local_bytes);
     int64_t m = pa_size(pa_type_child(C, 0)), n = pa_size(pa_type_child(C, 1));
     int64_t gx = (n + cfg.bn - 1) / cfg.bn, gy = (m + cfg.bm - 1) / cfg.bm;
     if (gy > 65535)

@@ -71,10 +71,19 @@ static int check_types(const pa_type *C, const pa_type *A, const pa_type *B, gem
 
 int pa__gemm_config(const pa_gemm_config *in, size_t esz, pa_gemm_config *out, const char *what)
 {
-    pa_gemm_config c = esz == 8 ? (pa_gemm_config){64, 64, 8, 4, 4, 256} : (pa_gemm_config){128, 128, 8, 8, 8, 256};
+    pa_gemm_config c = esz == 8 ? (pa_gemm_config){64, 64, 8, 4, 4, 256, 0, 0}
+                                : (pa_gemm_config){128, 128, 8, 8, 8, 256, 0, 0};
     if (in != NULL)
         c = *in;
-    int v = (int)(16 / esz);
+    int v = (int)(16 / esz), tx = c.tm > 0 && c.tn > 0 ? c.bn / c.tn : 0, ty = c.tm > 0 ? c.bm / c.tm : 0;
+    if (c.lanes_n == 0)
+        c.lanes_n = tx % 8 == 0 && ty % 4 == 0 ? 8 : tx < 32 ? tx : 32;
+    if (c.min_blocks == 0)
+        c.min_blocks = c.threads <= 256 ? 2 : 1;
+    if (c.lanes_n < 1 || c.lanes_n > 32 || 32 % c.lanes_n || (tx > 0 && tx % c.lanes_n) ||
+        (ty > 0 && ty % (32 / c.lanes_n)) || c.min_blocks < 1 || c.min_blocks > 32)
+        return pa__err(PA_ERR_PARAM, "%s: lanes_n=%d min_blocks=%d: lanes_n must divide 32 and the %d threads along n, "
+                       "32/lanes_n the %d along m; min_blocks 1..32", what, c.lanes_n, c.min_blocks, tx, ty);
     if (c.bm < 2 || c.bn < 2 || c.bk < 1 || c.tm < 2 || c.tn < 2 || c.tm % 2 || c.tn % 2 || c.bm % c.tm ||
         c.bn % c.tn || (c.bm / c.tm) * (c.bn / c.tn) != c.threads || c.threads % 32 || c.threads > 1024 ||
         (c.bm * c.bk) % c.threads || (c.bk * c.bn) % c.threads || c.bm % 2 || c.bn % 2 ||
@@ -159,14 +168,17 @@ static int pick_pad(const pa__layout *src, int64_t rows, int64_t cols, int trans
 
 static const char kernel_fmt[] =
     "struct cfg { static constexpr int BM = %d, BN = %d, BK = %d, TM = %d, TN = %d, T = %d, TX = %d, HM = %d, "
-    "HN = %d; static constexpr int M = %lld, N = %lld, K = %lld; };\n"
+    "HN = %d, LX = %d; static constexpr int M = %lld, N = %lld, K = %lld; };\n"
     "typedef %s E;\n"
     "extern \"C\" __global__ void __launch_bounds__(%d, %d) pa_gemm_kernel(const E *__restrict__ a, "
     "const E *__restrict__ b, E *__restrict__ c, E alpha, E beta)\n"
     "{\n"
     "    extern __shared__ __align__(16) unsigned char pa_dyn[];\n"
     "    E *sa = reinterpret_cast<E *>(pa_dyn), *sb = sa + SA::extent;\n"
-    "    const int tid = threadIdx.x, tx = tid %% cfg::TX, ty = tid / cfg::TX;\n"
+    "    /* a warp covers 32/LX rows of LX threads: lanes along n, warps tiled over the block */\n"
+    "    const int tid = threadIdx.x, lane = tid %% 32, warp = tid / 32;\n"
+    "    const int tx = (warp %% (cfg::TX / cfg::LX)) * cfg::LX + lane %% cfg::LX;\n"
+    "    const int ty = (warp / (cfg::TX / cfg::LX)) * (32 / cfg::LX) + lane / cfg::LX;\n"
     "    const int r0 = blockIdx.y * cfg::BM, c0 = blockIdx.x * cfg::BN;\n"
     "    PA_RMEM(RC, acc);\n    PA_RMEM(RA, ra);\n    PA_RMEM(RB, rb);\n"
     "#pragma unroll\n    for (int i = 0; i < (int)RC::extent; i++) acc[i] = E(0);\n"
@@ -312,8 +324,8 @@ int pa__gemm_generate(const pa_type *C, const pa_type *A, const pa_type *B, cons
     ADD(st, c_copies(gen, s, C, &c, &fast_c));
     if (st != PA_OK)
         goto fail;
-    pa__tbuf_put(&k, kernel_fmt, c.bm, c.bn, c.bk, c.tm, c.tn, c.threads, c.bn / c.tn, c.tm / 2, c.tn / 2,
-                 (long long)g.m, (long long)g.n, (long long)g.k, g.elm, c.threads, c.threads <= 256 ? 2 : 1);
+    pa__tbuf_put(&k, kernel_fmt, c.bm, c.bn, c.bk, c.tm, c.tn, c.threads, c.bn / c.tn, c.tm / 2, c.tn / 2, c.lanes_n,
+                 (long long)g.m, (long long)g.n, (long long)g.k, g.elm, c.threads, c.min_blocks);
     /* the helpers go between cfg and the kernel: split the text at the kernel's line */
     char *kpos = k.s ? strstr(k.s, "extern \"C\"") : NULL;
     if (k.st != PA_OK || kpos == NULL) {

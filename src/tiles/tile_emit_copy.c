@@ -194,9 +194,14 @@ void pa__temit_copy(pa__tbuf *b, const char *name, const pa__tcopy *c, const cha
                     "{ frag f; load_aligned(f, s, tid); store_aligned(d, f, tid); }\n");
     pa__tbuf_put(b, "    static PA_TDD void copy_pred(elm_t *__restrict__ d, const elm_t *__restrict__ s, int tid");
     lim_params(b, c);
+    /* the edges are the dmem side's: a dmem destination is left alone there, any other gets the zeros */
     pa__tbuf_put(b, ") { frag f; load_pred(f, s, tid");
     lim_args(b, c);
-    pa__tbuf_put(b, "); store_pred(d, f, tid");
-    lim_args(b, c);
+    if (c->dmem == PA__TMEM_DMEM) {
+        pa__tbuf_put(b, "); store_pred(d, f, tid");
+        lim_args(b, c);
+    } else {
+        pa__tbuf_put(b, "); store(d, f, tid");
+    }
     pa__tbuf_put(b, "); }\n};\n");
 }

@@ -191,7 +191,7 @@ START_TEST(gemm_matches_the_cpu_on_any_layout)
         gemm_case(e, 131, 97, 45, at, b, cw, 0.5, 2.0, NULL);  /* transposed A, C a window, beta */
         gemm_case(e, 160, 192, 96, a, bb, c, 1.0, 0.0, NULL);  /* B in 16x16 blocks */
     }
-    pa_gemm_config wide = {128, 256, 16, 8, 16, 256};
+    pa_gemm_config wide = {128, 256, 16, 8, 16, 256, 0, 0};
     gemm_case("float", 256, 512, 64, "parray dmem float [M][K] A", "parray dmem float [K][N] B",
               "parray dmem float [M][N] C", 1.0, 0.0, &wide);
     PA_CK_ERR(pa_gemm_dmem_async(NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, NULL, NULL), PA_ERR_INVAL);
