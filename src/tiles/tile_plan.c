@@ -255,7 +255,6 @@ int pa__tile_divide(const pa__layout *l, int64_t t, pa__layout *tile)
     r.affine = 1;
     int64_t need = t < l->size ? t : l->size, have = 1;
     int m = l->nmodes - 1;
-    int first = 0;   /* index in r of the outermost mode taken */
     pa__mode tmp[PA__MAX_MODES];
     int n = 0;
     while (have < need && m >= 0) {
@@ -281,7 +280,6 @@ int pa__tile_divide(const pa__layout *l, int64_t t, pa__layout *tile)
         return 0;
     for (int a = 0; a < n; a++)
         r.modes[a] = tmp[n - 1 - a];
-    (void)first;
     r.nmodes = n;
     r.size = need;
     r.base = l->base;
