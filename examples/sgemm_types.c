@@ -94,6 +94,7 @@ int main(void)
     pa_tilegen_destroy(g);
     if (pa_cuda_device_count() < 1) {
         fprintf(stderr, "sgemm_types: skipped: %s\n", pa_last_error());
+        pa_scope_destroy(s);
         return 77;
     }
     const pa_type *HT = pa_type_get(s, "HT");

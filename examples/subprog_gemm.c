@@ -102,6 +102,8 @@ int main(void)
     printf("pthd[4]: gemm of two %dx%d int matrices in 16x16 blocks, sum of c = %lld\n", N, N, sum);
     if (pa_cuda_device_count() < 1) {
         fprintf(stderr, "subprog_gemm: the cuda half skipped: %s\n", pa_last_error());
+        pa_destroy(DAT, a), pa_destroy(DAT, b), pa_destroy(DAT, c1), pa_destroy(DAT, c2);
+        pa_scope_destroy(s);
         return 77;
     }
     int *da = pa_create(DMEM), *db = pa_create(DMEM), *dc = pa_create(DMEM);

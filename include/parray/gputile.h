@@ -115,7 +115,11 @@ PA_API int pa_tilegen_write(const pa_tilegen *g, const char *path);
  */
 PA_API int pa_tilegen_compile(const pa_tilegen *g, const char *name, const char *kernels, int arch);
 
-/** As pa_tilegen_compile for the current GPU, then the kernel entry loaded for pa_cuda_for. */
+/**
+ * As pa_tilegen_compile for the current GPU, then the kernel entry loaded for pa_cuda_for; a kernel that uses
+ * local memory (spilled registers, e.g. an rmem type indexed by values the compiler cannot fold) gets a warning
+ * on stderr with the byte count.
+ */
 PA_API int pa_tilegen_function(const pa_tilegen *g, const char *name, const char *kernels, const char *entry,
                                pa_cuda_function *out);
 

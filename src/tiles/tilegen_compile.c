@@ -1,7 +1,8 @@
 /*
  * parray — compiling generated tile source with the kernels that use it (gputile.h): the generated text, a
  * #line that numbers the kernels' lines from 1 under the caller's name (so NVRTC's log points into the user's
- * source), then the kernels, through the run-time compiler and its caches.  Built with the CUDA backend only.
+ * source), then the kernels, through the run-time compiler and its caches; a loaded kernel that spills to
+ * local memory gets a warning on stderr.  Built with the CUDA backend only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,5 +49,9 @@ int pa_tilegen_function(const pa_tilegen *g, const char *name, const char *kerne
         return PA_ERR_NOMEM;
     int st = pa_cuda_compile(name, src, entry, out);
     free(src);
+    pa_cuda_fninfo fi;
+    if (st == PA_OK && pa_cuda_function_info(*out, 1, 0, &fi) == PA_OK && fi.local_bytes > 0)
+        fprintf(stderr, "parray: warning: %s: kernel %s uses %d bytes of local memory per thread (an rmem type or "
+                "other registers spilled)\n", name, entry, fi.local_bytes);
     return st;
 }
