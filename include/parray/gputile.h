@@ -152,7 +152,7 @@ PA_API int pa_tile2_dmem(const pa_type *src_outer, const void *src, const pa_typ
 
 /**
  * A gemm kernel's shape: block tile bm x bn, k-step bk, threads, each thread's tm x tn results; lanes_n: how
- * many lanes of a warp lie along n (the rest along m; 0: 8 where it fits, else a warp's row of threads);
+ * many lanes of a warp lie along n (the rest along m; 0: the threads along n, at most 32);
  * min_blocks: resident blocks per multiprocessor asked of the compiler (0: 2 for blocks of up to 256 threads).
  */
 typedef struct pa_gemm_config {

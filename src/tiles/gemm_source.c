@@ -76,8 +76,10 @@ int pa__gemm_config(const pa_gemm_config *in, size_t esz, pa_gemm_config *out, c
     if (in != NULL)
         c = *in;
     int v = (int)(16 / esz), tx = c.tm > 0 && c.tn > 0 ? c.bn / c.tn : 0, ty = c.tm > 0 ? c.bm / c.tm : 0;
+    /* by default a warp's lanes run along n over a row of threads (the shape measured for P7); 8 gives warps
+     * of 4 x 8 lanes, which read fewer distinct shared-memory words per request (not measured yet) */
     if (c.lanes_n == 0)
-        c.lanes_n = tx % 8 == 0 && ty % 4 == 0 ? 8 : tx < 32 ? tx : 32;
+        c.lanes_n = tx < 32 ? tx : 32;
     if (c.min_blocks == 0)
         c.min_blocks = c.threads <= 256 ? 2 : 1;
     if (c.lanes_n < 1 || c.lanes_n > 32 || 32 % c.lanes_n || (tx > 0 && tx % c.lanes_n) ||
