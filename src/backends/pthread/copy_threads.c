@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "copy_host.h"
 
 #define PA__MAX_WORKERS 63
 #define PA__SLICES_PER_THREAD 4
