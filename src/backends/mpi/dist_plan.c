@@ -140,42 +140,9 @@ static void layout_of(pa_mpi__dplan *p, int which, int64_t n, pa__layout *out)
     out->affine = n <= 1;
 }
 
-static int contiguous(const pa__layout *l)
+int pa_mpi__contiguous(const pa__layout *l)
 {
     return l->affine && (l->nmodes == 0 || (l->nmodes == 1 && l->modes[0].stride == 1));
-}
-
-/* The host plans and buffers that move data between the user's arrays and MPI. */
-static int host_plans(pa_mpi__dplan *p)
-{
-    pa__layout dense;
-    int st = PA_OK;
-    if (p->kind == PA_MPI__LOCAL)
-        return p->rank == p->src_root ? pa__plan_get(&p->recv_l, &p->send_l, p->elm, NULL, NULL, &p->local)
-                                      : PA_OK;
-    p->send_direct = contiguous(&p->send_l);
-    p->recv_direct = contiguous(&p->recv_l);
-    if (p->nsend > 0 && !p->send_direct) {
-        memset(&dense, 0, sizeof dense);
-        dense = (pa__layout){.size = p->nsend, .nmodes = 1, .affine = 1, .max_off = p->nsend - 1};
-        dense.modes[0] = (pa__mode){.size = p->nsend, .stride = 1};
-        if ((st = pa__plan_get(&dense, &p->send_l, p->elm, NULL, NULL, &p->pack)) != PA_OK)
-            return st;
-        if (!(p->sbuf = malloc((size_t)p->nsend * p->elm)))
-            return pa__err(PA_ERR_NOMEM, "distributed copy: no memory for a send buffer of %lld elements",
-                           (long long)p->nsend);
-    }
-    if (p->nrecv > 0 && !p->recv_direct) {
-        memset(&dense, 0, sizeof dense);
-        dense = (pa__layout){.size = p->nrecv, .nmodes = 1, .affine = 1, .max_off = p->nrecv - 1};
-        dense.modes[0] = (pa__mode){.size = p->nrecv, .stride = 1};
-        if ((st = pa__plan_get(&p->recv_l, &dense, p->elm, NULL, NULL, &p->unpack)) != PA_OK)
-            return st;
-        if (!(p->rbuf = malloc((size_t)p->nrecv * p->elm)))
-            return pa__err(PA_ERR_NOMEM, "distributed copy: no memory for a receive buffer of %lld elements",
-                           (long long)p->nrecv);
-    }
-    return PA_OK;
 }
 
 /*
@@ -223,6 +190,8 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
     p->key_dst = *dst;
     p->key_src = *src;
     p->key_dst.thread_mtt = p->key_dst.memory_mtt = p->key_src.thread_mtt = p->key_src.memory_mtt = NULL;
+    p->send_mem = pa_mpi__device_memory(src);
+    p->recv_mem = pa_mpi__device_memory(dst);
     if ((st = count_pairs(dst, src, nprocs, c)) != PA_OK || (st = rank_counts(p, c)) != PA_OK)
         goto fail;
     classify(p, c);
@@ -237,7 +206,7 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
             free(p->tables[w]);
             p->tables[w] = NULL;
         }
-    if ((st = host_plans(p)) != PA_OK)
+    if ((st = pa_mpi__buffer_plans(p)) != PA_OK)   /* dist_device.c: pack/unpack plans and MPI buffers */
         goto fail;
     if ((st = element_type(p)) != PA_OK)
         goto fail;
@@ -259,8 +228,7 @@ void pa_mpi__dplan_free(pa_mpi__dplan *p)
     pa__plan_unref(p->local);
     if (p->owns_etype && pa_mpi__running())
         MPI_Type_free(&p->etype);
-    free(p->sbuf);
-    free(p->rbuf);
+    pa_mpi__buffers_free(p);
     free(p->tables[0]);
     free(p->tables[1]);
     free(p->scount);

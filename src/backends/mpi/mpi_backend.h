@@ -68,6 +68,13 @@ typedef enum pa_mpi__kind {
     PA_MPI__ALLTOALLV    /* anything else: pack by destination, MPI_Alltoallv, unpack by source */
 } pa_mpi__kind;
 
+/* How the bytes of a plan reach MPI (dist_device.c). */
+typedef enum pa_mpi__route {
+    PA_MPI__ROUTE_HOST,      /* both sides in host memory */
+    PA_MPI__ROUTE_DEVICE,    /* a side in device memory, and MPI moves device memory: device buffers */
+    PA_MPI__ROUTE_STAGED     /* a side in device memory, staged through pinned host buffers */
+} pa_mpi__route;
+
 /*
  * A plan for one rank of one communicator size.  The elements a rank sends are ordered by destination rank,
  * then by flat index; those it receives by source rank, then by flat index, so that both ends of every pair
@@ -92,6 +99,10 @@ typedef struct pa_mpi__dplan {
     int *scount, *sdispl, *rcount, *rdispl;   /* per rank, in MPI count units (ALLTOALLV) */
     /* The rest: for making, explaining and freeing the plan. */
     int64_t total;                   /* elements in all */
+    const pa__mem_ops *send_mem, *recv_mem;   /* the user's arrays' memory when in device memory, else NULL */
+    const pa__mem_ops *buf_mem[2];   /* sbuf's and rbuf's allocator (pinned or dmem), NULL for malloc */
+    void *buf_cookie[2];
+    pa_mpi__route route;
     pa__layout send_l, recv_l;
     pthread_mutex_t run_lock;        /* copies through the same buffers from several threads take turns */
     int64_t *tables[2];              /* gather tables of send_l and recv_l when not affine */
@@ -110,6 +121,22 @@ void pa_mpi__dplan_free(pa_mpi__dplan *p);
 int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len);
 /** The name of a plan's kind as the MPI call it maps to ("MPI_Alltoall"). */
 const char *pa_mpi__kind_name(pa_mpi__kind k);
+
+/* ---- device memory and the MPI buffers (dist_device.c) ------------------------------------------------- */
+
+/** The allocator of a split's memory when it is device memory (dmem), else NULL (host memory). */
+const pa__mem_ops *pa_mpi__device_memory(const pa__dist_split *s);
+/** 1 when MPI moves device memory: PA_MPI_CUDA_AWARE when set, else Open MPI's MPIX_Query_cuda_support(). */
+int pa_mpi__cuda_aware(void);
+/** The route's words for explanations. */
+const char *pa_mpi__route_name(pa_mpi__route r);
+/** 1 when a layout is one contiguous run from its base. */
+int pa_mpi__contiguous(const pa__layout *l);
+/** Chooses the route and makes the pack, unpack or local plans and the MPI buffers of a classified plan whose
+ *  send_l, recv_l, send_mem and recv_mem are set.  \return PA_OK or an error. */
+int pa_mpi__buffer_plans(pa_mpi__dplan *p);
+/** Frees the MPI buffers through their allocators. */
+void pa_mpi__buffers_free(pa_mpi__dplan *p);
 
 /* ---- the per-thread memo of recent distributed copies (dist_memo.c) ------------------------------------ */
 
