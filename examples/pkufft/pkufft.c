@@ -148,11 +148,7 @@ static int run_route(pk_ctx *c, job *j, pk_route route, pk_complex *data1, const
         double err = l2_error(data1, data2, pa_size(HSTS));
         int pass = err < L2_LIMIT;
         pa_scope *s = NULL;
-        if (pa_scope_create(c->s, &s) == PA_OK &&
-            pa_declare_text(s, route == PK_ROUTE_HOST ? "parray [#HSTS_1] HST\nparray [#PROCS][#HST] S\n"
-                                                        "parray [[#HST_1_0][#PROCS][#HST_0][#HST_1_1]] T\n"
-                                                      : "parray [#DSLAB] DSL\nparray [#PROCS][#DSL] S\n"
-                                                        "parray [[#DSL_1_0][#PROCS][#DSL_0][#DSL_1_1]] T\n") == PA_OK)
+        if (pk_declare_exchange(c, route, &s) == PA_OK)
             pa_copy_explain(pa_type_get(s, "T"), pa_type_get(s, "S"), plan, sizeof plan);
         pa_scope_destroy(s);
         printf("pkufft N=%d P=%d route=%s engine=%s: all-to-all: %s\n", c->n, c->p,

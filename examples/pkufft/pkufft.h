@@ -47,6 +47,10 @@ typedef struct pk_ctx {
  *  \return PA_OK or the library's status (message in pa_last_error()). */
 int pk_declare(pk_ctx *c);
 
+/** The subprogram's types in a new child scope of c->s (*out): HST, DEV, DEVT, S, T for the host route;
+ *  DSL, DSLT, S, T for the device route.  \return PA_OK or the library's status. */
+int pk_declare_exchange(pk_ctx *c, pk_route route, pa_scope **out);
+
 /**
  * Collective over the process array: every process passes its value and gets everyone's in all[0..p).  It is
  * a distributed copy (an all-to-all of one int per pair, the manual's listing 34), so a failure that happened

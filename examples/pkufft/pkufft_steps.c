@@ -56,6 +56,31 @@ int pk_first_failed(const pk_ctx *c, const int *all)
     return -1;
 }
 
+int pk_declare_exchange(pk_ctx *c, pk_route route, pa_scope **out)
+{
+    int st = pa_scope_create(c->s, out);
+    if (st != PA_OK)
+        return st;
+    /* subprog fft(HST, DEV, PROCS) called as fft(HSTS_1, DEVS_1, PROCS): the listing's lines 22-24; the device
+     * route's types are the same over the slab in device memory, with DSLT transposing every plane (DEVT) */
+    if (route == PK_ROUTE_HOST)
+        st = pa_declare_text(*out, "parray [#HSTS_1] HST\n"
+                                   "parray [#DEVS_1] DEV\n"
+                                   "parray [[#DEV_1][#DEV_0]] DEVT\n"
+                                   "parray [#PROCS][#HST] S\n"
+                                   "parray [[#HST_1_0][#PROCS][#HST_0][#HST_1_1]] T\n");
+    else
+        st = pa_declare_text(*out, "parray [#DSLAB] DSL\n"
+                                   "parray [#DSL_0][[#DSL_1_1][#DSL_1_0]] DSLT\n"
+                                   "parray [#PROCS][#DSL] S\n"
+                                   "parray [[#DSL_1_0][#PROCS][#DSL_0][#DSL_1_1]] T\n");
+    if (st != PA_OK) {
+        pa_scope_destroy(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 /* Agrees on st (this process's status): the first failing process's status on every process. */
 static int agree_status(pk_ctx *c, int st, int *failed)
 {
@@ -112,14 +137,7 @@ int pk_fft_host(pk_ctx *c, void *host, void *hbuf, void *dev, pk_times *t, int *
     pk_plan planxy = {0}, planz = {0};
     pk_complex *h = host, *hb = hbuf;
     double t0 = pk_now();
-    int st = pa_scope_create(c->s, &s);
-    /* subprog fft(HST, DEV, PROCS) called as fft(HSTS_1, DEVS_1, PROCS): the listing's lines 22-24 */
-    if (st == PA_OK)
-        st = pa_declare_text(s, "parray [#HSTS_1] HST\n"
-                                "parray [#DEVS_1] DEV\n"
-                                "parray [[#DEV_1][#DEV_0]] DEVT\n"
-                                "parray [#PROCS][#HST] S\n"
-                                "parray [[#HST_1_0][#PROCS][#HST_0][#HST_1_1]] T\n");
+    int st = pk_declare_exchange(c, PK_ROUTE_HOST, &s);
     *failed = -1;
     if (st != PA_OK)
         return st;   /* the same declarations on every process: all fail alike */
@@ -166,13 +184,7 @@ int pk_fft_device(pk_ctx *c, void *dslab, void *dbuf, pk_times *t, int *failed)
     pa_scope *s = NULL;
     pk_plan planxy = {0}, planz = {0};
     double t0 = pk_now();
-    int st = pa_scope_create(c->s, &s);
-    /* the listing's types over the slab in device memory; DSLT transposes every plane (the listing's DEVT) */
-    if (st == PA_OK)
-        st = pa_declare_text(s, "parray [#DSLAB] DSL\n"
-                                "parray [#DSL_0][[#DSL_1_1][#DSL_1_0]] DSLT\n"
-                                "parray [#PROCS][#DSL] S\n"
-                                "parray [[#DSL_1_0][#PROCS][#DSL_0][#DSL_1_1]] T\n");
+    int st = pk_declare_exchange(c, PK_ROUTE_DEVICE, &s);
     *failed = -1;
     if (st != PA_OK)
         return st;
