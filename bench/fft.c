@@ -229,6 +229,8 @@ static int task(pa_ctx *ctx, void *arg)
                 a2a_mpi, TARGET_ALLTOALL);
             row(host ? "P12 total host" : "P12 total device", c.n, med[4], "cufftPlan3d 1 GPU", r3, 0);
             row(host ? "P12 total host" : "P12 total device", c.n, med[4], "cufftPlan3d+H2D+D2H", r3c, 0);
+            /* for scripts (strong scaling over P): one line per run */
+            printf("fft-total N=%d P=%d route=%s ms=%.3f\n", c.n, c.p, host ? "host" : "device", 1e3 * med[4]);
             fflush(stdout);
         }
         pa_destroy(HSTS_1, orig);
