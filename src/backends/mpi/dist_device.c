@@ -115,10 +115,11 @@ int pa_mpi__buffer_plans(pa_mpi__dplan *p)
 {
     pa__layout dense;
     int st;
-    if (p->kind == PA_MPI__LOCAL)
-        return p->rank == p->src_root ? pa__plan_get(&p->recv_l, &p->send_l, p->elm, p->recv_mem, p->send_mem,
-                                                     &p->local) : PA_OK;
-    p->route = !p->send_mem && !p->recv_mem ? PA_MPI__ROUTE_HOST
+    int device = p->send_mem || p->recv_mem;
+    if (p->kind == PA_MPI__LOCAL)   /* with a device side, the host side's memory matters too (pinned DMA) */
+        return p->rank == p->src_root ? pa__plan_get(&p->recv_l, &p->send_l, p->elm, device ? p->recv_ops : NULL,
+                                                     device ? p->send_ops : NULL, &p->local) : PA_OK;
+    p->route = !device ? PA_MPI__ROUTE_HOST
                : pa_mpi__cuda_aware() ? PA_MPI__ROUTE_DEVICE : PA_MPI__ROUTE_STAGED;
     if ((st = buffer_memory(p, 0)) != PA_OK || (st = buffer_memory(p, 1)) != PA_OK)
         return st;

@@ -192,6 +192,8 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
     p->key_dst.thread_mtt = p->key_dst.memory_mtt = p->key_src.thread_mtt = p->key_src.memory_mtt = NULL;
     p->send_mem = pa_mpi__device_memory(src);
     p->recv_mem = pa_mpi__device_memory(dst);
+    p->send_ops = strcmp(src->memory_mtt, "any") ? pa__mem_find(src->memory_mtt) : NULL;
+    p->recv_ops = strcmp(dst->memory_mtt, "any") ? pa__mem_find(dst->memory_mtt) : NULL;
     if ((st = count_pairs(dst, src, nprocs, c)) != PA_OK || (st = rank_counts(p, c)) != PA_OK)
         goto fail;
     classify(p, c);

@@ -100,6 +100,8 @@ typedef struct pa_mpi__dplan {
     /* The rest: for making, explaining and freeing the plan. */
     int64_t total;                   /* elements in all */
     const pa__mem_ops *send_mem, *recv_mem;   /* the user's arrays' memory when in device memory, else NULL */
+    const pa__mem_ops *send_ops, *recv_ops;   /* their memory whatever it is (NULL: unspecified), for plans
+                                                 that have a device side */
     const pa__mem_ops *buf_mem[2];   /* sbuf's and rbuf's allocator (pinned or dmem), NULL for malloc */
     void *buf_cookie[2];
     pa_mpi__route route;
