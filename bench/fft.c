@@ -81,22 +81,23 @@ static void anchor_3d(pk_ctx *c, double *resident, double *with_copies)
     for (int64_t i = 0; i < pa_size(HSTS); i++)
         h[i] = (pk_complex){(float)(i % 7) - 3.0f, (float)(i % 5) - 2.0f};
     CHECK(pa_copy(DEVS, d, HSTS, h));
-    if (pk_fft3d_reference(PK_ENGINE_GPU, c->n, d, &msg) != 0) {   /* warm-up (plan, workspace) */
-        fprintf(stderr, "fft: %s\n", msg);
+    pk_plan p3;
+    if (pk_plan_make(PK_ENGINE_GPU, 3, c->n, 1, 0, &p3, &msg) != 0 || pk_plan_exec(&p3, d, &msg) != 0) {
+        fprintf(stderr, "fft: the single-GPU anchor: %s\n", msg);   /* the exec above is the warm-up */
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    for (int i = 0; i < repeats; i++) {
-        /* the plan is made inside each call, as a one-GPU user's program would: timed without it below */
+    for (int i = 0; i < repeats; i++) {   /* the plan made once, as for ours */
         double t0 = pk_now();
         CHECK(pa_copy(DEVS, d, HSTS, h));
         double t1 = pk_now();
-        pk_fft3d_reference(PK_ENGINE_GPU, c->n, d, &msg);
+        pk_plan_exec(&p3, d, &msg);
         double t2 = pk_now();
         CHECK(pa_copy(HSTS, h, DEVS, d));
         double t3 = pk_now();
         r[i] = t2 - t1;
         w[i] = t3 - t0;
     }
+    pk_plan_destroy(&p3);
     *resident = median(r, repeats);
     *with_copies = median(w, repeats);
     pa_destroy(HSTS, h);

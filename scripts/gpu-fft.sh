@@ -61,8 +61,10 @@ for step in "${steps[@]}"; do
         grep -E "^== |^exit |PASS|FAIL|^!!" "$out/check.log" | head -120
         ;;
     bench)
-        for p in ${BENCH_PROCS:-1 2 4}; do
-            run "bench/fft P=$p" 0 $mpirun -np $p $b/bench/fft --repeats=${BENCH_REPEATS:-5} ${BENCH_SIZES:-256 512 1024}
+        for n in ${BENCH_SIZES:-256 512 1024}; do   # the sizes outside: a run cut short keeps whole sizes
+            for p in ${BENCH_PROCS:-1 2 4}; do
+                run "bench/fft N=$n P=$p" 0 $mpirun -np $p $b/bench/fft --repeats=${BENCH_REPEATS:-5} $n
+            done
         done > "$out/bench.log" 2>&1
         grep -E "^P12|^N=|fft-total|all-to-all plan|phases|^!!|^exit" "$out/bench.log"
         ;;

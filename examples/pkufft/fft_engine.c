@@ -65,19 +65,25 @@ int pk_plan_make(pk_engine_kind kind, int rank, int n, int64_t batch, int fail_o
         *msg = "plan failure requested (--fail-plan)";
         return -1;
     }
-    if (kind == PK_ENGINE_CPU)
+    if (kind == PK_ENGINE_CPU) {
+        if (rank == 3) {
+            *msg = "3-D plans are made for the GPU only (the CPU reference is pk_fft3d_reference)";
+            return -1;
+        }
         return 0;
+    }
 #if PKUFFT_CUFFT
     cufftHandle h;
-    int dims[2] = {n, n};
-    int64_t elems = rank == 2 ? (int64_t)n * n : n;
+    int dims[3] = {n, n, n};
+    int64_t elems = rank == 3 ? (int64_t)n * n * n : rank == 2 ? (int64_t)n * n : n;
     if (batch > 0x7fffffff || elems * batch > 0x7fffffff) {
         *msg = "the batch is too large for one cuFFT plan";
         return -1;
     }
     cufftResult r = cufftPlanMany(&h, rank, dims, NULL, 1, (int)elems, NULL, 1, (int)elems, CUFFT_C2C, (int)batch);
     if (r != CUFFT_SUCCESS)
-        return gpu_fail(rank == 2 ? "cufftPlanMany (2-D, the XY step)" : "cufftPlanMany (1-D, the Z step)", r, msg);
+        return gpu_fail(rank == 3 ? "cufftPlanMany (3-D)" : rank == 2 ? "cufftPlanMany (2-D, the XY step)"
+                                  : "cufftPlanMany (1-D, the Z step)", r, msg);
     out->impl = (void *)(intptr_t)h;
     return 0;
 #else

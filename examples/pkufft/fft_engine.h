@@ -18,8 +18,8 @@ typedef struct { float x, y; } pk_complex;   /* the layout of float2 and cufftCo
 
 typedef enum { PK_ENGINE_CPU, PK_ENGINE_GPU } pk_engine_kind;
 
-/* A planned batch of in-place forward transforms: `batch` transforms of `rank` dimensions of size n each,
- * stored one after the other (n^rank contiguous elements each). */
+/* A planned batch of in-place forward transforms: `batch` transforms of `rank` (1, 2, or on the GPU 3)
+ * dimensions of size n each, stored one after the other (n^rank contiguous elements each). */
 typedef struct pk_plan {
     pk_engine_kind kind;
     int rank, n;

@@ -77,7 +77,18 @@ typedef struct pa__mem_ops {
     int (*alloc_type)(const pa_type *type, size_t bytes, const pa_mem_opts *opts, void **out, void **cookie);
     /* Optional: the backend's own integer handle of a live array (gamem: its Global Arrays handle). */
     int (*handle)(const void *ptr, int *out);
+    /* Optional (dmem): sharing an allocation with other processes of the host (CUDA IPC), for distributed
+     * copies that copy between the processes' device memory directly.  export writes PA__IPC_HANDLE_BYTES
+     * naming the allocation at base; open maps another process's handle here; close unmaps it; copy moves
+     * bytes between any two device addresses of this host (a mapped one included) and waits. */
+    int (*ipc_export)(const void *base, void *handle);
+    int (*ipc_open)(const void *handle, void **out);
+    int (*ipc_close)(void *ptr);
+    int (*ipc_copy)(void *dst, const void *src, size_t bytes);
 } pa__mem_ops;
+
+/** The size of a pa__mem_ops IPC handle (a cudaIpcMemHandle_t). */
+#define PA__IPC_HANDLE_BYTES 64
 
 /** The allocator for a memory type name, or NULL. */
 const pa__mem_ops *pa__mem_find(const char *name);

@@ -8,12 +8,14 @@
  *  - "device buffers to MPI" where MPI moves device memory (Open MPI built with CUDA: MPIX_Query_cuda_support()
  *    says so at run time); a contiguous device side is then handed to MPI in place, others are packed on the
  *    GPU into a device buffer;
+ *  - "copies between the processes' device buffers" for an all-to-all whose processes share one host
+ *    (dist_peer.c), where MPI does not move device memory;
  *  - "staged through pinned host buffers" otherwise: the pack plan moves the device side into a pinned buffer
  *    (the layout change happens on the GPU, then one DMA), MPI moves host memory, the unpack plan moves the
  *    pinned buffer back into the device side.
- * PA_MPI_CUDA_AWARE=0 forces the staged route, PA_MPI_CUDA_AWARE=1 the device route (for MPI libraries whose
- * support cannot be asked).  Host sides keep their own path (in place when contiguous, else malloc'd buffers
- * and host copy plans).
+ * PA_MPI_CUDA_AWARE=1 forces the device route (for MPI libraries whose support cannot be asked), and
+ * PA_MPI_CUDA_AWARE=0 with PA_MPI_PEER=0 the staged one.  Host sides keep their own path (in place when
+ * contiguous, else malloc'd buffers and host copy plans).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +47,8 @@ int pa_mpi__cuda_aware(void)
 const char *pa_mpi__route_name(pa_mpi__route r)
 {
     static const char *const names[] = {"host memory", "device buffers to MPI (CUDA-aware MPI)",
-                                        "device memory staged through pinned host buffers"};
+                                        "device memory staged through pinned host buffers",
+                                        "copies between the processes' device buffers (peer, one host)"};
     return names[r];
 }
 
@@ -104,7 +107,8 @@ static int buffer_memory(pa_mpi__dplan *p, int which)
     p->buf_mem[which] = NULL;
     if (!side)
         return PA_OK;
-    p->buf_mem[which] = p->route == PA_MPI__ROUTE_DEVICE ? side : pa__mem_find("pinned");
+    p->buf_mem[which] = p->route == PA_MPI__ROUTE_DEVICE || p->route == PA_MPI__ROUTE_PEER ? side
+                                                                                        : pa__mem_find("pinned");
     if (!p->buf_mem[which])
         return pa__err(PA_ERR_NODEV, "distributed copy of device memory: this build has no pinned memory to "
                        "stage it through");
@@ -119,12 +123,13 @@ int pa_mpi__buffer_plans(pa_mpi__dplan *p)
     if (p->kind == PA_MPI__LOCAL)   /* with a device side, the host side's memory matters too (pinned DMA) */
         return p->rank == p->src_root ? pa__plan_get(&p->recv_l, &p->send_l, p->elm, device ? p->recv_ops : NULL,
                                                      device ? p->send_ops : NULL, &p->local) : PA_OK;
-    p->route = !device ? PA_MPI__ROUTE_HOST
-               : pa_mpi__cuda_aware() ? PA_MPI__ROUTE_DEVICE : PA_MPI__ROUTE_STAGED;
+    p->route = !device ? PA_MPI__ROUTE_HOST : pa_mpi__cuda_aware() ? PA_MPI__ROUTE_DEVICE
+               : pa_mpi__peer_possible(p) ? PA_MPI__ROUTE_PEER : PA_MPI__ROUTE_STAGED;
     if ((st = buffer_memory(p, 0)) != PA_OK || (st = buffer_memory(p, 1)) != PA_OK)
         return st;
     /* a side is handed to MPI in place when it is contiguous and MPI can read its memory */
-    p->send_direct = pa_mpi__contiguous(&p->send_l) && !(p->send_mem && p->route == PA_MPI__ROUTE_STAGED);
+    p->send_direct = pa_mpi__contiguous(&p->send_l) && !(p->send_mem && p->route == PA_MPI__ROUTE_STAGED) &&
+                     p->route != PA_MPI__ROUTE_PEER;   /* peers read the plan's own (shared) send buffer */
     p->recv_direct = pa_mpi__contiguous(&p->recv_l) && !(p->recv_mem && p->route == PA_MPI__ROUTE_STAGED);
     if (p->nsend > 0 && !p->send_direct) {
         dense = dense_of(p->nsend);

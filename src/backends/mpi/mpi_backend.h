@@ -72,7 +72,9 @@ typedef enum pa_mpi__kind {
 typedef enum pa_mpi__route {
     PA_MPI__ROUTE_HOST,      /* both sides in host memory */
     PA_MPI__ROUTE_DEVICE,    /* a side in device memory, and MPI moves device memory: device buffers */
-    PA_MPI__ROUTE_STAGED     /* a side in device memory, staged through pinned host buffers */
+    PA_MPI__ROUTE_STAGED,    /* a side in device memory, staged through pinned host buffers */
+    PA_MPI__ROUTE_PEER       /* both sides in device memory on one host: copies between the processes' device
+                                buffers (dist_peer.c) */
 } pa_mpi__route;
 
 /*
@@ -105,6 +107,8 @@ typedef struct pa_mpi__dplan {
     const pa__mem_ops *buf_mem[2];   /* sbuf's and rbuf's allocator (pinned or dmem), NULL for malloc */
     void *buf_cookie[2];
     pa_mpi__route route;
+    int peer_refused;                /* the peer route could not be set up: staged instead */
+    void **peer_sbuf;                /* PEER: every process's send buffer, mapped here (NULL before the first run) */
     pa__layout send_l, recv_l;
     pthread_mutex_t run_lock;        /* copies through the same buffers from several threads take turns */
     int64_t *tables[2];              /* gather tables of send_l and recv_l when not affine */
@@ -139,6 +143,18 @@ int pa_mpi__contiguous(const pa__layout *l);
 int pa_mpi__buffer_plans(pa_mpi__dplan *p);
 /** Frees the MPI buffers through their allocators. */
 void pa_mpi__buffers_free(pa_mpi__dplan *p);
+
+/* ---- peer copies between the processes' device memory on one host (dist_peer.c) ----------------------- */
+
+/** 1 when a plan may take the peer route: an all-to-all with both sides in a device memory that shares
+ *  allocations between processes, and PA_MPI_PEER is not 0 (whether all processes share a host is asked at
+ *  the first run). */
+int pa_mpi__peer_possible(const pa_mpi__dplan *p);
+/** Runs a PEER plan (collective); at its first run it maps the other processes' send buffers, or remakes the
+ *  plan for the staged route where that is not possible on every process.  \return PA_OK or an error. */
+int pa_mpi__peer_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src);
+/** Unmaps the other processes' send buffers. */
+void pa_mpi__peer_free(pa_mpi__dplan *p);
 
 /* ---- the per-thread memo of recent distributed copies (dist_memo.c) ------------------------------------ */
 
