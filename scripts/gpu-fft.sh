@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The distributed FFT (examples/pkufft, bench/fft, the mpi_dmem suite) on the lent GPU machine, in one call:
 #
-#   scripts/gpu-fft.sh OUTDIR [check|bench|twogpu]...   (default: check)
+#   scripts/gpu-fft.sh OUTDIR [check|quick|bench|twogpu]...   (default: check)
 #     BENCH_SIZES="256 512 1024" BENCH_PROCS="1 2 4" BENCH_REPEATS=5   (bench's defaults)
 #
 # It expects .gpu/ prepared by shared/tools/gpu-prep, builds only what it runs in /tmp/bf (CUDA backend, all
 # cores), and writes each step's log to OUTDIR: check.log (the GPU path against cufftPlan3d at P = 1, 2, 4
 # ranks over both routes, the plan printed, the bad input on the GPU, the mpi_dmem suite, compute-sanitizer on
-# a small run), bench.log (bench/fft), twogpu/ (scripts/gpu-fft-2gpu.sh at N = 512, as far as one GPU allows).
+# a small run), quick.log (the device route's peer copies and their fallback), bench.log (bench/fft), twogpu/ (scripts/gpu-fft-2gpu.sh at N = 512, as far as one GPU allows).
 # Exits non-zero when a step fails.
 set -uo pipefail
 out=${1:?usage: gpu-fft.sh OUTDIR [check|bench|twogpu]...}
@@ -59,6 +59,18 @@ for step in "${steps[@]}"; do
             run "pkufft under compute-sanitizer" 0 $mpirun -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 $b/examples/pkufft --engine=gpu --route=both 16
         } > "$out/check.log" 2>&1
         grep -E "^== |^exit |PASS|FAIL|^!!" "$out/check.log" | head -120
+        ;;
+    quick)   # the device route's peer copies and its fallback, at small sizes
+        {
+            run "mpi_dmem (default: peer copies on one host)" 0 env PA_PLAN_INFO=1 $mpirun -x PA_PLAN_INFO -np 4 $b/tests/test_mpi_dmem
+            run "mpi_dmem staged (PA_MPI_PEER=0)" 0 $mpirun -np 4 -x PA_MPI_PEER=0 $b/tests/test_mpi_dmem
+            for p in 2 4; do
+                run "pkufft device route P=$p" 0 $mpirun -np $p $b/examples/pkufft --engine=gpu --route=both 16 64 256 512
+            done
+            run "pkufft device route P=4 staged" 0 $mpirun -np 4 -x PA_MPI_PEER=0 $b/examples/pkufft --engine=gpu --route=device 64 512
+        } > "$out/quick.log" 2>&1
+        grep -E "^== |^exit |PASS|FAIL|^!!|ok$|FAILED$|route" "$out/quick.log" | grep -v "^parray plan" | head -60
+        grep -E "^parray plan" "$out/quick.log" | sed 's/rank [0-9]*/rank R/g' | sort | uniq -c | head -20
         ;;
     bench)
         for n in ${BENCH_SIZES:-256 512 1024}; do   # the sizes outside: a run cut short keeps whole sizes
