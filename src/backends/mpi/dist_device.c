@@ -9,12 +9,12 @@
  *    says so at run time); a contiguous device side is then handed to MPI in place, others are packed on the
  *    GPU into a device buffer;
  *  - "copies between the processes' device buffers" for an all-to-all whose processes share one host
- *    (dist_peer.c), where MPI does not move device memory;
+ *    (dist_peer.c), where MPI does not move device memory and PA_MPI_PEER=1 (opt-in: not yet run on a GPU);
  *  - "staged through pinned host buffers" otherwise: the pack plan moves the device side into a pinned buffer
  *    (the layout change happens on the GPU, then one DMA), MPI moves host memory, the unpack plan moves the
  *    pinned buffer back into the device side.
  * PA_MPI_CUDA_AWARE=1 forces the device route (for MPI libraries whose support cannot be asked), and
- * PA_MPI_CUDA_AWARE=0 with PA_MPI_PEER=0 the staged one.  Host sides keep their own path (in place when
+ * PA_MPI_CUDA_AWARE=0 the staged one.  Host sides keep their own path (in place when
  * contiguous, else malloc'd buffers and host copy plans).
  */
 #include <stdlib.h>

@@ -147,8 +147,8 @@ void pa_mpi__buffers_free(pa_mpi__dplan *p);
 /* ---- peer copies between the processes' device memory on one host (dist_peer.c) ----------------------- */
 
 /** 1 when a plan may take the peer route: an all-to-all with both sides in a device memory that shares
- *  allocations between processes, and PA_MPI_PEER is not 0 (whether all processes share a host is asked at
- *  the first run). */
+ *  allocations between processes, and PA_MPI_PEER=1 (whether all processes share a host is asked at the first
+ *  run). */
 int pa_mpi__peer_possible(const pa_mpi__dplan *p);
 /** Runs a PEER plan (collective); at its first run it maps the other processes' send buffers, or remakes the
  *  plan for the staged route where that is not possible on every process.  \return PA_OK or an error. */
