@@ -89,6 +89,21 @@ static int dmem_free(void *ptr, size_t bytes, void *cookie)
     return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "dmem: cudaFree of %zu bytes on GPU %d", bytes, dev);
 }
 
+/* Whether a pointer pa_create did not make is device memory (cudaMalloc'd by the program, or another library's
+ * through DLPack): asked of the driver.  Host memory the driver does not know is "no"; a failed query "unknown". */
+static int dmem_holds(const void *ptr)
+{
+    struct cudaPointerAttributes a;
+    if (!pa_cuda__usable())
+        return -1;
+    cudaError_t e = cudaPointerGetAttributes(&a, ptr);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? 1 : 0;
+}
+
 /* CUDA IPC for the MPI backend's peer copies (see pa__mem_ops). */
 static int dmem_ipc_export(const void *base, void *handle)
 {
@@ -136,6 +151,7 @@ const pa__mem_ops pa__mem_dmem_ops = {
     .available = cuda_available,
     .alloc = dmem_alloc,
     .free = dmem_free,
+    .holds = dmem_holds,
     .ipc_export = dmem_ipc_export,
     .ipc_open = dmem_ipc_open,
     .ipc_close = dmem_ipc_close,
