@@ -19,10 +19,11 @@ export PA_KERNEL_CACHE=/tmp/bt-cache
 if [ ! -f /tmp/bt/build.ninja ]; then
     meson setup /tmp/bt -Dcuda=enabled > "$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 2; }
 fi
-targets="tests/test_tiles_gen tests/test_tiles_gpu bench/sgemm bench/gemm_source examples/subprog_gemm examples/sgemm_types"
-ninja -C /tmp/bt $targets > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 2; }
+targets=(tests/test_tiles_gen tests/test_tiles_gpu bench/sgemm bench/gemm_source examples/subprog_gemm examples/sgemm_types)
+ninja -C /tmp/bt "${targets[@]}" > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 2; }
 status=0
-PA_SGEMM_CONFIGS=${PA_SGEMM_CONFIGS:-} timeout ${PA_SGEMM_TIMEOUT:-120} /tmp/bt/bench/sgemm ${PA_SGEMM_SIZES:-4096 8192} \
+read -r -a sizes <<< "${PA_SGEMM_SIZES:-4096 8192}"
+PA_SGEMM_CONFIGS=${PA_SGEMM_CONFIGS:-} timeout "${PA_SGEMM_TIMEOUT:-120}" /tmp/bt/bench/sgemm "${sizes[@]}" \
     > "$out/sgemm.log" 2>&1 || status=1
 cat "$out/sgemm.log"
 # the default kernel's resources, as the compiler reports them
@@ -35,7 +36,7 @@ if [ -x /tmp/bt/bench/gemm_source ]; then
     cat "$out/ptxas.txt" "$out/sass_counts.txt"
 fi
 for t in tiles_gen tiles_gpu; do
-    timeout ${PA_TILES_TEST_TIMEOUT:-90} /tmp/bt/tests/test_$t > "$out/test_$t.log" 2>&1; rc=$?
+    timeout "${PA_TILES_TEST_TIMEOUT:-90}" "/tmp/bt/tests/test_$t" > "$out/test_$t.log" 2>&1; rc=$?
     echo "test $t: rc=$rc"; tail -5 "$out/test_$t.log"
     [ $rc -eq 0 ] || status=1
 done
