@@ -93,8 +93,12 @@ int pa__copy_threads_limit(void);
 int pa__copy_threads_for(int64_t bytes, int64_t chunk);
 /** The threads a host plan runs on now (1 for other backends' plans) (copy_strategies.c). */
 int pa__host_threads(const pa__plan *p);
+/** Writes why a host plan takes its threads ("" for other plans).  \return as snprintf. */
+int pa__host_threads_note(const pa__plan *p, char *buf, size_t len);
 /** 1 when a host plan writes with streaming stores (destinations well beyond the caches). */
 int pa__host_streams(const pa__plan *p);
+/** Slices per thread a parallel copy is cut into (copy_threads.c; bench/host_probe varies it). */
+extern int pa__copy_slices;
 /** Runs kernel over shape on up to nthreads threads, splitting one mode into contiguous slices. */
 int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, int nthreads,
                       pa__copy_kernel kernel);
@@ -109,6 +113,8 @@ int pa__kern_transpose(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_nt(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_runs_nt(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_transpose_nt(const pa__copy_shape *s, char *dst, const char *src);
+/* Rows with streaming stores for a copy on one thread (four interleaved prefetched streams per row). */
+int pa__kern_memcpy_runs_nt1(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_gather(const pa__copy_shape *s, char *dst, const char *src);
 /*
  * A two-level nest moving units of `unit` bytes: for i < n1, j < n0: copy d + i*dd1 + j*dd0 <- s + i*sd1 + j*sd0
@@ -119,11 +125,15 @@ typedef void (*pa__loop2_fn)(char *d, const char *s, int64_t n1, int64_t dd1, in
 pa__loop2_fn pa__loop2_for(size_t unit);
 /** Copies n bytes with streaming stores (copy_runs.c); call pa__stream_fence() after the last one. */
 void pa__stream_copy(char *d, const char *s, size_t n);
+/** The same for a copy on one thread: 16 KiB blocks as four interleaved, prefetched 4 KiB streams. */
+void pa__stream_copy_1t(char *d, const char *s, size_t n);
 void pa__stream_fence(void);
 /** Finds the transpose's modes: a (contiguous on dst), b (contiguous on src) and the unit.  \return 1 if found. */
 int pa__transpose_modes(const pa__copy_shape *s, int *a, int *b, int64_t *unit);
 /** Tile edge of the transpose kernel, in units (measured; see copy_transpose.c; the benchmark varies it). */
 extern int pa__transpose_tile;
+/** 1 when the transpose prefetches the next tile's source rows (copy_transpose.c). */
+extern int pa__transpose_prefetch;
 /** The tile edge the transpose uses for units of this many bytes. */
 int pa__transpose_edge(int64_t unit_bytes);
 

@@ -35,6 +35,8 @@ int pa_cuda__pipeline_threads(void)
 {
     const char *env = getenv("PA_CUDA_PIPELINE_THREADS");
     int n = env ? atoi(env) : 8;
+    if (!env && n > pa__process_cpus())   /* ranks sharing the node share its cores (host_share.c) */
+        n = pa__process_cpus();
     return n < 1 ? 1 : n > PA_CUDA__RING_MAX ? PA_CUDA__RING_MAX : n;
 }
 

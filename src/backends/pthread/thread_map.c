@@ -20,7 +20,7 @@ int pa_get_num_threads(void)
     int n = atomic_load_explicit(&num_threads, memory_order_relaxed);
     if (n == 0) {
         const char *env = getenv("PA_NUM_THREADS");
-        long v = env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+        long v = env ? strtol(env, NULL, 10) : pa__process_cpus();   /* the node's ranks share the cores */
         n = v >= 1 && v <= PA_MAX_THREADS ? (int)v : 1;
         atomic_store_explicit(&num_threads, n, memory_order_relaxed);
     }
