@@ -23,6 +23,7 @@
 #endif
 
 #include "bench_util.h"
+#include "copy_host.h"
 
 static int reps = 7, nthr[8], nthr_n;
 

@@ -1,5 +1,5 @@
 /*
- * parray — the copy planner's internal interface (core) and the host kernels' shared helpers (pthread backend).
+ * parray — the copy planner's internal interface (core) and the host copy services the core and the backends use.
  *
  * The planner takes two compiled layouts, coalesces them jointly into one pa__copy_shape (internal.h), asks
  * every strategy table for a cost and keeps the cheapest strategy in a pa__plan.  Plans are reference counted
@@ -83,12 +83,16 @@ void pa__plan_cache_clear(void);
 /** Number of plans made (cache misses) since start, for tests. */
 long pa__plan_cache_misses(void);
 
-/* ---- threads (src/backends/pthread/copy_threads.c) ----------------------------------------------------- */
+/*
+ * ---- host copy services (pthread backend, src/backends/pthread/copy_*.c) -------------------------------
+ * What the core and the other backends use of the host copy code: the thread limit, a plan's real threads and
+ * streaming stores, the parallel split and the gather and streaming-store kernels (the CUDA backend's staged
+ * copies pack and unpack host images with them).  The pthread backend's own declarations are in
+ * src/backends/pthread/copy_host.h.
+ */
 
 /** Sets the most threads a host copy may use (0: the number of cores). */
 void pa__copy_threads_set(int n);
-/** The most threads a copy may use now: min(cores, pa_copy_set_threads value). */
-int pa__copy_threads_limit(void);
 /** Threads worth using for a copy of this many bytes now: min(limit, bytes / chunk), at least 1. */
 int pa__copy_threads_for(int64_t bytes, int64_t chunk);
 /** The threads a host plan runs on now (1 for other backends' plans) (copy_strategies.c). */
@@ -97,82 +101,14 @@ int pa__host_threads(const pa__plan *p);
 int pa__host_threads_note(const pa__plan *p, char *buf, size_t len);
 /** 1 when a host plan writes with streaming stores (destinations well beyond the caches). */
 int pa__host_streams(const pa__plan *p);
-/** Slices per thread a parallel copy is cut into (copy_threads.c; bench/host_probe varies it). */
-extern int pa__copy_slices;
 /** Runs kernel over shape on up to nthreads threads, splitting one mode into contiguous slices. */
 int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, int nthreads,
                       pa__copy_kernel kernel);
-
-/* ---- host kernels (src/backends/pthread/copy_*.c) ----------------------------------------------------- */
-
-int pa__kern_memcpy(const pa__copy_shape *s, char *dst, const char *src);
-int pa__kern_memcpy_runs(const pa__copy_shape *s, char *dst, const char *src);
-int pa__kern_loops(const pa__copy_shape *s, char *dst, const char *src);
-int pa__kern_transpose(const pa__copy_shape *s, char *dst, const char *src);
-/* Variants with streaming (non-temporal) stores, for destinations much larger than the caches. */
-int pa__kern_memcpy_nt(const pa__copy_shape *s, char *dst, const char *src);
-int pa__kern_memcpy_runs_nt(const pa__copy_shape *s, char *dst, const char *src);
-int pa__kern_transpose_nt(const pa__copy_shape *s, char *dst, const char *src);
-/* Rows with streaming stores for a copy on one thread (four interleaved prefetched streams per row). */
-int pa__kern_memcpy_runs_nt1(const pa__copy_shape *s, char *dst, const char *src);
+/** The gather kernel: any shape, offsets from tables where the shape has them (copy_gather.c). */
 int pa__kern_gather(const pa__copy_shape *s, char *dst, const char *src);
-/*
- * A two-level nest moving units of `unit` bytes: for i < n1, j < n0: copy d + i*dd1 + j*dd0 <- s + i*sd1 + j*sd0
- * (byte strides), specialised for common unit sizes (copy_loops.c); the transpose's tiles use it too.
- */
-typedef void (*pa__loop2_fn)(char *d, const char *s, int64_t n1, int64_t dd1, int64_t sd1, int64_t n0,
-                             int64_t dd0, int64_t sd0, size_t unit);
-pa__loop2_fn pa__loop2_for(size_t unit);
 /** Copies n bytes with streaming stores (copy_runs.c); call pa__stream_fence() after the last one. */
 void pa__stream_copy(char *d, const char *s, size_t n);
-/** The same for a copy on one thread: 16 KiB blocks as four interleaved, prefetched 4 KiB streams. */
-void pa__stream_copy_1t(char *d, const char *s, size_t n);
 void pa__stream_fence(void);
-/** Finds the transpose's modes: a (contiguous on dst), b (contiguous on src) and the unit.  \return 1 if found. */
-int pa__transpose_modes(const pa__copy_shape *s, int *a, int *b, int64_t *unit);
-/** Tile edge of the transpose kernel, in units (measured; see copy_transpose.c; the benchmark varies it). */
-extern int pa__transpose_tile;
-/** 1 when the transpose prefetches the next tile's source rows (copy_transpose.c). */
-extern int pa__transpose_prefetch;
-/** The tile edge the transpose uses for units of this many bytes. */
-int pa__transpose_edge(int64_t unit_bytes);
-
-/*
- * An odometer over a subset of a shape's modes (the outer loops of every kernel), with offsets kept in bytes.
- * Gathered modes step by table differences, affine ones by their stride.
- */
-typedef struct pa__odo {
-    int n;
-    int64_t idx[PA__MAX_MODES], size[PA__MAX_MODES];
-    int64_t dstep[PA__MAX_MODES], sstep[PA__MAX_MODES];
-    const int64_t *dtab[PA__MAX_MODES], *stab[PA__MAX_MODES];
-    int64_t doff, soff;
-    int64_t elm;
-} pa__odo;
-
-/** Starts an odometer over the modes listed in which[0..n) (outermost first), at the shape's bases. */
-void pa__odo_init(pa__odo *o, const pa__copy_shape *s, const int *which, int n);
-/** Advances to the next position.  \return 0 after the last one. */
-static inline int pa__odo_next(pa__odo *o)
-{
-    for (int m = o->n - 1; m >= 0; m--) {
-        int64_t i = o->idx[m];
-        if (i + 1 < o->size[m]) {
-            o->idx[m] = i + 1;
-            if (o->dtab[m]) o->doff += (o->dtab[m][i + 1] - o->dtab[m][i]) * o->elm;
-            else o->doff += o->dstep[m];
-            if (o->stab[m]) o->soff += (o->stab[m][i + 1] - o->stab[m][i]) * o->elm;
-            else o->soff += o->sstep[m];
-            return 1;
-        }
-        o->idx[m] = 0;
-        if (o->dtab[m]) o->doff -= (o->dtab[m][i] - o->dtab[m][0]) * o->elm;
-        else o->doff -= o->dstep[m] * i;
-        if (o->stab[m]) o->soff -= (o->stab[m][i] - o->stab[m][0]) * o->elm;
-        else o->soff -= o->sstep[m] * i;
-    }
-    return 0;
-}
 
 /** Byte offset of element offset off (elements may be up to 4096 bytes; offsets fit in int64 by contract). */
 static inline int64_t pa__bytes(int64_t off, size_t elm)

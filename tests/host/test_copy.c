@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "copy_host.h"
 #include "test_copy.h"
 
 static pa_rng rng;

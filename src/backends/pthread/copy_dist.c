@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "thread_internal.h"
-#include "plan.h"
+#include "copy_host.h"
 
 static int same_pid(const pa__dist_split *a, const pa__dist_split *b)
 {

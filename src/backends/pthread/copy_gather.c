@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "plan.h"
+#include "copy_host.h"
 
 /* One innermost loop moving elements of N bytes; dd/sd are byte strides, tables hold element offsets. */
 #define PA__DEF_GATHER(N)                                                                                 \

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "plan.h"
+#include "copy_host.h"
 
 void pa__odo_init(pa__odo *o, const pa__copy_shape *s, const int *which, int n)
 {

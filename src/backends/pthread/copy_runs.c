@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "plan.h"
+#include "copy_host.h"
 
 /* The planner merged everything into one mode with unit strides; a thread's slice keeps that form. */
 int pa__kern_memcpy(const pa__copy_shape *s, char *dst, const char *src)

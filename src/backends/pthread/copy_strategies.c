@@ -10,7 +10,7 @@
  */
 #include <stdio.h>
 
-#include "plan.h"
+#include "copy_host.h"
 
 /* Bytes of read + write traffic per ns on one thread: a 64 MiB memcpy moves 7-8 GB/s, 14-16 B/ns both ways. */
 #define PA__BW_BYTES_PER_NS 16.0

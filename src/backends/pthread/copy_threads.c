@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "copy_host.h"
 
 #include "thread_internal.h"
 

@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "plan.h"
+#include "copy_host.h"
 
 /*
  * Largest tile edge in units; the edge is halved until a tile fits the 16 KiB staging buffer (64 for 4-byte

@@ -1,0 +1,89 @@
+/*
+ * parray — the pthread backend's host copy code, its own declarations: the kernels, the two-level loops, the
+ * transpose's helpers and the odometer every kernel steps its outer modes with.  What the core and the other
+ * backends may use of it is declared in the core's plan.h (the host copy services); nothing outside
+ * src/backends/pthread includes this header.
+ */
+#ifndef PARRAY_COPY_HOST_H
+#define PARRAY_COPY_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+/* ---- threads (copy_threads.c) ------------------------------------------------------------------------- */
+
+/** The most threads a copy may use now: min(cores, pa_copy_set_threads value). */
+int pa__copy_threads_limit(void);
+/** Slices per thread a parallel copy is cut into (copy_threads.c; bench/host_probe varies it). */
+extern int pa__copy_slices;
+
+/* ---- host kernels (copy_*.c) -------------------------------------------------------------------------- */
+
+int pa__kern_memcpy(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_memcpy_runs(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_loops(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_transpose(const pa__copy_shape *s, char *dst, const char *src);
+/* Variants with streaming (non-temporal) stores, for destinations much larger than the caches. */
+int pa__kern_memcpy_nt(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_memcpy_runs_nt(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_transpose_nt(const pa__copy_shape *s, char *dst, const char *src);
+/* Rows with streaming stores for a copy on one thread (four interleaved prefetched streams per row). */
+int pa__kern_memcpy_runs_nt1(const pa__copy_shape *s, char *dst, const char *src);
+/** Streaming copy for a copy on one thread: 16 KiB blocks as four interleaved, prefetched 4 KiB streams. */
+void pa__stream_copy_1t(char *d, const char *s, size_t n);
+/*
+ * A two-level nest moving units of `unit` bytes: for i < n1, j < n0: copy d + i*dd1 + j*dd0 <- s + i*sd1 + j*sd0
+ * (byte strides), specialised for common unit sizes (copy_loops.c); the transpose's tiles use it too.
+ */
+typedef void (*pa__loop2_fn)(char *d, const char *s, int64_t n1, int64_t dd1, int64_t sd1, int64_t n0,
+                             int64_t dd0, int64_t sd0, size_t unit);
+pa__loop2_fn pa__loop2_for(size_t unit);
+/** Finds the transpose's modes: a (contiguous on dst), b (contiguous on src) and the unit.  \return 1 if found. */
+int pa__transpose_modes(const pa__copy_shape *s, int *a, int *b, int64_t *unit);
+/** Tile edge of the transpose kernel, in units (measured; see copy_transpose.c; the benchmark varies it). */
+extern int pa__transpose_tile;
+/** 0: no prefetch of the next tile's source rows, 1: for units up to 8 bytes (default), 2: always. */
+extern int pa__transpose_prefetch;
+/** The tile edge the transpose uses for units of this many bytes. */
+int pa__transpose_edge(int64_t unit_bytes);
+
+/*
+ * An odometer over a subset of a shape's modes (the outer loops of every kernel), with offsets kept in bytes.
+ * Gathered modes step by table differences, affine ones by their stride.
+ */
+typedef struct pa__odo {
+    int n;
+    int64_t idx[PA__MAX_MODES], size[PA__MAX_MODES];
+    int64_t dstep[PA__MAX_MODES], sstep[PA__MAX_MODES];
+    const int64_t *dtab[PA__MAX_MODES], *stab[PA__MAX_MODES];
+    int64_t doff, soff;
+    int64_t elm;
+} pa__odo;
+
+/** Starts an odometer over the modes listed in which[0..n) (outermost first), at the shape's bases. */
+void pa__odo_init(pa__odo *o, const pa__copy_shape *s, const int *which, int n);
+/** Advances to the next position.  \return 0 after the last one. */
+static inline int pa__odo_next(pa__odo *o)
+{
+    for (int m = o->n - 1; m >= 0; m--) {
+        int64_t i = o->idx[m];
+        if (i + 1 < o->size[m]) {
+            o->idx[m] = i + 1;
+            if (o->dtab[m]) o->doff += (o->dtab[m][i + 1] - o->dtab[m][i]) * o->elm;
+            else o->doff += o->dstep[m];
+            if (o->stab[m]) o->soff += (o->stab[m][i + 1] - o->stab[m][i]) * o->elm;
+            else o->soff += o->sstep[m];
+            return 1;
+        }
+        o->idx[m] = 0;
+        if (o->dtab[m]) o->doff -= (o->dtab[m][i] - o->dtab[m][0]) * o->elm;
+        else o->doff -= o->dstep[m] * i;
+        if (o->stab[m]) o->soff -= (o->stab[m][i] - o->stab[m][0]) * o->elm;
+        else o->soff -= o->sstep[m] * i;
+    }
+    return 0;
+}
+
+#endif
