@@ -14,7 +14,7 @@
  *   transpose the transpose kernel on 8192^2 floats and 4096^2 16-byte units: ordinary or streaming stores,
  *             tile edge 32 or 64, with or without prefetching the next tile, at each thread count
  *   window    8000^2 of 8192^2 floats as rows (memcpy_runs), ordinary or streaming stores
- * Usage: host_probe [reps] (default 7).
+ * Usage: host_probe [reps [section...]] (default 7 repeats, every section).
  */
 #include <sched.h>
 #include <unistd.h>
@@ -232,6 +232,14 @@ static void windows(char *d, char *s)
     pa__plan_unref(p);
 }
 
+static int wanted(int argc, char **argv, const char *name)
+{
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], name) == 0)
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && atoi(argv[1]) > 0 && atoi(argv[1]) < 64)
@@ -243,11 +251,12 @@ int main(int argc, char **argv)
     size_t n = (size_t)256 << 20;
     char *s = random_buffer(n + ((size_t)8 << 20)), *d = random_buffer(n + ((size_t)8 << 20));
     machine();
-    memcpy_rates(d, s, n);
-    contig(d, s, n);
-    start_skew(d, s);
-    windows(d, s);
-    transposes(d, s);
+#define WANT(name) (argc <= 2 || wanted(argc, argv, name))
+    if (WANT("memcpy")) memcpy_rates(d, s, n);
+    if (WANT("contig")) contig(d, s, n);
+    if (WANT("start")) start_skew(d, s);
+    if (WANT("window")) windows(d, s);
+    if (WANT("transpose")) transposes(d, s);
     free(s);
     free(d);
     return 0;

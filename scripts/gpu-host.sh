@@ -41,7 +41,7 @@ for step in "${steps[@]}"; do
     case $step in
     tables)
         run 10 "parray info" $b/tools/parray info
-        run 60 "bench/copy_host 7" $b/bench/copy_host 7
+        run 70 "bench/copy_host 9" $b/bench/copy_host 9
         run 50 "bench/threads" $b/bench/threads
         ;;
     mpi)
@@ -56,7 +56,7 @@ for step in "${steps[@]}"; do
         run 40 "copy_gpu P3 (PA_CUDA_PIPELINE_THREADS=16)" env PA_CUDA_PIPELINE_THREADS=16 $b/bench/copy_gpu 15 P3
         ;;
     probe)
-        run 120 "bench/host_probe 5" $b/bench/host_probe 5
+        run 100 "bench/host_probe 5 start window transpose" $b/bench/host_probe 5 start window transpose
         ;;
     esac
 done
