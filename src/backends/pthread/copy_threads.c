@@ -116,13 +116,14 @@ static void worker_finish(void *p)
 }
 
 /* Waits for the workers: polling first (they finish their last slices about when the caller does). */
-static void wait_workers(job *j)
+static void wait_workers(job *j, int nthreads)
 {
+    int poll = nthreads < cores() ? 4096 : 0;   /* more threads than CPUs: yield at once */
     for (int i = 0; i < 1 << 16 && atomic_load_explicit(&j->remaining, memory_order_acquire) > 0; i++) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
-        if (i >= 4096 && i % 64 == 63)
+        if (i >= poll && i % 64 == 63)
             sched_yield();
     }
     pthread_mutex_lock(&j->mu);
@@ -167,7 +168,7 @@ int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, i
     }
     run_slices(&j);
     if (started > 0)
-        wait_workers(&j);
+        wait_workers(&j, nthreads);
     pthread_cond_destroy(&j.cv);
     pthread_mutex_destroy(&j.mu);
     pthread_mutex_unlock(&pool_busy);

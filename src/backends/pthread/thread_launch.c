@@ -176,11 +176,12 @@ int pa__launch_wait(pa__launch *l)
 {
     /* Short arrays finish within microseconds: poll for a while (yielding, for machines with few cores)
      * before sleeping, since a futex wake-up costs several microseconds. */
+    int poll = l->shape.n < pa__process_cpus() ? PA__WAIT_POLL : 0;   /* more threads than CPUs: yield at once */
     for (int i = 0; i < PA__WAIT_SPIN && atomic_load_explicit(&l->remaining, memory_order_acquire) > 0; i++) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
-        if (i >= PA__WAIT_POLL && i % 64 == 63)   /* only poll at first: a yield delays the join by ~1 us */
+        if (i >= poll && i % 64 == 63)   /* only poll at first: a yield delays the join by ~1 us */
             sched_yield();
     }
     pthread_mutex_lock(&l->mu);

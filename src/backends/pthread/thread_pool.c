@@ -94,7 +94,8 @@ static void worker_wait(pa__worker *w)
                 start = t;
             else if (t - start > PA__WORKER_SPIN_NS)
                 break;
-            if (t - start > PA__WORKER_POLL_NS)
+            /* More workers than CPUs (an oversubscribed machine): yield from the start. */
+            if (t - start > PA__WORKER_POLL_NS || pool.nworkers >= pa__process_cpus())
                 sched_yield();
         }
     }
