@@ -13,6 +13,8 @@
 
 #include <parray/parray.h>
 
+#include "ssb_tool.h"
+
 /* Exit statuses: 1 for declaration and type errors, 2 for usage errors (as grep and diff use 2). */
 enum { EXIT_TYPE = 1, EXIT_USAGE = 2 };
 
@@ -314,6 +316,8 @@ static int parse_limit(const char *s, int64_t *out)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "ssb") == 0)   /* the Star Schema Benchmark: tools/ssb.c */
+        return pa_tool_ssb(argc - 1, argv + 1);
     struct source *sources = calloc((size_t)argc, sizeof *sources);
     const char **words = calloc((size_t)argc, sizeof *words);
     int nsources = 0, nwords = 0, status = 0, no_more_options = 0;

@@ -16,6 +16,7 @@
 #include "matrix.h"
 #include "kernel.h"
 #include "mpi.h"
+#include "ssb.h"
 
 #define PA_VERSION_MAJOR 0
 #define PA_VERSION_MINOR 1

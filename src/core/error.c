@@ -5,6 +5,7 @@
 #include "internal.h"
 
 static _Thread_local char pa__errbuf[1024];
+static _Thread_local int pa__errstatus;
 
 const char *pa_strerror(int status)
 {
@@ -34,12 +35,19 @@ const char *pa_last_error(void)
 void pa_clear_error(void)
 {
     pa__errbuf[0] = '\0';
+    pa__errstatus = PA_OK;
+}
+
+int pa__last_status(void)
+{
+    return pa__errstatus;
 }
 
 int pa__err(int status, const char *fmt, ...)
 {
     va_list ap;
     int n = snprintf(pa__errbuf, sizeof pa__errbuf, "%s: ", pa_status_name(status));
+    pa__errstatus = status;
     if (n < 0 || (size_t)n >= sizeof pa__errbuf)
         return status;
     va_start(ap, fmt);

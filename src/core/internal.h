@@ -19,6 +19,9 @@
 int pa__err(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /** Re-raises the calling thread's last error with a prefix: "<prefix>: <previous detail>". */
 int pa__err_wrap(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** The status of the calling thread's last pa__err (PA_OK after pa_clear_error): for callers of functions that
+ *  report failure by NULL, such as pa_create. */
+int pa__last_status(void);
 
 /* ---- compiled layouts (src/core/layout*.c) ------------------------------------------------------------- */
 

@@ -73,6 +73,10 @@ int pa__alloc_register(void *ptr, const pa__alloc_rec *rec);
 /** Looks up ptr and removes it only when it was made by expect (compared by pointer).  Thread-safe. */
 pa__alloc_take pa__alloc_unregister(const void *ptr, const pa__mem_ops *expect, pa__alloc_rec *out);
 
+/** Copies ptr's record to *out when ptr was made by pa_create (the matrix module asks a matrix's bytes).
+ *  \return 1 when found, else 0 (*out untouched).  Thread-safe. */
+int pa__alloc_lookup(const void *ptr, pa__alloc_rec *out);
+
 /** Number of live allocations in the table (for tests and leak checks). */
 size_t pa__alloc_count(void);
 

@@ -145,6 +145,21 @@ const pa__mem_ops *pa__mem_of(const void *ptr)
     return ops;
 }
 
+int pa__alloc_lookup(const void *ptr, pa__alloc_rec *out)
+{
+    int found = 0;
+    pthread_mutex_lock(&table_lock);
+    if (buckets != NULL && ptr != NULL) {
+        alloc_node *node = *table_link(ptr);
+        if (node != NULL) {
+            *out = node->rec;
+            found = 1;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    return found;
+}
+
 size_t pa__alloc_count(void)
 {
     size_t n;

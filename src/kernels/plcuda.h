@@ -78,6 +78,7 @@ typedef struct pa__plc_parsed {
     int sanity_fn, fallback_fn;             /* -1 when absent */
     int ninclude;
     const char *include[PA__PLC_MAX_INCLUDES]; /* header paths, static strings */
+    int rdc;                                /* "dynpara" included: compiled with -rdc=true, linked with cudadevrt */
 } pa__plc_parsed;
 
 /**

@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,18 @@ static const struct { const char *name, *header; } includes[] = {
     {"math", "parray/plcuda/math.h"},     {"cuda_mathlib.h", "parray/plcuda/math.h"},
     {"matrix", "parray/plcuda/matrix.h"}, {"cuda_matrix.h", "parray/plcuda/matrix.h"},
     {"tile", "parray/plcuda/tile.h"},     {"device", "parray/device.h"},
+    {"time", "parray/plcuda/time.h"},     {"cuda_timelib.h", "parray/plcuda/time.h"},
+    {"text", "parray/plcuda/text.h"},     {"cuda_textlib.h", "parray/plcuda/text.h"},
+    {"dynpara", "parray/plcuda/dynpara.h"}, {"cuda_dynpara.h", "parray/plcuda/dynpara.h"},
+};
+
+/* PG-Strom's libraries that have no meaning for a C program, refused with the reason. */
+static const struct { const char *name, *why; } refused[] = {
+    {"cuda_numeric.h", "PostgreSQL's numeric is an arbitrary-precision decimal in the server's own variable-length "
+                       "format, which C data does not have: use double, or int64 holding a fixed number of "
+                       "decimals with the overflow-checked arithmetic of \"math\""},
+    {"cuda_money.h", "PostgreSQL's money is an int64 count of the currency's smallest unit formatted by the server's "
+                     "lc_monetary locale: in C use an int64 of cents with \"math\"'s pa_add_long / pa_mul_long"},
 };
 
 typedef struct reader {
@@ -146,10 +159,18 @@ static int read_include(reader *r, const char *p, const char *end)
                 if (o->include[j] == includes[i].header)
                     return PA_OK;
             o->include[o->ninclude++] = includes[i].header;
+            o->rdc |= strcmp(includes[i].header, "parray/plcuda/dynpara.h") == 0;
             return PA_OK;
         }
-    return fail(r, PA_ERR_PARSE, "unknown library (known: \"math\", \"matrix\", \"tile\", \"device\"; PG-Strom's "
-                                 "\"cuda_mathlib.h\", \"cuda_matrix.h\")");
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        if (strlen(refused[i].name) == n && strncmp(refused[i].name, p + 1, n) == 0) {
+            char why[512];
+            snprintf(why, sizeof why, "\"%s\" is not provided: %s", refused[i].name, refused[i].why);
+            return fail(r, PA_ERR_UNSUPPORTED, why);
+        }
+    return fail(r, PA_ERR_PARSE, "unknown library (known: \"math\", \"matrix\", \"tile\", \"device\", \"time\", "
+                                 "\"text\", \"dynpara\"; PG-Strom's \"cuda_mathlib.h\", \"cuda_matrix.h\", "
+                                 "\"cuda_timelib.h\", \"cuda_textlib.h\", \"cuda_dynpara.h\")");
 }
 
 static int open_block(reader *r, int b, const char *arg, const char *end)

@@ -66,6 +66,17 @@ int pa_cuda__nvrtc_compile(const char *name, const char *source, const char *con
 
 /* ---- the disk cache (rtc_disk.c) ---------------------------------------------------------------------- */
 
+/* ---- linking with the device runtime (rtc_link.c) ---------------------------------------------------- */
+
+/** 1 when opts ask for relocatable device code (-rdc=true): the cubin is then linked with libcudadevrt.a. */
+int pa_cuda__rtc_wants_link(const char *const *opts, int nopts);
+/**
+ * Links a relocatable cubin for sm_<arch> with the CUDA device runtime through nvJitLink (no GPU needed).
+ * \return PA_OK and *out (malloc'd), *outsize; PA_ERR_NODEV (no nvJitLink or no libcudadevrt.a, named),
+ *         PA_ERR_COMPILE (the linker's log), PA_ERR_SYS, PA_ERR_NOMEM.
+ */
+int pa_cuda__rtc_link_devrt(const char *name, int arch, const void *cubin, size_t size, void **out, size_t *outsize);
+
 /**
  * The cache directory: $PA_KERNEL_CACHE, else $XDG_CACHE_HOME/parray, else $HOME/.cache/parray.
  * \return 1 with the path in buf, 0 when disk caching is off (PA_KERNEL_CACHE is "" or "off", or no home).

@@ -193,6 +193,13 @@ static int compile_locked(const char *name, const char *source, const char *cons
         st = pa__err(PA_ERR_SYS, "%s: nvrtcGetCUBIN: %s", name, nv.error_string(r));
         goto fail;
     }
+    if (pa_cuda__rtc_wants_link(opts, nopts)) {   /* dynamic parallelism: link the device runtime in */
+        void *linked;
+        if ((st = pa_cuda__rtc_link_devrt(name, arch, bin, len, &linked, &len)) != PA_OK)
+            goto fail;
+        free(bin);
+        bin = linked;
+    }
     *cubin = bin;
     *size = len;
     bin = NULL;

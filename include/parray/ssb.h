@@ -1,0 +1,224 @@
+/*
+ * parray — the Star Schema Benchmark (SSB, O'Neil, O'Neil and Chen): its five tables as columns of 4-byte
+ * integers, a generator, a loader for the standard generator's .tbl files, one on-disk columnar format, and
+ * the 13 queries on the CPU (host threads) and on the GPU (one tile-based kernel per query, docs/ssb.md).
+ *
+ *     pa_ssb_db *db;
+ *     pa_ssb_generate(1.0, 42, 0, &db);            scale factor 1, seed 42, every core
+ *     pa_ssb_result r;
+ *     pa_ssb_run_cpu(db, pa_ssb_query_index("q2.1"), 0, &r);
+ *     pa_ssb_result_print(db, &r, stdout);
+ *     pa_ssb_result_free(&r);
+ *     pa_ssb_destroy(db);
+ *
+ * A database holds every column in host memory.  String columns are dictionary-encoded: a column's dictionary
+ * is sorted (byte order) and a value's code is its rank in it, so comparisons on codes are comparisons on the
+ * strings (docs/ssb.md gives the format).  Errors are reported as described in error.h; messages name the
+ * file and the line, row or column involved.
+ */
+#ifndef PARRAY_SSB_H
+#define PARRAY_SSB_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The tables. */
+typedef enum pa_ssb_table {
+    PA_SSB_LINEORDER,
+    PA_SSB_CUSTOMER,
+    PA_SSB_SUPPLIER,
+    PA_SSB_PART,
+    PA_SSB_DATE,
+    PA_SSB_NTABLES
+} pa_ssb_table;
+
+/** The number of queries (q1.1 .. q4.3, indices 0 .. 12). */
+#define PA_SSB_NQUERIES 13
+
+/** A database: the five tables' columns in host memory, with their dictionaries. */
+typedef struct pa_ssb_db pa_ssb_db;
+
+/**
+ * Generates the five tables at scale factor sf (> 0, at most 1000) with nthreads threads (0: every core).
+ * The data depend on sf and seed only, not on the thread count.  Cardinalities: lineorder about
+ * 6,000,000 x sf rows (1,500,000 x sf orders of 1 to 7 lines), customer 30,000 x sf, supplier 2,000 x sf,
+ * part 200,000 x floor(1 + log2 sf) (200,000 x sf below 1), date 2,557 (1992-01-01 .. 1998-12-31).
+ * \return PA_OK and *out; PA_ERR_RANGE (sf); PA_ERR_INVAL (out NULL); PA_ERR_NOMEM.
+ */
+PA_API int pa_ssb_generate(double sf, uint64_t seed, int nthreads, pa_ssb_db **out);
+
+/**
+ * Loads the standard generator's output (dbgen -T a): lineorder.tbl, customer.tbl, supplier.tbl, part.tbl and
+ * date.tbl in dir, pipe-separated, one row a line.  Free-text columns (names, addresses, phones, p_color,
+ * p_type, p_container, d_date) are checked for presence and not kept; string columns are dictionary-encoded
+ * with dictionaries made from the values found.  sf is recorded as given (the files do not say it).
+ * \return PA_OK and *out; PA_ERR_SYS (a file cannot be read: named); PA_ERR_PARSE (a row with the wrong number
+ *         of fields or a non-numeric integer field: the message names the file, the line and the column);
+ *         PA_ERR_RANGE (an integer outside 32 bits); PA_ERR_INVAL; PA_ERR_NOMEM.  Nothing is returned on error.
+ */
+PA_API int pa_ssb_load_tbl(const char *dir, double sf, pa_ssb_db **out);
+
+/**
+ * Writes the database in the columnar format into dir (created if missing): one file per column
+ * (<column>.i32, little-endian 4-byte integers), one per dictionary (<column>.dict, one string a line, in code
+ * order) and the manifest ssb.manifest (written last) with the scale factor, the row counts and each file's
+ * size and checksum.  Every file is written under a temporary name and renamed.
+ * \return PA_OK; PA_ERR_SYS (naming the file); PA_ERR_INVAL.
+ */
+PA_API int pa_ssb_write(const pa_ssb_db *db, const char *dir);
+
+/**
+ * Reads a database written by pa_ssb_write, checking every file against the manifest.
+ * \return PA_OK and *out; PA_ERR_SYS (a missing or unreadable file, named); PA_ERR_SIZE (a file whose size
+ *         disagrees with the manifest's row count, e.g. truncated; or tables whose columns disagree);
+ *         PA_ERR_PARSE (a malformed manifest line, named by number; a checksum mismatch: the file is
+ *         corrupt; a dictionary code outside its dictionary); PA_ERR_INVAL; PA_ERR_NOMEM.
+ */
+PA_API int pa_ssb_read(const char *dir, pa_ssb_db **out);
+
+/** Frees a database.  NULL is ignored. */
+PA_API void pa_ssb_destroy(pa_ssb_db *db);
+
+/** The scale factor recorded with the database. */
+PA_API double pa_ssb_scale(const pa_ssb_db *db);
+
+/** The rows of a table (-1 for an unknown table). */
+PA_API int64_t pa_ssb_rows(const pa_ssb_db *db, pa_ssb_table t);
+
+/**
+ * A column by name ("lo_orderdate", "c_region", ...): its values (rows in *rows).  Free-text columns are not
+ * kept.  \return the values, or NULL with PA_ERR_NAME set.
+ */
+PA_API const int32_t *pa_ssb_column(const pa_ssb_db *db, const char *name, int64_t *rows);
+
+/**
+ * The dictionary of a string column: the string of a code.  \return the string, or NULL (PA_ERR_NAME: not a
+ * dictionary column; PA_ERR_RANGE: code outside the dictionary).
+ */
+PA_API const char *pa_ssb_dict_string(const pa_ssb_db *db, const char *column, int32_t code);
+
+/** The code of a string in a column's dictionary.  \return the code, or -1 when absent (or not a dictionary). */
+PA_API int32_t pa_ssb_dict_code(const pa_ssb_db *db, const char *column, const char *s);
+
+/* ---- queries -------------------------------------------------------------------------------------------- */
+
+/** A query's name ("q1.1" .. "q4.3"), or NULL for an index out of range. */
+PA_API const char *pa_ssb_query_name(int q);
+
+/** A query's index from its name ("q2.1" or "2.1").  \return 0 .. 12, or -1. */
+PA_API int pa_ssb_query_index(const char *name);
+
+/** A query's SQL text, as the specification gives it. */
+PA_API const char *pa_ssb_query_sql(int q);
+
+/**
+ * A query's result: nrows rows of ngroups group columns (groups[row * 3 + i]: d_year as the year, string
+ * columns as dictionary codes; the names in pa_ssb_result_column) and the aggregate (values[row]), in the
+ * query's ORDER BY order, ties broken by the group columns.  A q1.x result is one row (0 when nothing matched).
+ */
+typedef struct pa_ssb_result {
+    int query;
+    int ngroups;
+    int64_t nrows;
+    int32_t *groups;
+    int64_t *values;
+} pa_ssb_result;
+
+/** The name of group column i of query q ("d_year", "p_brand1", ...), or NULL. */
+PA_API const char *pa_ssb_result_column(int q, int i);
+
+/**
+ * Runs query q on the CPU with nthreads host threads (0: every core), a pthd thread array.
+ * \return PA_OK and *out (free with pa_ssb_result_free); PA_ERR_RANGE (q); PA_ERR_INVAL; PA_ERR_NOMEM.
+ */
+PA_API int pa_ssb_run_cpu(const pa_ssb_db *db, int q, int nthreads, pa_ssb_result *out);
+
+/** Frees a result's rows (the struct itself is the caller's).  NULL is ignored. */
+PA_API void pa_ssb_result_free(pa_ssb_result *r);
+
+/**
+ * Compares two results row by row.  \return 1 when equal; 0 with the first difference written to why (e.g.
+ * "row 3: revenue 1234 vs 1240"); why may be NULL.
+ */
+PA_API int pa_ssb_result_equal(const pa_ssb_result *a, const pa_ssb_result *b, char *why, size_t len);
+
+/**
+ * Prints a result, one row a line, fields separated by '|': the group columns (strings from their
+ * dictionaries) then the aggregate.  \return PA_OK or PA_ERR_SYS (write error).
+ */
+PA_API int pa_ssb_result_print(const pa_ssb_db *db, const pa_ssb_result *r, FILE *f);
+
+/**
+ * The bytes of lineorder columns query q reads: the rows times 4 bytes times the number of fact columns the
+ * query names (q1.x: 4; q2.x: 4; q3.x: 4; q4.x: 6) — the numerator of the P8 floor.
+ */
+PA_API int64_t pa_ssb_fact_bytes(const pa_ssb_db *db, int q);
+
+/**
+ * The selectivity check: for query q, the fraction of lineorder rows that pass all its filters (measured), the
+ * filter factor the specification's uniform distributions give for the query's filters (spec: the product
+ * of each filter's fraction, e.g. q2.1: 1/25 of parts x 1/5 of suppliers), and the relative deviation
+ * allowed (tolerance: 4.5 standard deviations of sampling each dimension and the fact rows at this scale).
+ * The check passes when |measured / spec - 1| <= tolerance.
+ * \return PA_OK; PA_ERR_RANGE (q); PA_ERR_INVAL; PA_ERR_NOMEM.
+ */
+PA_API int pa_ssb_selectivity(const pa_ssb_db *db, int q, int nthreads, double *measured, double *spec,
+                              double *tolerance);
+
+/* ---- queries on the GPU ---------------------------------------------------------------------------------- */
+
+/** The GPU side: the columns the queries read, resident in dmem, and the compiled query kernels. */
+typedef struct pa_ssb_gpu pa_ssb_gpu;
+
+/**
+ * Copies the columns the 13 queries read to dmem on the current GPU (lineorder: 9 columns) with the dimension
+ * tables' keys and attributes.  The db must outlive the result.
+ * \return PA_OK and *out; PA_ERR_NODEV (no CUDA backend or no GPU); PA_ERR_NOMEM (the data do not fit in the
+ *         GPU's memory: the message says how many bytes were asked); PA_ERR_INVAL.
+ */
+PA_API int pa_ssb_gpu_create(const pa_ssb_db *db, pa_ssb_gpu **out);
+
+/** Frees the GPU side.  NULL is ignored. */
+PA_API void pa_ssb_gpu_destroy(pa_ssb_gpu *g);
+
+/**
+ * Runs query q on the GPU: the dimension hash tables are built, then one kernel scans lineorder tile by tile;
+ * waits and brings the result back.  Kernels are compiled by NVRTC on first use (cached), for tiles of
+ * PA_SSB_BLOCK threads x PA_SSB_ITEMS items.  ms (may be NULL) gets the wall time of the launches until the
+ * last kernel finished, without the compilation and the result's copy back.
+ * \return PA_OK and *out; PA_ERR_COMPILE; PA_ERR_SYS (a launch failed); PA_ERR_RANGE (q); PA_ERR_UNSUPPORTED
+ *         (a q1.x date filter that is not a range of date keys); PA_ERR_NOMEM.
+ */
+PA_API int pa_ssb_gpu_run(pa_ssb_gpu *g, int q, pa_ssb_result *out, double *ms);
+
+/**
+ * Queues query q's kernels on stream (a cudaStream_t; NULL: the default stream) without waiting (for timing
+ * with events); pa_ssb_gpu_result then waits and reads the result of the last queued run of q.
+ * \return as pa_ssb_gpu_run.
+ */
+PA_API int pa_ssb_gpu_launch(pa_ssb_gpu *g, int q, void *stream);
+PA_API int pa_ssb_gpu_result(pa_ssb_gpu *g, int q, pa_ssb_result *out);
+
+/**
+ * The CUDA source of query q's kernels as compiled by NVRTC (it includes <parray/query/ssb_kernels.h>).
+ * \return the source (static storage) or NULL for q out of range.
+ */
+PA_API const char *pa_ssb_gpu_source(int q);
+
+/**
+ * Tile shape of the query kernels: threads per block and items per thread (compile-time constants of the
+ * kernels; $PA_SSB_TILE, e.g. "256x8", compiles pa_ssb_gpu_create's kernels for another shape, for tuning).
+ */
+#define PA_SSB_BLOCK 128
+#define PA_SSB_ITEMS 4
+
+#ifdef __cplusplus
+}
+#endif
+#endif

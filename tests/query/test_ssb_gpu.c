@@ -1,0 +1,204 @@
+/*
+ * Suite query_ssb_gpu (skipped without a GPU): the block-wide primitives of <parray/query/block.h> on small
+ * tiles with a partial last tile (kernels in block_kernels.cu) against references computed here, and the 13
+ * SSB queries on the GPU (NVRTC kernels) against the CPU's results.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+int pa_test_qb_select(const int *col, int n, int lo, int hi, int alt, int *out, int *nout, int *counts);
+int pa_test_qb_direct_sum(const int *col, int n, int limit, int *copy, long long *sum);
+int pa_test_qb_hash(int open, int kmin, int size, const int *keys, const int *vals, int n, const int *probe, int np,
+                    int *out, int *semi);
+int pa_test_qb_group(const int *gkeys, const int *vals, int n, int ngroups, long long *dense, int osize, int *okeys,
+                     long long *osums, int *full);
+int pa_test_qb_scan(const int *in, int *out, int *total);
+
+#define EMPTY (-2147483647 - 1)
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+START_TEST(select_predicates)
+{
+    pa_rng r = {pa_test_seed("query_ssb_gpu select")};
+    int n = 1000 + (int)pa_rng_range(&r, 0, 191);   /* tiles of 192 rows: the last one partial */
+    int *col = malloc(n * sizeof *col), *out = malloc(n * sizeof *out), *want = malloc(n * sizeof *want);
+    int nout = -1, counts[2], m = 0;
+    for (int i = 0; i < n; i++)
+        col[i] = (int)pa_rng_range(&r, 0, 99);
+    for (int i = 0; i < n; i++)
+        out[i] = -7;
+    ck_assert_int_eq(pa_test_qb_select(col, n, 20, 40, 77, out, &nout, counts), 0);
+    for (int i = 0; i < n; i++)
+        if ((col[i] >= 20 && col[i] <= 40) || col[i] == 77)
+            want[m++] = col[i];
+    ck_assert_int_eq(nout, m);
+    ck_assert_int_eq(counts[0], m);
+    ck_assert_int_eq(counts[1], m);
+    ck_assert_int_eq(out[m < n ? m : n - 1] == -7 || m == n, 1);   /* nothing written past the selection */
+    qsort(out, (size_t)m, sizeof *out, cmp_int);
+    qsort(want, (size_t)m, sizeof *want, cmp_int);
+    for (int i = 0; i < m; i++)
+        ck_assert_msg(out[i] == want[i], "selected item %d: %d, wanted %d", i, out[i], want[i]);
+    free(col);
+    free(out);
+    free(want);
+}
+END_TEST
+
+START_TEST(direct_load_and_sum)
+{
+    pa_rng r = {pa_test_seed("query_ssb_gpu direct")};
+    int n = 777, *col = malloc(n * sizeof *col), *copy = malloc(n * sizeof *copy);
+    long long sum = -1, want = 0;
+    for (int i = 0; i < n; i++) {
+        col[i] = (int)pa_rng_range(&r, -1000, 1000);
+        copy[i] = 0x5a5a5a5a;
+        want += col[i] < 500 ? col[i] : 0;
+    }
+    ck_assert_int_eq(pa_test_qb_direct_sum(col, n, 500, copy, &sum), 0);
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(copy[i] == col[i], "row %d: %d, wanted %d", i, copy[i], col[i]);
+    ck_assert_int_eq(sum, want);
+    free(col);
+    free(copy);
+}
+END_TEST
+
+static void hash_case(int open)
+{
+    pa_rng r = {pa_test_seed(open ? "query_ssb_gpu open addressing" : "query_ssb_gpu perfect hashing")};
+    int n = 500, np = 900, kmin = 1000, size = open ? 1024 : 1200;
+    int *keys = malloc(n * 4), *vals = malloc(n * 4), *probe = malloc(np * 4), *out = malloc(np * 4);
+    int *semi = malloc(np * 4);
+    /* Distinct keys: perfect hashing over [1000, 2200) takes every other key of a shuffled range; open
+     * addressing sparse ones. */
+    for (int i = 0; i < n; i++)
+        keys[i] = open ? i * 7919 + 13 : kmin + 2 * i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)pa_rng_range(&r, 0, i), t = keys[i];
+        keys[i] = keys[j];
+        keys[j] = t;
+    }
+    for (int i = 0; i < n; i++)
+        vals[i] = (int)pa_rng_range(&r, 0, 1 << 20);
+    for (int i = 0; i < np; i++)
+        probe[i] = i % 3 == 0 ? keys[pa_rng_range(&r, 0, n - 1)]
+                   : open     ? (int)pa_rng_range(&r, 0, 1 << 24)
+                              : kmin + (int)pa_rng_range(&r, -50, size + 50);
+    ck_assert_int_eq(pa_test_qb_hash(open, kmin, size, keys, vals, n, probe, np, out, semi), 0);
+    for (int i = 0; i < np; i++) {
+        int want = EMPTY;
+        for (int j = 0; j < n; j++)
+            if (keys[j] == probe[i])
+                want = vals[j];
+        ck_assert_msg(out[i] == want, "probe %d of key %d: %d, wanted %d", i, probe[i], out[i], want);
+        ck_assert_int_eq(semi[i], want != EMPTY);
+    }
+    free(keys);
+    free(vals);
+    free(probe);
+    free(out);
+    free(semi);
+}
+
+START_TEST(hash_perfect)
+{
+    hash_case(0);
+}
+END_TEST
+
+START_TEST(hash_open_addressing)
+{
+    hash_case(1);
+}
+END_TEST
+
+START_TEST(group_by)
+{
+    pa_rng r = {pa_test_seed("query_ssb_gpu group-by")};
+    enum { N = 5000, G = 37, OSIZE = 64 };
+    int *g = malloc(N * 4), *v = malloc(N * 4), okeys[OSIZE], full = -1;
+    long long dense[G], osums[OSIZE], want[G] = {0};
+    for (int i = 0; i < N; i++) {
+        g[i] = (int)pa_rng_range(&r, 0, G - 1);
+        v[i] = (int)pa_rng_range(&r, -100000, 100000);
+        want[g[i]] += v[i];
+    }
+    ck_assert_int_eq(pa_test_qb_group(g, v, N, G, dense, OSIZE, okeys, osums, &full), 0);
+    ck_assert_int_eq(full, 0);
+    int found = 0;
+    for (int k = 0; k < G; k++)
+        ck_assert_msg(dense[k] == want[k], "dense group %d: %lld, wanted %lld", k, dense[k], want[k]);
+    for (int s = 0; s < OSIZE; s++)
+        if (okeys[s] != EMPTY) {
+            ck_assert(okeys[s] >= 0 && okeys[s] < G);
+            ck_assert_msg(osums[s] == want[okeys[s]], "open group %d: %lld, wanted %lld", okeys[s], osums[s],
+                          want[okeys[s]]);
+            found++;
+        }
+    ck_assert_int_eq(found, G);
+    free(g);
+    free(v);
+}
+END_TEST
+
+START_TEST(block_scan)
+{
+    int in[64], out[64], total = -1, run = 0;
+    for (int i = 0; i < 64; i++)
+        in[i] = (i * 7) % 5;
+    ck_assert_int_eq(pa_test_qb_scan(in, out, &total), 0);
+    for (int i = 0; i < 64; i++) {
+        ck_assert_int_eq(out[i], run);
+        run += in[i];
+    }
+    ck_assert_int_eq(total, run);
+}
+END_TEST
+
+START_TEST(queries_match_the_cpu)
+{
+    pa_ssb_db *db = NULL;
+    pa_ssb_gpu *g = NULL;
+    PA_CK_OK(pa_ssb_generate(0.05, 17, 0, &db));
+    PA_CK_OK(pa_ssb_gpu_create(db, &g));
+    for (int q = 0; q < PA_SSB_NQUERIES; q++) {
+        pa_ssb_result a, b;
+        char why[256];
+        PA_CK_OK(pa_ssb_run_cpu(db, q, 0, &a));
+        PA_CK_OK(pa_ssb_gpu_run(g, q, &b, NULL));
+        ck_assert_msg(pa_ssb_result_equal(&b, &a, why, sizeof why), "%s: gpu vs cpu: %s", pa_ssb_query_name(q), why);
+        ck_assert_msg(a.nrows > 0 || q == 9 || q == 8, "%s: no rows at all", pa_ssb_query_name(q));
+        pa_ssb_result_free(&a);
+        pa_ssb_result_free(&b);
+    }
+    pa_ssb_gpu_destroy(g);
+    pa_ssb_destroy(db);
+}
+END_TEST
+
+int main(void)
+{
+    if (!pa_test_gpu_present())
+        return 77;
+    Suite *s = suite_create("query_ssb_gpu");
+    TCase *tc = tcase_create("gpu");
+    tcase_set_timeout(tc, 300);
+    tcase_add_checked_fixture(tc, pa_test_cache_setup, pa_test_cache_teardown);
+    tcase_add_test(tc, select_predicates);
+    tcase_add_test(tc, direct_load_and_sum);
+    tcase_add_test(tc, hash_perfect);
+    tcase_add_test(tc, hash_open_addressing);
+    tcase_add_test(tc, group_by);
+    tcase_add_test(tc, block_scan);
+    tcase_add_test(tc, queries_match_the_cpu);
+    suite_add_tcase(s, tc);
+    return pa_test_run(s);
+}

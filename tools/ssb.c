@@ -1,0 +1,196 @@
+/*
+ * parray ssb — the Star Schema Benchmark end to end (docs/ssb.md):
+ *
+ *     parray ssb gen   [-s SF] [--seed N] [-t THREADS] -o DIR     generate, write the columnar format
+ *     parray ssb load  TBLDIR [-s SF] -o DIR                      load dbgen's .tbl files, write the format
+ *     parray ssb run   [-d DIR | -s SF] [-q QUERY]... [--cpu | --gpu | --both] [-t THREADS] [--quiet]
+ *                                                                 run queries, print results and times; --both
+ *                                                                 (the default where a GPU is present) checks
+ *                                                                 the GPU's results against the CPU's
+ *     parray ssb check [-d DIR | -s SF] [-t THREADS]              the selectivity check against the spec
+ *     parray ssb sql   [-q QUERY]                                 the queries' SQL
+ *
+ * Without -d the data are generated in memory (scale factor -s, default 0.01).  Exit status: 0; 1 when a
+ * result differs or a check fails; 2 on a usage error; 3 when a call fails (the message says why).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <parray/parray.h>
+
+#include "ssb_tool.h"
+
+typedef struct opts {
+    double sf;
+    unsigned long long seed;
+    int threads, mode, quiet, nq;
+    int queries[PA_SSB_NQUERIES];
+    const char *dir, *out, *tbl;
+} opts;
+
+enum { MODE_AUTO, MODE_CPU, MODE_GPU, MODE_BOTH };
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "parray ssb: %s: %s\n", what, pa_last_error());
+    return 3;
+}
+
+static int usage(const char *msg)
+{
+    fprintf(stderr, "parray ssb: %s\nusage: parray ssb gen|load|run|check|sql [options] (see docs/ssb.md)\n", msg);
+    return 2;
+}
+
+static int parse(int argc, char **argv, opts *o)
+{
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = !strcmp(a, "-s") || !strcmp(a, "--seed") || !strcmp(a, "-t") || !strcmp(a, "-o") ||
+                    !strcmp(a, "-d") || !strcmp(a, "-q");
+        if (takes && !v)
+            return usage("an option needs a value");
+        char *end = NULL;
+        if (!strcmp(a, "-s")) {
+            o->sf = strtod(v, &end);
+        } else if (!strcmp(a, "--seed")) {
+            o->seed = strtoull(v, &end, 10);
+        } else if (!strcmp(a, "-t")) {
+            o->threads = (int)strtol(v, &end, 10);
+        } else if (!strcmp(a, "-o")) {
+            o->out = v;
+        } else if (!strcmp(a, "-d")) {
+            o->dir = v;
+        } else if (!strcmp(a, "-q")) {
+            int q = pa_ssb_query_index(v);
+            if (q < 0 || o->nq == PA_SSB_NQUERIES)
+                return usage("-q wants a query name such as q2.1");
+            o->queries[o->nq++] = q;
+        } else if (!strcmp(a, "--cpu")) {
+            o->mode = MODE_CPU;
+        } else if (!strcmp(a, "--gpu")) {
+            o->mode = MODE_GPU;
+        } else if (!strcmp(a, "--both")) {
+            o->mode = MODE_BOTH;
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = 1;
+        } else if (a[0] != '-' && !o->tbl) {
+            o->tbl = a;
+        } else {
+            fprintf(stderr, "parray ssb: unknown argument '%s'\n", a);
+            return 2;
+        }
+        if (takes) {
+            if (end && *end)
+                return usage("a numeric option has a bad value");
+            i++;
+        }
+    }
+    if (o->nq == 0)
+        for (int q = 0; q < PA_SSB_NQUERIES; q++)
+            o->queries[o->nq++] = q;
+    return 0;
+}
+
+static int get_db(const opts *o, pa_ssb_db **db)
+{
+    double t0 = now_ms();
+    if (o->dir) {
+        if (pa_ssb_read(o->dir, db) != PA_OK)
+            return fail(o->dir);
+        fprintf(stderr, "read %s in %.0f ms\n", o->dir, now_ms() - t0);
+        return 0;
+    }
+    if (pa_ssb_generate(o->sf, o->seed, o->threads, db) != PA_OK)
+        return fail("generate");
+    fprintf(stderr, "generated scale factor %g (seed %llu): %lld lineorder rows in %.0f ms\n", o->sf, o->seed,
+            (long long)pa_ssb_rows(*db, PA_SSB_LINEORDER), now_ms() - t0);
+    return 0;
+}
+
+static int cmd_gen(const opts *o)
+{
+    pa_ssb_db *db = NULL;
+    int rc = get_db(o, &db);
+    if (rc == 0 && o->out && pa_ssb_write(db, o->out) != PA_OK)
+        rc = fail(o->out);
+    if (rc == 0)
+        for (int t = 0; t < PA_SSB_NTABLES; t++)
+            printf("%s %lld\n", (const char *[]){"lineorder", "customer", "supplier", "part", "date"}[t],
+                   (long long)pa_ssb_rows(db, (pa_ssb_table)t));
+    pa_ssb_destroy(db);
+    return rc;
+}
+
+static int cmd_load(const opts *o)
+{
+    pa_ssb_db *db = NULL;
+    if (!o->tbl || !o->out)
+        return usage("load needs a directory of .tbl files and -o DIR");
+    if (pa_ssb_load_tbl(o->tbl, o->sf, &db) != PA_OK)
+        return fail("load");
+    int rc = pa_ssb_write(db, o->out) == PA_OK ? 0 : fail(o->out);
+    if (rc == 0)
+        printf("loaded %lld lineorder rows into %s\n", (long long)pa_ssb_rows(db, PA_SSB_LINEORDER), o->out);
+    pa_ssb_destroy(db);
+    return rc;
+}
+
+static int cmd_check(const opts *o)
+{
+    pa_ssb_db *db = NULL;
+    int rc = get_db(o, &db), bad = 0;
+    if (rc)
+        return rc;
+    printf("%-6s %12s %12s %9s %9s %s\n", "query", "measured", "spec", "ratio", "allowed", "check");
+    for (int i = 0; i < o->nq && rc == 0; i++) {
+        double m, s, tol;
+        if (pa_ssb_selectivity(db, o->queries[i], o->threads, &m, &s, &tol) != PA_OK) {
+            rc = fail("selectivity");
+            break;
+        }
+        int ok = m / s - 1 <= tol && 1 - m / s <= tol;
+        bad += !ok;
+        printf("%-6s %12.4g %12.4g %9.3f %8.3f%% %s\n", pa_ssb_query_name(o->queries[i]), m, s, m / s, 100 * tol,
+               ok ? "pass" : "FAIL");
+    }
+    pa_ssb_destroy(db);
+    return rc ? rc : bad ? 1 : 0;
+}
+
+int pa_tool_ssb(int argc, char **argv)
+{
+    opts o = {.sf = 0.01, .seed = 42};
+    if (argc < 2)
+        return usage("no subcommand");
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc;
+    if (!(o.sf > 0))
+        return usage("-s wants a scale factor > 0");
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "gen"))
+        return cmd_gen(&o);
+    if (!strcmp(cmd, "load"))
+        return cmd_load(&o);
+    if (!strcmp(cmd, "check"))
+        return cmd_check(&o);
+    if (!strcmp(cmd, "run"))
+        return pa_tool_ssb_run(o.dir, o.sf, o.seed, o.threads, o.mode, o.quiet, o.queries, o.nq);
+    if (!strcmp(cmd, "sql")) {
+        for (int i = 0; i < o.nq; i++)
+            printf("-- %s\n%s;\n", pa_ssb_query_name(o.queries[i]), pa_ssb_query_sql(o.queries[i]));
+        return 0;
+    }
+    return usage("unknown subcommand");
+}
