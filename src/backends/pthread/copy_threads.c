@@ -35,7 +35,8 @@ typedef struct job {
     atomic_long remaining;    /* workers not finished */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int done;
+    atomic_int waiter_sleeps;  /* the caller sleeps on cv */
+    atomic_int released;       /* the last worker no longer touches the job */
 } job;
 
 static atomic_int thread_setting = -1;  /* pa_copy_set_threads; 0: this process's share; -1: PA_COPY_THREADS */
@@ -104,14 +105,18 @@ static void worker_run(void *p)
     run_slices(p);
 }
 
+/* The last worker wakes the caller only if it sleeps, then lets go of the job (as launch_units_done does). */
 static void worker_finish(void *p)
 {
     job *j = p;
     if (atomic_fetch_sub_explicit(&j->remaining, 1, memory_order_acq_rel) == 1) {
-        pthread_mutex_lock(&j->mu);
-        j->done = 1;
-        pthread_cond_signal(&j->cv);
-        pthread_mutex_unlock(&j->mu);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&j->waiter_sleeps, memory_order_relaxed)) {
+            pthread_mutex_lock(&j->mu);
+            pthread_cond_signal(&j->cv);
+            pthread_mutex_unlock(&j->mu);
+        }
+        atomic_store_explicit(&j->released, 1, memory_order_release);
     }
 }
 
@@ -126,10 +131,17 @@ static void wait_workers(job *j, int nthreads)
         if (i >= poll && i % 64 == 63)
             sched_yield();
     }
-    pthread_mutex_lock(&j->mu);
-    while (!j->done)
-        pthread_cond_wait(&j->cv, &j->mu);
-    pthread_mutex_unlock(&j->mu);
+    if (atomic_load_explicit(&j->remaining, memory_order_acquire) > 0) {
+        pthread_mutex_lock(&j->mu);
+        atomic_store_explicit(&j->waiter_sleeps, 1, memory_order_relaxed);
+        atomic_thread_fence(memory_order_seq_cst);
+        while (atomic_load_explicit(&j->remaining, memory_order_acquire) > 0)
+            pthread_cond_wait(&j->cv, &j->mu);
+        pthread_mutex_unlock(&j->mu);
+    }
+    for (int i = 0; !atomic_load_explicit(&j->released, memory_order_acquire); i++)
+        if (i % 64 == 63)
+            sched_yield();
 }
 
 /* The mode to cut: the outermost with at least two slices per thread, else the largest; the innermost only
@@ -161,11 +173,11 @@ int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, i
     atomic_init(&j.remaining, want);
     pthread_mutex_init(&j.mu, NULL);
     pthread_cond_init(&j.cv, NULL);
-    j.done = want == 0;
+    atomic_init(&j.waiter_sleeps, 0);
+    atomic_init(&j.released, want == 0);
     if (want > 0 && pa__pool_submit_range(worker_run, worker_finish, (char *)&j, 0, want, &started) != PA_OK &&
-        atomic_fetch_sub(&j.remaining, want - started) == want - started) {
-        j.done = 1;   /* no worker started: nobody else will finish the job */
-    }
+        atomic_fetch_sub(&j.remaining, want - started) == want - started)
+        atomic_store(&j.released, 1);   /* the started workers are done: nobody else will finish the job */
     run_slices(&j);
     if (started > 0)
         wait_workers(&j, nthreads);

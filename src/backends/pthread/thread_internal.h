@@ -74,7 +74,8 @@ struct pa__launch {
     atomic_long remaining;      /* units not finished: threads (pthd) or 1 (an asynchronous omp host) */
     pthread_mutex_t mu;
     pthread_cond_t done_cv;
-    int done;
+    atomic_int waiter_sleeps;   /* the waiter sleeps on done_cv: the finisher must broadcast */
+    atomic_int released;        /* the last unit's finisher no longer touches the launch */
     int status;                 /* the first failure */
     int64_t failed_tid;
     char msg[384];
