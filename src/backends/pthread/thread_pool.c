@@ -36,7 +36,7 @@ typedef struct pa__worker {
 static struct {
     pthread_mutex_t mu;              /* serialises pops (launches) and worker creation */
     _Atomic(pa__worker *) idle;      /* stack of idle workers; workers push themselves lock-free */
-    int nworkers;
+    atomic_int nworkers;             /* changed under mu; read by polling workers */
 } pool = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
 
 /*
@@ -95,7 +95,8 @@ static void worker_wait(pa__worker *w)
             else if (t - start > PA__WORKER_SPIN_NS)
                 break;
             /* More workers than CPUs (an oversubscribed machine): yield from the start. */
-            if (t - start > PA__WORKER_POLL_NS || pool.nworkers >= pa__process_cpus())
+            if (t - start > PA__WORKER_POLL_NS ||
+                atomic_load_explicit(&pool.nworkers, memory_order_relaxed) >= pa__process_cpus())
                 sched_yield();
         }
     }
@@ -133,7 +134,7 @@ static int worker_create(pa__worker **out)
     int attr_ok = 0;
     int rc;
     if (w == NULL)
-        return pa__err(PA_ERR_NOMEM, "pthd pool: cannot allocate worker %d", pool.nworkers);
+        return pa__err(PA_ERR_NOMEM, "pthd pool: cannot allocate worker %d", atomic_load(&pool.nworkers));
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     rc = pthread_attr_init(&attr);
@@ -154,7 +155,7 @@ fail:
     pthread_cond_destroy(&w->cv);
     pthread_mutex_destroy(&w->mu);
     free(w);
-    return pa__err(PA_ERR_SYS, "pthd pool: pthread_create failed for worker %d: %s", pool.nworkers,
+    return pa__err(PA_ERR_SYS, "pthd pool: pthread_create failed for worker %d: %s", atomic_load(&pool.nworkers),
                    rc == EAGAIN ? "too many threads (EAGAIN)" : "system error");
 }
 
@@ -191,7 +192,7 @@ int pa__pool_submit_range(void (*run)(void *), void (*finish)(void *), char *arg
                 st = worker_create(&ws[k]);
                 if (st != PA_OK)
                     break;
-                pool.nworkers++;
+                atomic_fetch_add(&pool.nworkers, 1);
             }
         }
         pthread_mutex_unlock(&pool.mu);
@@ -215,7 +216,7 @@ int pa__pool_submit(const pa__job *job)
     pthread_mutex_lock(&pool.mu);
     w = pool_pop_idle();
     if (w == NULL && (st = worker_create(&w)) == PA_OK)
-        pool.nworkers++;
+        atomic_fetch_add(&pool.nworkers, 1);
     pthread_mutex_unlock(&pool.mu);
     if (st != PA_OK)
         return st;
@@ -228,7 +229,7 @@ int pa__pool_submit(const pa__job *job)
 int pa__pool_size(void)
 {
     pthread_mutex_lock(&pool.mu);
-    int n = pool.nworkers;
+    int n = atomic_load(&pool.nworkers);
     pthread_mutex_unlock(&pool.mu);
     return n;
 }
