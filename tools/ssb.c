@@ -3,6 +3,7 @@
  *
  *     parray ssb gen   [-s SF] [--seed N] [-t THREADS] -o DIR     generate, write the columnar format
  *     parray ssb load  TBLDIR [-s SF] -o DIR                      load dbgen's .tbl files, write the format
+ *     parray ssb export [-d DIR | -s SF] -o TBLDIR                write .tbl files (dbgen's layout)
  *     parray ssb run   [-d DIR | -s SF] [-q QUERY]... [--cpu | --gpu | --both] [-t THREADS] [--quiet]
  *                                                                 run queries, print results and times; --both
  *                                                                 (the default where a GPU is present) checks
@@ -146,6 +147,18 @@ static int cmd_load(const opts *o)
     return rc;
 }
 
+static int cmd_export(const opts *o)
+{
+    pa_ssb_db *db = NULL;
+    if (!o->out)
+        return usage("export needs -o TBLDIR");
+    int rc = get_db(o, &db);
+    if (rc == 0 && pa_ssb_write_tbl(db, o->out) != PA_OK)
+        rc = fail(o->out);
+    pa_ssb_destroy(db);
+    return rc;
+}
+
 static int cmd_check(const opts *o)
 {
     pa_ssb_db *db = NULL;
@@ -185,6 +198,8 @@ int pa_tool_ssb(int argc, char **argv)
         return cmd_load(&o);
     if (!strcmp(cmd, "check"))
         return cmd_check(&o);
+    if (!strcmp(cmd, "export"))
+        return cmd_export(&o);
     if (!strcmp(cmd, "run"))
         return pa_tool_ssb_run(o.dir, o.sf, o.seed, o.threads, o.mode, o.quiet, o.queries, o.nq);
     if (!strcmp(cmd, "sql")) {

@@ -248,6 +248,19 @@ PA_API int pa_matrix_cbind_n(const pa_matrix *const *ms, int n, pa_matrix **out)
  */
 PA_API int pa_matrix_transpose(const pa_matrix *m, pa_matrix **out);
 
+/**
+ * The aggregate rbind into an existing matrix out (any memory) of exactly the result's shape and element type:
+ * nothing is allocated, so repeated binds into one buffer cost only their copies.
+ * \return as pa_matrix_rbind_n; PA_ERR_SIZE or PA_ERR_ELM when out does not fit the result (both named).
+ */
+PA_API int pa_matrix_rbind_into(const pa_matrix *const *ms, int n, pa_matrix *out);
+
+/** The aggregate cbind into an existing matrix out.  \return as pa_matrix_rbind_into. */
+PA_API int pa_matrix_cbind_into(const pa_matrix *const *ms, int n, pa_matrix *out);
+
+/** transpose into an existing width x height matrix t of m's element type.  \return as pa_matrix_rbind_into. */
+PA_API int pa_matrix_transpose_into(const pa_matrix *m, pa_matrix *t);
+
 /* ---- multiply ------------------------------------------------------------------------------------------- */
 
 /**

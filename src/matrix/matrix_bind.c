@@ -55,7 +55,9 @@ static int place(pa_scope *s, pa_matrix *r, const pa__mloc *rloc, const pa_matri
     return pa_copy(dt, r, st, x->m);
 }
 
-static int bind(const char *what, int by_rows, const pa_matrix *const *ms, int n, pa_matrix **out)
+/* into NULL: the result is allocated in the first input's memory and returned in *out; else it is written into
+ * the existing matrix into, which must have the result's shape and element type. */
+static int bind(const char *what, int by_rows, const pa_matrix *const *ms, int n, pa_matrix *into, pa_matrix **out)
 {
     bind_in *in = NULL;
     pa_matrix rh, *r = NULL;
@@ -63,7 +65,7 @@ static int bind(const char *what, int by_rows, const pa_matrix *const *ms, int n
     pa_scope *s = NULL;
     int64_t height = 0, width = 0, at = 0;
     int rc;
-    if (!out)
+    if (!out && !into)
         return pa__err(PA_ERR_INVAL, "%s: NULL out", what);
     if (n > 0 && !(in = calloc((size_t)n, sizeof *in)))
         return pa__err(PA_ERR_NOMEM, "%s: %d inputs", what, n);
@@ -85,8 +87,23 @@ static int bind(const char *what, int by_rows, const pa_matrix *const *ms, int n
         goto fail;
     }
     rh = (pa_matrix){in[0].h.elm, (int32_t)height, (int32_t)width, PA_MATRIX_MAGIC};
-    if ((rc = pa__matrix_alloc(in[0].loc.mtt, &rh, &r)) != PA_OK || (rc = pa__matrix_locate(r, &rloc)) != PA_OK ||
-        (rc = pa_scope_create(NULL, &s)) != PA_OK)
+    if (into) {
+        pa_matrix ih;
+        if ((rc = pa__matrix_locate(into, &rloc)) != PA_OK || (rc = pa__matrix_read_header(into, &rloc, &ih)) != PA_OK) {
+            rc = pa__err_wrap(rc, "%s: the destination", what);
+            goto fail;
+        }
+        if (ih.elm != rh.elm || ih.height != rh.height || ih.width != rh.width) {
+            rc = pa__err(ih.elm != rh.elm ? PA_ERR_ELM : PA_ERR_SIZE, "%s: the destination is %d x %d %s, the result "
+                         "is %d x %d %s", what, ih.height, ih.width, pa_matrix_elm_name(ih.elm), rh.height, rh.width,
+                         pa_matrix_elm_name(rh.elm));
+            goto fail;
+        }
+        r = into;
+    } else if ((rc = pa__matrix_alloc(in[0].loc.mtt, &rh, &r)) != PA_OK || (rc = pa__matrix_locate(r, &rloc)) != PA_OK) {
+        goto fail;
+    }
+    if ((rc = pa_scope_create(NULL, &s)) != PA_OK)
         goto fail;
     size_t esz = pa_matrix_elm_size(rh.elm);
     for (int k = 0; k < n; k++) {
@@ -110,43 +127,77 @@ static int bind(const char *what, int by_rows, const pa_matrix *const *ms, int n
     }
     pa_scope_destroy(s);
     free(in);
-    *out = r;
+    if (!into)
+        *out = r;
     return PA_OK;
 
 fail:
     pa_scope_destroy(s);
-    pa_matrix_destroy(r);
+    if (r != into)
+        pa_matrix_destroy(r);
     free(in);
     return rc;
 }
 
 int pa_matrix_rbind_n(const pa_matrix *const *ms, int n, pa_matrix **out)
 {
-    return bind("rbind", 1, ms, n, out);
+    return bind("rbind", 1, ms, n, NULL, out);
 }
 
 int pa_matrix_cbind_n(const pa_matrix *const *ms, int n, pa_matrix **out)
 {
-    return bind("cbind", 0, ms, n, out);
+    return bind("cbind", 0, ms, n, NULL, out);
+}
+
+int pa_matrix_rbind_into(const pa_matrix *const *ms, int n, pa_matrix *out)
+{
+    if (!out)
+        return pa__err(PA_ERR_INVAL, "rbind: NULL destination");
+    return bind("rbind", 1, ms, n, out, NULL);
+}
+
+int pa_matrix_cbind_into(const pa_matrix *const *ms, int n, pa_matrix *out)
+{
+    if (!out)
+        return pa__err(PA_ERR_INVAL, "cbind: NULL destination");
+    return bind("cbind", 0, ms, n, out, NULL);
 }
 
 int pa_matrix_rbind(const pa_matrix *a, const pa_matrix *b, pa_matrix **out)
 {
     const pa_matrix *ms[2] = {a, b};
-    return bind("rbind", 1, ms, 2, out);
+    return bind("rbind", 1, ms, 2, NULL, out);
 }
 
 int pa_matrix_cbind(const pa_matrix *a, const pa_matrix *b, pa_matrix **out)
 {
     const pa_matrix *ms[2] = {a, b};
-    return bind("cbind", 0, ms, 2, out);
+    return bind("cbind", 0, ms, 2, NULL, out);
+}
+
+/* Copies m's transpose into t (th: its header, already checked to be m's transposed shape). */
+static int transpose_copy(const pa_matrix *m, const pa__mloc *loc, const pa_matrix *h, pa_matrix *t,
+                          const pa__mloc *tloc)
+{
+    pa_scope *s = NULL;
+    int rc;
+    if (h->height == 0 || h->width == 0)
+        return PA_OK;
+    int64_t base = pa__matrix_base(pa_matrix_elm_size(h->elm));
+    if ((rc = pa_scope_create(NULL, &s)) != PA_OK)
+        return rc;
+    /* Source by rows (i, j); the result's columns hold t(j, i) for j down a column: the same flat order. */
+    const pa_type *st = pa__matrix_view(s, loc->mtt, h->elm, h->height, h->width, h->height, base, PA__BY_ROWS);
+    const pa_type *dt = pa__matrix_view(s, tloc->mtt, h->elm, h->width, h->height, h->width, base, PA__BY_COLUMNS);
+    rc = st && dt ? pa_copy(dt, t, st, m) : pa__last_status();
+    pa_scope_destroy(s);
+    return rc;
 }
 
 int pa_matrix_transpose(const pa_matrix *m, pa_matrix **out)
 {
-    pa__mloc loc;
+    pa__mloc loc, tloc;
     pa_matrix h, th, *t = NULL;
-    pa_scope *s = NULL;
     int rc;
     if (!out)
         return pa__err(PA_ERR_INVAL, "transpose: NULL out");
@@ -155,26 +206,26 @@ int pa_matrix_transpose(const pa_matrix *m, pa_matrix **out)
     th = (pa_matrix){h.elm, h.width, h.height, PA_MATRIX_MAGIC};
     if ((rc = pa__matrix_alloc(loc.mtt, &th, &t)) != PA_OK)
         return rc;
-    if (h.height > 0 && h.width > 0) {
-        int64_t base = pa__matrix_base(pa_matrix_elm_size(h.elm));
-        if ((rc = pa_scope_create(NULL, &s)) != PA_OK)
-            goto fail;
-        /* Source by rows (i, j); the result's columns hold t(j, i) for j down a column: the same flat order. */
-        const pa_type *st = pa__matrix_view(s, loc.mtt, h.elm, h.height, h.width, h.height, base, PA__BY_ROWS);
-        const pa_type *dt = pa__matrix_view(s, loc.mtt, h.elm, h.width, h.height, h.width, base, PA__BY_COLUMNS);
-        if (!st || !dt) {
-            rc = pa__last_status();
-            goto fail;
-        }
-        if ((rc = pa_copy(dt, t, st, m)) != PA_OK)
-            goto fail;
+    if ((rc = pa__matrix_locate(t, &tloc)) != PA_OK || (rc = transpose_copy(m, &loc, &h, t, &tloc)) != PA_OK) {
+        pa_matrix_destroy(t);
+        return rc;
     }
-    pa_scope_destroy(s);
     *out = t;
     return PA_OK;
+}
 
-fail:
-    pa_scope_destroy(s);
-    pa_matrix_destroy(t);
-    return rc;
+int pa_matrix_transpose_into(const pa_matrix *m, pa_matrix *t)
+{
+    pa__mloc loc, tloc;
+    pa_matrix h, th;
+    int rc;
+    if ((rc = pa__matrix_locate(m, &loc)) != PA_OK || (rc = pa__matrix_read_header(m, &loc, &h)) != PA_OK)
+        return pa__err_wrap(rc, "transpose");
+    if ((rc = pa__matrix_locate(t, &tloc)) != PA_OK || (rc = pa__matrix_read_header(t, &tloc, &th)) != PA_OK)
+        return pa__err_wrap(rc, "transpose: the destination");
+    if (th.elm != h.elm || th.height != h.width || th.width != h.height)
+        return pa__err(th.elm != h.elm ? PA_ERR_ELM : PA_ERR_SIZE, "transpose: the destination is %d x %d %s, the "
+                       "transpose of %d x %d %s is %d x %d", th.height, th.width, pa_matrix_elm_name(th.elm),
+                       h.height, h.width, pa_matrix_elm_name(h.elm), h.width, h.height);
+    return transpose_copy(m, &loc, &h, t, &tloc);
 }

@@ -363,6 +363,47 @@ START_TEST(test_bind_padding)
 }
 END_TEST
 
+/* The _into forms write every element of an existing matrix, padding included (poisoned first). */
+START_TEST(test_into)
+{
+    pa_rng rng = {pa_test_seed("matrix into")};
+    for (int round = 0; round < 10; round++) {
+        int elm = all_elms[pa_rng_range(&rng, 0, 4)];
+        pa_matrix *a = mx_random(&rng, elm, pa_rng_range(&rng, 0, 9), pa_rng_range(&rng, 0, 9));
+        pa_matrix *b = mx_random(&rng, elm, pa_rng_range(&rng, 0, 9), pa_rng_range(&rng, 0, 9));
+        const pa_matrix *pair[] = {a, b};
+        for (int by_rows = 0; by_rows < 2; by_rows++) {
+            pa_matrix *want = mx_ref_bind(pair, 2, by_rows), *out = NULL;
+            PA_CK_OK(pa_matrix_create_in(NULL, elm, want->height, want->width, &out));
+            memset(pa_matrix_data(out), 0x5A, pa_matrix_rawsize(elm, want->height, want->width) - 16);
+            PA_CK_OK(by_rows ? pa_matrix_rbind_into(pair, 2, out) : pa_matrix_cbind_into(pair, 2, out));
+            mx_assert_equal(out, want, "bind into");
+            pa_matrix_destroy(out);
+            PA_CK_OK(pa_matrix_create_in(NULL, elm, want->height + 1, want->width, &out));
+            PA_CK_ERR(by_rows ? pa_matrix_rbind_into(pair, 2, out) : pa_matrix_cbind_into(pair, 2, out), PA_ERR_SIZE);
+            pa_matrix_destroy(out);
+            PA_CK_OK(pa_matrix_create_in(NULL, elm == PA_MATRIX_INT ? PA_MATRIX_FLOAT : PA_MATRIX_INT, want->height,
+                                         want->width, &out));
+            PA_CK_ERR(by_rows ? pa_matrix_rbind_into(pair, 2, out) : pa_matrix_cbind_into(pair, 2, out), PA_ERR_ELM);
+            pa_matrix_destroy(out);
+            pa_matrix_destroy(want);
+        }
+        pa_matrix *want = mx_ref_transpose(a), *t = NULL;
+        PA_CK_OK(pa_matrix_create_in(NULL, elm, a->width, a->height, &t));
+        memset(pa_matrix_data(t), 0x5A, pa_matrix_rawsize(elm, a->width, a->height) - 16);
+        PA_CK_OK(pa_matrix_transpose_into(a, t));
+        mx_assert_equal(t, want, "transpose into");
+        if (a->height != a->width)
+            PA_CK_ERR(pa_matrix_transpose_into(a, a), PA_ERR_SIZE);
+        pa_matrix_destroy(t);
+        pa_matrix_destroy(want);
+        pa_matrix_destroy(a);
+        pa_matrix_destroy(b);
+    }
+    PA_CK_ERR(pa_matrix_rbind_into(NULL, 0, NULL), PA_ERR_INVAL);
+}
+END_TEST
+
 START_TEST(test_empty)
 {
     pa_matrix *e0 = pa_matrix_create(PA_MATRIX_FLOAT, 0, 3), *e1 = pa_matrix_create(PA_MATRIX_FLOAT, 2, 0);
@@ -559,6 +600,7 @@ int main(void)
     tcase_add_test(tc, test_csv);
     tcase_add_test(tc, test_csv_chunks);
     tcase_add_test(tc, test_bind_padding);
+    tcase_add_test(tc, test_into);
     tcase_add_test(tc, test_empty);
     tcase_add_test(tc, test_identities);
     tcase_add_test(tc, test_gemm_host);

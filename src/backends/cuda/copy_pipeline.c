@@ -33,18 +33,16 @@ typedef struct worker {
 
 int pa_cuda__pipeline_threads(void)
 {
-    const char *env = getenv("PA_CUDA_PIPELINE_THREADS");
-    int n = env ? atoi(env) : 8;
-    if (!env && n > pa__process_cpus())   /* ranks sharing the node share its cores (host_share.c) */
-        n = pa__process_cpus();
-    return n < 1 ? 1 : n > PA_CUDA__RING_MAX ? PA_CUDA__RING_MAX : n;
+    static atomic_int warned;
+    /* 8 by default, fewer where ranks sharing the node leave this process fewer cores (host_share.c). */
+    int share = pa__process_cpus(), def = share < 8 ? (share < 1 ? 1 : share) : 8;
+    return (int)pa__env_int("PA_CUDA_PIPELINE_THREADS", 1, PA_CUDA__RING_MAX, def, NULL, &warned);
 }
 
 size_t pa_cuda__pipeline_chunk(void)
 {
-    const char *env = getenv("PA_CUDA_PIPELINE_CHUNK_MB");
-    long mb = env ? atol(env) : 4;
-    return (size_t)(mb < 1 ? 1 : mb > 64 ? 64 : mb) << 20;
+    static atomic_int warned;
+    return (size_t)pa__env_int("PA_CUDA_PIPELINE_CHUNK_MB", 1, 64, 4, NULL, &warned) << 20;
 }
 
 static size_t chunk_len(const job *j, size_t c)

@@ -58,9 +58,8 @@ int pa__copy_threads_limit(void)
 {
     int set = atomic_load(&thread_setting);
     if (set < 0) {
-        const char *env = getenv("PA_COPY_THREADS");
-        set = env ? atoi(env) : 0;
-        set = set < 0 ? 0 : set;
+        static atomic_int warned;
+        set = (int)pa__env_int("PA_COPY_THREADS", 0, 4096, 0, "this process's share of the CPUs", &warned);
         atomic_store(&thread_setting, set);
     }
     return set > 0 && set < cores() ? set : cores();

@@ -1,0 +1,142 @@
+/*
+ * The PL/CUDA chapter's use of matrices, end to end: k-means clustering.
+ *
+ * A CSV file of 60000 points with 8 integer coordinates around 5 centres (made here from a fixed seed, with a
+ * header) is read into a matrix (in dmem when there is a GPU, where it stays for every iteration); the initial
+ * centroids are its first 5 rows (an rbind of 1-row matrices built with pa_matrix_rows).  Each of 12 Lloyd
+ * iterations is a call of the PL/CUDA function of matrix_kmeans.h, whose result matrix (centroids and cluster
+ * sizes) is the next call's argument and is checked against the same step on the CPU (bit for bit).  The
+ * final result comes back as rows through pa_matrix_unnest.  Without a GPU the CPU's steps are printed (the
+ * output is the same) and the function is still compiled for sm_90 when NVRTC is present.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "matrix_kmeans.h"
+
+enum { N = 60000, DIM = 8, K = 5, ITERATIONS = 12 };
+
+static uint64_t rng = 0x2545F4914F6CDD1DULL;
+
+static int next(int mod)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (int)(rng % (uint64_t)mod);
+}
+
+static int write_csv(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    for (int j = 0; j < DIM; j++)
+        fprintf(f, "%sc%d", j ? "," : "", j);
+    fputc('\n', f);
+    for (int i = 0; i < N; i++) {
+        int blob = next(K);
+        for (int j = 0; j < DIM; j++)
+            fprintf(f, "%d%c", blob * 100 + (j % 3) * 40 * blob - 300 + next(81) - 40, j == DIM - 1 ? '\n' : ',');
+    }
+    return fclose(f);
+}
+
+static int print_centroid(int64_t row, const void *values, int32_t width, void *ctx)
+{
+    const double *v = values;
+    printf("cluster %lld (%6.0f points):", (long long)row, v[width - 1]);
+    for (int j = 0; j < width - 1; j++)
+        printf(" %9.3f", v[j]);
+    printf("\n");
+    return 0;
+}
+
+/* The first K rows of the host data matrix, as doubles, through the row builder and rbind's aggregate. */
+static int initial_centroids(const pa_matrix *hdata, pa_matrix **out)
+{
+    pa_matrix *rows[K] = {NULL};
+    double row[DIM];
+    int st = PA_OK;
+    for (int c = 0; c < K && st == PA_OK; c++) {
+        pa_matrix_rows *r;
+        if ((st = pa_matrix_rows_create(PA_MATRIX_DOUBLE, DIM, &r)) != PA_OK)
+            break;
+        for (int j = 0; j < DIM; j++)
+            row[j] = ((const float *)((const char *)hdata + 16))[(long)j * hdata->height + c];
+        if ((st = pa_matrix_rows_add(r, row)) == PA_OK)
+            st = pa_matrix_rows_finish(r, NULL, &rows[c]);
+        pa_matrix_rows_destroy(r);
+    }
+    if (st == PA_OK)
+        st = pa_matrix_rbind_n((const pa_matrix *const *)rows, K, out);
+    for (int c = 0; c < K; c++)
+        pa_matrix_destroy(rows[c]);
+    return st;
+}
+
+int main(void)
+{
+    char csv[256];
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    pa_matrix *data = NULL, *hdata = NULL, *cent = NULL, *cpu = NULL, *gpu_res = NULL;
+    pa_kernel *k = NULL;
+    int gpu = pa_cuda_device_count() > 0, rc = 1;
+
+    snprintf(csv, sizeof csv, "%s/parray_kmeans_%d.csv", tmp, (int)getpid());
+    if (write_csv(csv)) {
+        perror("writing the CSV file");
+        return 1;
+    }
+    if (pa_matrix_from_csv(csv, PA_MATRIX_FLOAT, PA_MATRIX_CSV_HEADER, gpu ? "dmem" : "paged", &data) != PA_OK ||
+        pa_matrix_copy_to(data, "paged", &hdata) != PA_OK || initial_centroids(hdata, &cent) != PA_OK ||
+        kmeans_register(&k) != PA_OK)
+        goto fail;
+    printf("data %d x %d, %d clusters, %d iterations\n", pa_matrix_height(data), pa_matrix_width(data), K,
+           ITERATIONS);
+    if (!gpu) {
+        int st = pa_kernel_compile(k, 90);
+        fprintf(stderr, "matrix_kmeans: no GPU: the CPU's steps; the function compiles for sm_90: %s\n",
+                st == PA_OK ? "yes" : pa_last_error());
+        if (st != PA_OK && st != PA_ERR_NODEV)
+            goto fail;
+    }
+    for (int it = 0; it < ITERATIONS; it++) {
+        cpu = kmeans_cpu(hdata, cent);
+        if (gpu) {
+            pa_arg args[] = {PA_ARG(data), PA_ARG(cent)};
+            if (pa_kernel_call(k, args, 2, &gpu_res) != PA_OK)
+                goto fail;
+            if (memcmp(gpu_res, cpu, pa_matrix_rawsize(PA_MATRIX_DOUBLE, K, DIM + 1)) != 0) {
+                fprintf(stderr, "matrix_kmeans: iteration %d: the GPU's centroids differ from the CPU's\n", it);
+                goto fail;
+            }
+            pa_matrix_destroy(cpu);
+            cpu = gpu_res;
+            gpu_res = NULL;
+        }
+        pa_matrix_destroy(cent);
+        cent = cpu;
+        cpu = NULL;
+    }
+    if (gpu)
+        fprintf(stderr, "matrix_kmeans: ran on the GPU; every iteration matches the CPU\n");
+    printf("result: %d x %d matrix of double (centroid, size)\n", pa_matrix_height(cent), pa_matrix_width(cent));
+    if (pa_matrix_unnest(cent, print_centroid, NULL) != PA_OK)
+        goto fail;
+    printf("checked: every iteration against the CPU implementation\n");
+    rc = 0;
+fail:
+    if (rc)
+        fprintf(stderr, "matrix_kmeans: %s\n", pa_last_error());
+    pa_matrix_destroy(data);
+    pa_matrix_destroy(hdata);
+    pa_matrix_destroy(cent);
+    pa_matrix_destroy(cpu);
+    pa_matrix_destroy(gpu_res);
+    pa_kernel_destroy(k);
+    unlink(csv);
+    return rc;
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The matrix module's checks on the lent GPU machine, in one call (docs/gpu-results.md records what they printed):
+#
+#   scripts/gpu-matrix.sh OUTDIR
+#
+# Builds only what the matrix module needs (with every core) in /tmp/bm, then runs: the suites matrix,
+# matrix_gpu, plcuda_libs_compile and plcuda_libs_gpu (dates, LIKE, dynamic parallelism on the GPU), the
+# examples matrix_knn and matrix_kmeans (CSV -> matrix -> PL/CUDA -> rows, checked against the CPU, and their
+# output against examples/expected), and bench/matrix (P11: transpose/rbind/cbind vs cudaMemcpy, CSV, k-NN vs
+# cuBLAS).  Logs go to OUTDIR; the exit status is 0 when everything passed.
+set -uo pipefail
+out=${1:?usage: gpu-matrix.sh OUTDIR}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here" || exit 2
+mkdir -p "$out"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader; nvcc --version | tail -2; } \
+    > "$out/device.txt" 2>&1
+cat "$out/device.txt"
+export PA_KERNEL_CACHE=/tmp/bm-cache
+build=${PA_MATRIX_BUILD:-/tmp/bm}
+if [ ! -f "$build/build.ninja" ]; then
+    meson setup "$build" -Dcuda=enabled > "$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 2; }
+fi
+targets="tests/test_matrix tests/test_matrix_gpu tests/test_plcuda_libs_compile tests/test_plcuda_libs_gpu
+         examples/matrix_knn examples/matrix_kmeans bench/matrix"
+# shellcheck disable=SC2086
+ninja -C "$build" $targets > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 2; }
+status=0
+for t in matrix matrix_gpu plcuda_libs_compile plcuda_libs_gpu; do
+    CK_DEFAULT_TIMEOUT=120 timeout "${PA_MATRIX_TEST_TIMEOUT:-150}" "$build/tests/test_$t" > "$out/test_$t.log" 2>&1
+    rc=$?
+    echo "test $t: rc=$rc"; grep -v "^Running" "$out/test_$t.log" | tail -6
+    [ $rc -eq 0 ] || status=1
+done
+for ex in matrix_knn matrix_kmeans; do
+    timeout 120 "$build/examples/$ex" > "$out/example_$ex.txt" 2> "$out/example_$ex.err"; rc=$?
+    if [ $rc -eq 0 ] && ! diff -u "examples/expected/$ex.txt" "$out/example_$ex.txt"; then rc=99; fi
+    echo "example $ex: rc=$rc ($(cat "$out/example_$ex.err"))"
+    [ $rc -eq 0 ] || status=1
+done
+timeout "${PA_MATRIX_BENCH_TIMEOUT:-180}" "$build/bench/matrix" > "$out/bench_matrix.log" 2>&1 || status=1
+cat "$out/bench_matrix.log"
+echo "gpu-matrix: status $status"
+exit $status
