@@ -46,9 +46,18 @@ static int fail(const char *what)
     return 3;
 }
 
+static const char ssb_usage[] =
+    "usage: parray ssb gen    [-s SF] [--seed N] [-t THREADS] -o DIR\n"
+    "       parray ssb load   TBLDIR [-s SF] -o DIR\n"
+    "       parray ssb export [-d DIR | -s SF] -o TBLDIR\n"
+    "       parray ssb run    [-d DIR | -s SF] [-q QUERY]... [--cpu | --gpu | --both] [-t THREADS] [--quiet]\n"
+    "       parray ssb check  [-d DIR | -s SF] [-t THREADS]\n"
+    "       parray ssb sql    [-q QUERY]\n"
+    "(docs/ssb.md)\n";
+
 static int usage(const char *msg)
 {
-    fprintf(stderr, "parray ssb: %s\nusage: parray ssb gen|load|run|check|sql [options] (see docs/ssb.md)\n", msg);
+    fprintf(stderr, "parray ssb: %s\n%s", msg, ssb_usage);
     return 2;
 }
 
@@ -186,6 +195,10 @@ int pa_tool_ssb(int argc, char **argv)
     opts o = {.sf = 0.01, .seed = 42};
     if (argc < 2)
         return usage("no subcommand");
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        fputs(ssb_usage, stdout);
+        return 0;
+    }
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc;
