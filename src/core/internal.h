@@ -134,7 +134,18 @@ typedef struct pa__mem_ops {
     /* Optional, for memory the CPU cannot reach: whether a pointer that pa_create did not make (a foreign one,
      * or one inside an array) is memory of this kind: 1 yes, 0 no (a host pointer for dmem), -1 unknown. */
     int (*holds)(const void *ptr);
+    /* Optional (dmem): sharing an allocation with other processes of the host (CUDA IPC), for distributed
+     * copies that copy between the processes' device memory directly.  export writes PA__IPC_HANDLE_BYTES
+     * naming the allocation at base; open maps another process's handle here; close unmaps it; copy moves
+     * bytes between any two device addresses of this host (a mapped one included) and waits. */
+    int (*ipc_export)(const void *base, void *handle);
+    int (*ipc_open)(const void *handle, void **out);
+    int (*ipc_close)(void *ptr);
+    int (*ipc_copy)(void *dst, const void *src, size_t bytes);
 } pa__mem_ops;
+
+/** The size of a pa__mem_ops IPC handle (a cudaIpcMemHandle_t). */
+#define PA__IPC_HANDLE_BYTES 64
 
 /** The allocator for a memory type name, or NULL. */
 const pa__mem_ops *pa__mem_find(const char *name);
@@ -312,5 +323,14 @@ static inline int pa__pair_is(const pa__pair *p, const pa_type *dt, const pa_typ
 {
     return p->dt == dt && p->st == st && pa__pair_current(p);
 }
+
+/* ---- this process's share of the host (src/backends/pthread/host_share.c) ---------------------------------- */
+
+/** Records the ranks sharing this node, as the MPI backend's shared-memory communicator found them. */
+void pa__node_share_set(int local_rank, int local_ranks);
+/** This process's share of the host (pa_host_share without the NULL check).  \return PA_OK. */
+int pa__host_share(pa_host_share_info *out);
+/** CPUs this process's threads may use by default: its share of the host (at least 1). */
+int pa__process_cpus(void);
 
 #endif

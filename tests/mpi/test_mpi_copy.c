@@ -119,6 +119,20 @@ static void test_fresh_types(void)
     }
 }
 
+/* The ranks on the node: every rank of the suite runs on this host, so the shared-memory communicator finds the
+ * four of them, and each process's threads are its quarter of the CPUs (or the CPUs mpirun bound it to). */
+static void test_node_share(void)
+{
+    pa_host_share_info sh;
+    MCK_OK(pa_mpi_node_share());
+    MCK_OK(pa_host_share(&sh));
+    MCK(sh.local_ranks == 4, "local ranks %d, expected 4", sh.local_ranks);
+    MCK(sh.local_rank == pa_mpi_rank(), "local rank %d, world rank %d", sh.local_rank, pa_mpi_rank());
+    MCK(strcmp(sh.source, "MPI shared-memory communicator") == 0, "source %s", sh.source);
+    int want = sh.bound_by_launcher ? sh.allowed_cpus : sh.allowed_cpus / 4 > 0 ? sh.allowed_cpus / 4 : 1;
+    MCK(sh.cpus == want, "cpus %d, expected %d (mask %d of %d)", sh.cpus, want, sh.allowed_cpus, sh.machine_cpus);
+}
+
 static void test_errors(void)
 {
     int buf[64] = {0};
@@ -127,7 +141,11 @@ static void test_errors(void)
     MCK_ERR(pa_copy(T("BIG"), buf, T("S34"), buf), PA_ERR_RANGE);
     MCK_ERR(pa_copy(T("TF"), buf, T("S34"), buf), PA_ERR_ELM);
     MCK_ERR(pa_copy(T("T34"), NULL, T("S34"), buf), PA_ERR_INVAL);
-    MCK_ERR(pa_copy(T("XD"), buf, T("T35"), buf), PA_ERR_UNSUPPORTED);   /* distributed over device memory */
+    /* distributed over device memory: refused where there is no GPU (test_mpi_dmem copies it where there is) */
+    if (pa_cuda_device_count() < 0)
+        MCK_ERR(pa_copy(T("XD"), buf, T("T35"), buf), PA_ERR_NODEV);
+    /* distributed over a memory type no distributed copy reaches (gamem: only through Global Arrays) */
+    MCK_ERR(pa_copy(T("XG"), buf, T("T35"), buf), PA_ERR_UNSUPPORTED);
 }
 
 int main(int argc, char **argv)
@@ -168,7 +186,9 @@ int main(int argc, char **argv)
         "D8 = paged double [4][3]\n"
         "TF = [#D8_0][#M][#D8_1]\n"
         "DM = dmem int [3]\n"
-        "XD = [#M][#DM]\n");
+        "XD = [#M][#DM]\n"
+        "GM = gamem int [3]\n"
+        "XG = [#M][#GM]\n");
     MCK(st == PA_OK, "declarations: %s", pa_last_error());
     mck_run("sendrecv (listing 33)", test_sendrecv);
     mck_run("alltoall (listing 34)", test_alltoall);
@@ -179,6 +199,7 @@ int main(int argc, char **argv)
     mck_run("local on process 2", test_local_on_root);
     mck_run("mpimem", test_mpimem);
     mck_run("repeated copies", test_repeated);
+    mck_run("node share", test_node_share);
     mck_run("types freed and made again", test_fresh_types);
     mck_run("errors", test_errors);
     int all = 0;
