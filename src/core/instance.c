@@ -43,7 +43,7 @@ static void node_free(pa_type *n)
     free(n->child);
     free(n->fn);
     free(n->name);
-    free(n);
+    pa__node_release(n);
 }
 
 void pa__inst_free(pa__inst *in)
@@ -63,7 +63,7 @@ static int new_node(build *b, pa_type *parent, int index, pa_type **out)
     pa_type *n;
     if (b->inst->nnodes >= PA__MAX_NODES)
         return pa__err(PA_ERR_RANGE, "in \"%s\": the type has more than %d dimensions", b->env.text, PA__MAX_NODES);
-    if (!(n = calloc(1, sizeof *n)))
+    if (!(n = pa__node_alloc()))
         return pa__err(PA_ERR_NOMEM, "no memory for a dimension");
     n->inst = b->inst;
     n->serial = ++last_serial;
@@ -396,8 +396,9 @@ int pa__inst_unbound(pa__decl *d, pa__inst **out)
     pa_type *n = NULL;
     pa__scope_lock(d->scope);
     if (!(in = d->unbound)) {
-        if (!(in = calloc(1, sizeof *in)) || !(n = calloc(1, sizeof *n)) || !(n->name = pa__strdup(d->name))) {
-            free(n);
+        if (!(in = calloc(1, sizeof *in)) || !(n = pa__node_alloc()) || !(n->name = pa__strdup(d->name))) {
+            if (n)
+                pa__node_release(n);
             free(in);
             pa__scope_unlock(d->scope);
             return pa__err(PA_ERR_NOMEM, "no memory for the handle of %s", d->name);
