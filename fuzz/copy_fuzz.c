@@ -11,6 +11,7 @@
  *   - a window into a padded two-dimensional array (displacements on references), or its transposition;
  *   - a cyclic displacement [N # disp(k) # [N]];
  *   - a reversal through a user offset function (func);
+ *   - a step or a reversal [N # step(k) # disp(d) # [M]] that stays inside M (strides k, negative for k < 0);
  *   - for the source only, a wrap [N # disp(k) # [M]] with M <= N (several indices read one element).
  * The source's extent is filled with a pattern, the destination's extent is poisoned, and pa_copy copies
  * between buffers of exactly their extents (so that a stray byte is a heap overflow that AddressSanitizer
@@ -182,7 +183,7 @@ static const pa_type *gen_type(input *in, pa_scope *s, const char *name, const p
 {
     text t = {.n = 0};
     char pad[16];
-    switch (pick(in, 0, dst ? 5 : 6)) {
+    switch (pick(in, 0, dst ? 6 : 7)) {
     case 0:
         put(&t, "paged bytes%d [%lld]", e, (long long)n);
         break;
@@ -230,6 +231,14 @@ static const pa_type *gen_type(input *in, pa_scope *s, const char *name, const p
     case 5:
         put(&t, "paged bytes%d [%lld # func(rev)]", e, (long long)n);
         break;
+    case 6: {   /* a step or a reversal (NumPy's a[d::k]) into a padded axis: (negative) strides */
+        int64_t k = pick(in, -3, 3), span, extra = pick(in, 0, 4);
+        k = k == 0 ? -1 : k;
+        span = (n - 1) * (k < 0 ? -k : k);
+        put(&t, "paged bytes%d [%lld # step(%lld) # disp(%lld) # [%lld]]", e, (long long)n, (long long)k,
+            (long long)(k < 0 ? span + extra : extra), (long long)(span + 1 + 2 * extra));
+        break;
+    }
     default:   /* a wrap: several indices read one element (sources only) */
         put(&t, "paged bytes%d [%lld # disp(%lld) # [%lld]]", e, (long long)n, (long long)pick(in, 0, 9),
             (long long)pick(in, 1, n));

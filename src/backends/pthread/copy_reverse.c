@@ -30,6 +30,12 @@ typedef unsigned char v16u8 __attribute__((vector_size(16)));
 #define FENCE() ((void)0)
 #endif
 #define STORE(d, v) memcpy((d), &(v), 16)
+/* A vector's bytes in the order given (GCC's and clang's spellings). */
+#if defined(__clang__)
+#define SHUF(v, ...) __builtin_shufflevector((v), (v), __VA_ARGS__)
+#else
+#define SHUF(v, ...) __builtin_shuffle((v), (v16u8){__VA_ARGS__})
+#endif
 
 /*
  * d[i] = s[-i] for i < n elements of E bytes (s points at the element read first, the highest), 64 bytes per
@@ -51,10 +57,10 @@ typedef unsigned char v16u8 __attribute__((vector_size(16)));
             memcpy(&v1, s - (i + 2 * per - 1) * E, 16);                                                   \
             memcpy(&v2, s - (i + 3 * per - 1) * E, 16);                                                   \
             memcpy(&v3, s - (i + 4 * per - 1) * E, 16);                                                   \
-            v0 = __builtin_shuffle(v0, (v16u8){FLIP##E});                                                 \
-            v1 = __builtin_shuffle(v1, (v16u8){FLIP##E});                                                 \
-            v2 = __builtin_shuffle(v2, (v16u8){FLIP##E});                                                 \
-            v3 = __builtin_shuffle(v3, (v16u8){FLIP##E});                                                 \
+            v0 = SHUF(v0, FLIP##E);                                                 \
+            v1 = SHUF(v1, FLIP##E);                                                 \
+            v2 = SHUF(v2, FLIP##E);                                                 \
+            v3 = SHUF(v3, FLIP##E);                                                 \
             ST(d + i * E, v0);                                                                            \
             ST(d + (i + per) * E, v1);                                                                    \
             ST(d + (i + 2 * per) * E, v2);                                                                \
