@@ -340,7 +340,7 @@ int main(int argc, char **argv)
             fputs(usage_text, stdout);
             goto done;
         } else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
-            printf("parray %d.%d.%d\n", PA_VERSION_MAJOR, PA_VERSION_MINOR, PA_VERSION_PATCH);
+            printf("parray %s (headers %s)\n", pa_version(NULL, NULL, NULL), PA_VERSION_STRING);
             goto done;
         } else if (strcmp(a, "-f") == 0 || strcmp(a, "-e") == 0 || strcmp(a, "--offsets") == 0) {
             if (i + 1 == argc) {

@@ -24,8 +24,13 @@
 extern "C" {
 #endif
 
-/** Options for pa_create_opts(); initialise with pa_mem_opts_init(). */
+/**
+ * Options for pa_create_opts(); initialise with pa_mem_opts_init(), then set the fields you need.  Room to grow:
+ * `size` (set by pa_mem_opts_init to the size of the structure the program was compiled with) lets a later
+ * library tell which fields a program knows, and the reserved words are for fields to come (keep them zero).
+ */
 typedef struct pa_mem_opts {
+    size_t size;          /**< sizeof(pa_mem_opts) as the program saw it: set by pa_mem_opts_init */
     size_t alignment;     /**< paged/numa: alignment in bytes, a power of two (default 64) */
     int numa_node;        /**< numa: the node to place on; -1 (default) interleaves over all nodes */
     int mmap_fd;          /**< mmap: file descriptor (PARRAY's mmap_file); -1 maps anonymous memory */
@@ -34,6 +39,7 @@ typedef struct pa_mem_opts {
     int mmap_flags;       /**< mmap: MAP_* (default 0: MAP_SHARED for a file, MAP_PRIVATE|MAP_ANONYMOUS
                                when mmap_fd is -1, where MAP_ANONYMOUS is always added) */
     void *mmap_addr;      /**< mmap: address hint (default NULL) */
+    uint64_t reserved[8]; /**< for later options: zero */
 } pa_mem_opts;
 
 /** Fills opts with the defaults. */

@@ -38,7 +38,7 @@ static int status_of_last_error(void)
  * a layout (PA_ERR_UNSUPPORTED: tables past its budget), the result is PA_OK with *out NULL: the copy walks.
  */
 static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, const pa__layout **sl,
-                   pa__plan **out)
+                   const pa__mem_ops **dmo, const pa__mem_ops **smo, pa__plan **out)
 {
     const pa__mem_ops *dm, *sm;
     if (!dt || !st)
@@ -56,6 +56,8 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
         return pa__err(PA_ERR_MTT, "copy from %s (%s) to %s (%s): no copy strategy exists for this pair of "
                        "memory types yet", pa_type_name(st), pa_mtt(st), pa_type_name(dt), pa_mtt(dt));
     *out = NULL;
+    *dmo = dm;
+    *smo = sm;
     if (!(*dl = pa__type_layout(dt)) || !(*sl = pa__type_layout(st))) {
         int status = status_of_last_error();
         return status == PA_ERR_UNSUPPORTED ? PA_OK : status;
@@ -104,28 +106,61 @@ static int distributed(const pa_type *dt, const pa_type *st, const pa__dist_ops 
     return 1;
 }
 
+/*
+ * A prepared copy between two pointers: their memory checked against the types, then the plan, the walk, or
+ * (sides that overlap in memory) a copy through a temporary; one that changes nothing is skipped.  The plan's
+ * reference is dropped.  stream: NULL for pa_copy, else the stream pa_copy_async queues on (an overlapping copy
+ * waits for it and runs synchronously).
+ */
+static int run(const pa_type *dt, void *dst, const pa__layout *dl, const pa__mem_ops *dm, const pa_type *st,
+               const void *src, const pa__layout *sl, const pa__mem_ops *sm, pa__plan *p, int async, void *stream)
+{
+    int rc = pa__copy_check_memory(dt, dst, dm, st, src, sm);
+    if (rc == PA_OK && p == NULL) {
+        rc = async ? pa__stream_wait(stream) : PA_OK;
+        return rc != PA_OK ? rc : pa__copy_walk(dt, dst, st, src);
+    }
+    if (rc != PA_OK) {
+        pa__plan_unref(p);
+        return rc;
+    }
+    switch (pa__copy_overlap(dl, dst, dm, sl, src, sm, pa_elm_size(dt))) {
+    case PA__OVERLAP_SAME:
+        rc = async ? pa__stream_wait(stream) : PA_OK;
+        break;
+    case PA__OVERLAP:
+        rc = async ? pa__stream_wait(stream) : PA_OK;
+        if (rc == PA_OK)
+            rc = pa__copy_through_temp(dt, dl, dst, dm, st, sl, src, sm, pa_elm_size(dt));
+        break;
+    default:
+        rc = async ? pa__plan_exec_async(p, dst, dl->base, src, sl->base, stream)
+                   : pa__plan_exec(p, dst, dl->base, src, sl->base);
+    }
+    pa__plan_unref(p);
+    return rc;
+}
+
 int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src)
 {
     const pa__layout *dl, *sl;
+    const pa__mem_ops *dm, *sm;
     const pa__dist_ops *ops;
     pa__plan *p = NULL;
     if (distributed(dst_type, src_type, &ops))
         return ops ? ops->copy(dst_type, dst, src_type, src) : status_of_last_error();
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
-    int st = prepare(dst_type, src_type, &dl, &sl, &p);
+    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p);
     if (st != PA_OK)
         return st;
-    if (p == NULL)
-        return pa__copy_walk(dst_type, dst, src_type, src);
-    st = pa__plan_exec(p, dst, dl->base, src, sl->base);
-    pa__plan_unref(p);
-    return st;
+    return run(dst_type, dst, dl, dm, src_type, src, sl, sm, p, 0, NULL);
 }
 
 int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src, void *stream)
 {
     const pa__layout *dl, *sl;
+    const pa__mem_ops *dm, *sm;
     const pa__dist_ops *ops;
     pa__plan *p = NULL;
     if (distributed(dst_type, src_type, &ops)) {   /* distributed copies are collective and synchronous */
@@ -134,28 +169,23 @@ int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_type, c
     }
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
-    int st = prepare(dst_type, src_type, &dl, &sl, &p);
+    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p);
     if (st != PA_OK)
         return st;
-    if (p == NULL) {
-        st = pa__stream_wait(stream);
-        return st != PA_OK ? st : pa__copy_walk(dst_type, dst, src_type, src);
-    }
-    st = pa__plan_exec_async(p, dst, dl->base, src, sl->base, stream);
-    pa__plan_unref(p);
-    return st;
+    return run(dst_type, dst, dl, dm, src_type, src, sl, sm, p, 1, stream);
 }
 
 int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf, size_t len)
 {
     const pa__layout *dl, *sl;
+    const pa__mem_ops *dm, *sm;
     const pa__dist_ops *ops;
     pa__plan *p = NULL;
     if (!buf && len > 0)
         return pa__err(PA_ERR_INVAL, "copy_explain: NULL buffer of length %zu", len);
     if (distributed(dst_type, src_type, &ops))
         return ops ? ops->explain(dst_type, src_type, buf, len) : status_of_last_error();
-    int st = prepare(dst_type, src_type, &dl, &sl, &p);
+    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p);
     if (st != PA_OK)
         return st;
     if (p == NULL)

@@ -73,9 +73,9 @@ static int move_image(walk_side *s, size_t e, int to_image)
     return st;
 }
 
-static int stage(walk_side *s, size_t e)
+static int stage(walk_side *s, size_t e, int always)
 {
-    if (host_accessible(s->t))   /* used in place: no image, no extent */
+    if (!always && host_accessible(s->t))   /* used in place: no image, no extent */
         return PA_OK;
     extent_of(s);
     uint64_t bytes = (uint64_t)(s->hi - s->lo + 1) * e;
@@ -91,13 +91,15 @@ static char *element(const walk_side *s, int64_t o, size_t e)
     return s->image ? s->image + pa__bytes(o - s->lo, e) : s->ptr + pa__bytes(o, e);
 }
 
-int pa__copy_walk(const pa_type *dt, void *dst, const pa_type *st, const void *src)
+/* src_image: the source is read whole into a host image first, so that writing the destination cannot change
+ * what is still to be read (the two overlap in memory). */
+static int walk(const pa_type *dt, void *dst, const pa_type *st, const void *src, int src_image)
 {
     size_t e = pa_elm_size(dt);
     walk_side d = {dt, pa__type_layout(dt), dst, 0, 0, NULL}, s = {st, pa__type_layout(st), (char *)src, 0, 0, NULL};
-    int rc = stage(&d, e);
+    int rc = stage(&d, e, 0);
     if (rc == PA_OK)
-        rc = stage(&s, e);
+        rc = stage(&s, e, src_image);
     if (rc != PA_OK)
         goto done;
     for (int64_t k = 0, n = pa_size(dt); k < n; k++)
@@ -108,6 +110,18 @@ done:
     free(d.image);
     free(s.image);
     return rc;
+}
+
+int pa__copy_walk(const pa_type *dt, void *dst, const pa_type *st, const void *src)
+{
+    int64_t dlo, dhi, slo, shi;
+    size_t e = pa_elm_size(dt);
+    /* Overlapping sides (the extents by the walk, which this path pays for anyway) go through a source image. */
+    int apart = pa_extent(dt, &dlo, &dhi) == PA_OK && pa_extent(st, &slo, &shi) == PA_OK &&
+                ((uintptr_t)dst + (uintptr_t)(dlo * (int64_t)e) >= (uintptr_t)src + (uintptr_t)((shi + 1) * (int64_t)e) ||
+                 (uintptr_t)src + (uintptr_t)(slo * (int64_t)e) >= (uintptr_t)dst + (uintptr_t)((dhi + 1) * (int64_t)e));
+    pa_clear_error();
+    return walk(dt, dst, st, src, !apart);
 }
 
 int pa__copy_walk_explain(const pa_type *dt, const pa_type *st, char *buf, size_t len)

@@ -23,6 +23,24 @@ int pa__err_wrap(int status, const char *fmt, ...) __attribute__((format(printf,
  *  report failure by NULL, such as pa_create. */
 int pa__last_status(void);
 
+/* ---- environment variables (src/core/env.c) -------------------------------------------------------------- */
+
+/*
+ * Each reads a variable and validates it: unset gives the default silently; a value the documentation does not
+ * allow gives a one-line warning on stderr (once per `once` flag, which each call site keeps) and the default.
+ */
+#include <stdatomic.h>
+/** 1 and *out when value is a whole decimal integer in [lo, hi]; 0 otherwise (NULL, "", "3junk", "-3"...). */
+int pa__env_parse_int(const char *value, long lo, long hi, long *out);
+/** An integer in [lo, hi], else def; def_text (may be NULL) says what the default is in the warning. */
+long pa__env_int(const char *name, long lo, long hi, long def, const char *def_text, atomic_int *once);
+/** "1" is 1, "0" or unset is 0; anything else is a warning and 0. */
+int pa__env_flag(const char *name, atomic_int *once);
+/** The index of the value among words, else def (a warning when set to another word). */
+int pa__env_choice(const char *name, const char *const *words, int nwords, int def, atomic_int *once);
+/** An absolute directory path shorter than max_len, else NULL (a warning when set but invalid). */
+const char *pa__env_dir(const char *name, size_t max_len, atomic_int *once, const char *def_text);
+
 /* ---- compiled layouts (src/core/layout*.c) ------------------------------------------------------------- */
 
 /*
@@ -77,6 +95,9 @@ typedef struct pa__mem_ops {
     int (*alloc_type)(const pa_type *type, size_t bytes, const pa_mem_opts *opts, void **out, void **cookie);
     /* Optional: the backend's own integer handle of a live array (gamem: its Global Arrays handle). */
     int (*handle)(const void *ptr, int *out);
+    /* Optional, for memory the CPU cannot reach: whether a pointer that pa_create did not make (a foreign one,
+     * or one inside an array) is memory of this kind: 1 yes, 0 no (a host pointer for dmem), -1 unknown. */
+    int (*holds)(const void *ptr);
 } pa__mem_ops;
 
 /** The allocator for a memory type name, or NULL. */
@@ -94,6 +115,8 @@ int pa__mtt_register_late(const pa__mem_ops *ops, const struct pa__strategy *con
 const struct pa__strategy *const *pa__mtt_late_strategies(void);
 /** The memory type of a pointer made by pa_create (looked up in the allocation registry), or NULL. */
 const pa__mem_ops *pa__mem_of(const void *ptr);
+/** pa__mem_of for two pointers under one lock (a copy's destination and source). */
+void pa__mem_of2(const void *a, const void *b, const pa__mem_ops **out_a, const pa__mem_ops **out_b);
 
 /* ---- copy strategies (src/core/plan*.c; kernels in the backends) -------------------------------------- */
 

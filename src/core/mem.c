@@ -16,6 +16,8 @@ void pa_mem_opts_init(pa_mem_opts *opts)
 {
     if (opts == NULL)
         return;
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
     opts->alignment = PA__MEM_DEFAULT_ALIGNMENT;
     opts->numa_node = -1;
     opts->mmap_fd = -1;
@@ -133,6 +135,12 @@ void *pa_create_opts(const pa_type *type, const pa_mem_opts *opts)
     if (opts == NULL) {
         pa_mem_opts_init(&defaults);
         opts = &defaults;
+    }
+    if (opts->size != sizeof *opts) {
+        pa__err(PA_ERR_INVAL, "pa_create_opts(%s): the options' size is %zu, not %zu: initialise them with "
+                "pa_mem_opts_init (or the program was compiled with other headers than this library's %s)",
+                type ? pa_type_name(type) : "NULL", opts->size, sizeof *opts, PA_VERSION_STRING);
+        return NULL;
     }
     ops = ops_for_type(type);
     if (ops == NULL)

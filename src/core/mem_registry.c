@@ -145,6 +145,20 @@ const pa__mem_ops *pa__mem_of(const void *ptr)
     return ops;
 }
 
+void pa__mem_of2(const void *a, const void *b, const pa__mem_ops **out_a, const pa__mem_ops **out_b)
+{
+    alloc_node *node;
+    *out_a = *out_b = NULL;
+    pthread_mutex_lock(&table_lock);
+    if (buckets != NULL) {
+        if (a != NULL && (node = *table_link(a)) != NULL)
+            *out_a = node->rec.ops;
+        if (b != NULL && (node = *table_link(b)) != NULL)
+            *out_b = node->rec.ops;
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
 int pa__alloc_lookup(const void *ptr, pa__alloc_rec *out)
 {
     int found = 0;

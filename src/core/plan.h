@@ -43,11 +43,30 @@ int pa__plan_make(const pa__layout *dst, const pa__layout *src, size_t elm, cons
                   const pa__mem_ops *src_mem, pa__plan **out);
 /**
  * The copy of last resort (copy_walk.c), for types whose layout the compiler refuses: every offset through the
- * reference walk, memory the CPU cannot reach staged through host images.  \return PA_OK or an error.
+ * reference walk, memory the CPU cannot reach staged through host images, the source read whole first when the
+ * two sides overlap in memory.  \return PA_OK or an error.
  */
 int pa__copy_walk(const pa_type *dt, void *dst, const pa_type *st, const void *src);
 /** Its one-line explanation, as pa__plan_explain. */
 int pa__copy_walk_explain(const pa_type *dt, const pa_type *st, char *buf, size_t len);
+
+/* ---- a copy's pointers (copy_check.c, copy_overlap.c) ---- */
+
+/**
+ * Each pointer's memory (the allocation table; for a pointer it does not hold, the type's backend when the CPU
+ * cannot reach that memory) against its type's memory type.  \return PA_OK or PA_ERR_MTT naming both.
+ */
+int pa__copy_check_memory(const pa_type *dt, const void *dst, const pa__mem_ops *dm, const pa_type *st,
+                          const void *src, const pa__mem_ops *sm);
+enum { PA__NO_OVERLAP, PA__OVERLAP, PA__OVERLAP_SAME };
+/** Whether the two sides' byte ranges overlap: PA__NO_OVERLAP, PA__OVERLAP, or PA__OVERLAP_SAME (the same
+ *  elements at the same addresses in the same order: a copy that changes nothing).  Only between host memory
+ *  on both sides or one memory type with a plain allocator (dmem); NO_OVERLAP for the others (gamem). */
+int pa__copy_overlap(const pa__layout *dl, const void *dst, const pa__mem_ops *dm, const pa__layout *sl,
+                     const void *src, const pa__mem_ops *sm, size_t e);
+/** A copy between overlapping sides, through a contiguous temporary of the source's memory type. */
+int pa__copy_through_temp(const pa_type *dt, const pa__layout *dl, void *dst, const pa__mem_ops *dm,
+                          const pa_type *st, const pa__layout *sl, const void *src, const pa__mem_ops *sm, size_t e);
 
 /**
  * Runs a plan on a stream: queued when the strategy can be (exec_async), else synchronously after waiting for

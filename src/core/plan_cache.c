@@ -121,8 +121,8 @@ static void insert_locked(pa__plan *p)
 
 static void announce(const pa__plan *p)
 {
-    const char *env = getenv("PA_PLAN_INFO");
-    if (!env || !*env || strcmp(env, "0") == 0)
+    static atomic_int warned;
+    if (!pa__env_flag("PA_PLAN_INFO", &warned))
         return;
     char line[1536];
     pa__plan_explain(p, line, sizeof line);

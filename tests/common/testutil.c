@@ -1,5 +1,6 @@
 /* parray tests — shared helpers. */
 #include "testutil.h"
+#include "test_seed.h"
 #include "internal.h"
 
 #include <stdio.h>
@@ -34,10 +35,9 @@ int64_t pa_rng_range(pa_rng *r, int64_t lo, int64_t hi)
 
 uint64_t pa_test_seed(const char *what)
 {
-    const char *env = getenv("PA_TEST_SEED");
-    uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)clock();
-    fprintf(stderr, "%s: seed %llu (replay with PA_TEST_SEED=%llu)\n", what, (unsigned long long)seed,
-            (unsigned long long)seed);
+    uint64_t seed = pa_test_seed_value();
+    fprintf(stderr, "%s: seed %llu (replay with PA_TEST_SEED=%llu; PA_TEST_SEED=random draws a new one)\n", what,
+            (unsigned long long)seed, (unsigned long long)seed);
     return seed;
 }
 

@@ -15,7 +15,8 @@ typedef struct pa_rng { uint64_t s; } pa_rng;
 uint64_t pa_rng_next(pa_rng *r);
 /** Uniform in [lo, hi]. */
 int64_t pa_rng_range(pa_rng *r, int64_t lo, int64_t hi);
-/** The seed from PA_TEST_SEED, or one from the clock; printed to stderr either way. */
+/** The seed from PA_TEST_SEED (test_seed.h: a fixed default when unset, the clock's with "random"); printed to
+ *  stderr either way. */
 uint64_t pa_test_seed(const char *what);
 
 /**

@@ -1,5 +1,6 @@
 /* Status codes, their names and texts, and the per-thread message. */
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -12,6 +13,21 @@ START_TEST(test_names_and_texts)
     ck_assert_str_eq(pa_strerror(PA_ERR_SIZE), "size mismatch");
     ck_assert_str_eq(pa_strerror(12345), "unknown status");
     ck_assert_str_eq(pa_status_name(-999), "UNKNOWN");
+}
+END_TEST
+
+/* pa_version: the library's version, the same as the headers' (one generated header, version.h). */
+START_TEST(test_version)
+{
+    int major = -1, minor = -1, patch = -1;
+    char want[32];
+    const char *v = pa_version(&major, &minor, &patch);
+    ck_assert_str_eq(v, PA_VERSION_STRING);
+    ck_assert(major == PA_VERSION_MAJOR && minor == PA_VERSION_MINOR && patch == PA_VERSION_PATCH);
+    snprintf(want, sizeof want, "%d.%d.%d", major, minor, patch);
+    ck_assert_str_eq(v, want);
+    ck_assert_int_eq(PA_VERSION_NUMBER, major * 10000 + minor * 100 + patch);
+    ck_assert_str_eq(pa_version(NULL, NULL, NULL), v);
 }
 END_TEST
 
@@ -46,6 +62,7 @@ int main(void)
     Suite *s = suite_create("error");
     TCase *tc = tcase_create("error");
     tcase_add_test(tc, test_names_and_texts);
+    tcase_add_test(tc, test_version);
     tcase_add_test(tc, test_message_kept_and_cleared);
     tcase_add_test(tc, test_message_per_thread);
     suite_add_tcase(s, tc);

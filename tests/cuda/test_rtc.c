@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rtc_internal.h"
@@ -161,6 +162,36 @@ START_TEST(test_disk_damaged)
 }
 END_TEST
 
+/* A FIFO (or anything but a regular file) at a cache file's path is neither opened nor waited on: the kernel is
+ * compiled again and the FIFO replaced by a sound file.  Before the fix the read blocked in open() for ever; the
+ * alarm turns that into a failure. */
+START_TEST(test_disk_fifo)
+{
+    const pa_cuda__image *a, *b;
+    char path[1024], why[128] = "";
+    void *bin = NULL;
+    size_t n;
+    struct stat sb;
+    PA_CK_OK(pa_cuda__rtc_compile("add", src_add, NULL, 0, 90, &a));
+    cache_file(a, path, sizeof path);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    alarm(20);
+    pa_cuda__rtc_key k = pa_cuda__image_key(a);
+    ck_assert_int_eq(pa_cuda__rtc_disk_read(&k, &bin, &n, why, sizeof why), -1);
+    ck_assert_str_eq(why, "not a regular file");
+    pa_cuda__rtc_forget();
+    pa_cuda__rtc_stats s0 = stats_now();
+    PA_CK_OK(pa_cuda__rtc_compile("add", src_add, NULL, 0, 90, &b));
+    pa_cuda__rtc_stats s1 = stats_now();
+    alarm(0);
+    ck_assert_int_eq(s1.compiles, s0.compiles + 1);
+    ck_assert_int_eq(s1.disk_rejects, s0.disk_rejects + 1);
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_msg(S_ISREG(sb.st_mode), "the FIFO was not replaced by a cache file");
+}
+END_TEST
+
 START_TEST(test_unwritable_dir)
 {
     const pa_cuda__image *a;
@@ -251,6 +282,7 @@ int main(void)
     tcase_add_test(tc, test_memory_hit);
     tcase_add_test(tc, test_disk_hit);
     tcase_add_loop_test(tc, test_disk_damaged, 0, 5);
+    tcase_add_test(tc, test_disk_fifo);
     tcase_add_test(tc, test_unwritable_dir);
     tcase_add_test(tc, test_compile_error);
     tcase_add_test(tc, test_no_gpu_arch0);

@@ -118,7 +118,20 @@ START_TEST(test_opts_defaults)
     ck_assert_int_eq(o.mmap_prot, PROT_READ | PROT_WRITE);
     ck_assert_int_eq(o.mmap_flags, 0);
     ck_assert_ptr_null(o.mmap_addr);
+    ck_assert_uint_eq(o.size, sizeof o);
+    for (size_t i = 0; i < sizeof o.reserved / sizeof o.reserved[0]; i++)
+        ck_assert_uint_eq(o.reserved[i], 0);
     pa_mem_opts_init(NULL);   /* ignored */
+    /* Options filled by hand (no pa_mem_opts_init: size 0) or by a program compiled with other headers are
+     * refused, not read past their end. */
+    const pa_type *t = parse("paged float [8]");
+    pa_mem_opts bad = o;
+    bad.size = 0;
+    PA_CK_ERR(create_status(t, &bad), PA_ERR_INVAL);
+    ck_assert_msg(strstr(pa_last_error(), "pa_mem_opts_init") != NULL, "%s", pa_last_error());
+    bad.size = sizeof bad - 8;
+    PA_CK_ERR(create_status(t, &bad), PA_ERR_INVAL);
+    PA_CK_OK(create_status(t, &o));
 }
 END_TEST
 

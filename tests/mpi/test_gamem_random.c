@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "gamem_util.h"
+#include "test_seed.h"
 
 static uint64_t rng;
 
@@ -111,7 +112,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     if (me == 0)
-        seed = getenv("PA_TEST_SEED") ? strtoull(getenv("PA_TEST_SEED"), NULL, 0) : (uint64_t)time(NULL);
+        seed = pa_test_seed_value();
     MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     rng = seed;
     for (int round = 0; round < 12; round++) {

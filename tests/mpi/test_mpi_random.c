@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "mpi_verify.h"
+#include "test_seed.h"
 
 static uint64_t rng_state;
 
@@ -107,8 +108,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 77;
     }
-    unsigned long long s = getenv("PA_TEST_SEED") ? strtoull(getenv("PA_TEST_SEED"), NULL, 0)
-                                                  : (unsigned long long)time(NULL);
+    unsigned long long s = pa_test_seed_value();
     MPI_Bcast(&s, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     seed = s;
     if (pa_mpi_rank() == 0)

@@ -212,6 +212,31 @@ static int tile_fails(void *tile, int64_t t, void *arg)
     return t == 2 ? PA_ERR_RANGE : PA_OK;
 }
 
+/* A tile function that fails through a library call: its message must come back once, under pa_tile's. */
+static int tile_fails_with_message(void *tile, int64_t t, void *arg)
+{
+    return t == 1 && pa_type_get(arg, "NO_SUCH_TYPE") == NULL ? PA_ERR_NAME : PA_OK;
+}
+
+START_TEST(tile_keeps_callback_message)
+{
+    declare_tiles();
+    const pa_type *tiled = pa_type_get(scope, "TILED"), *block = pa_type_get(scope, "BLOCK");
+    float m[64 * 96];
+    memset(m, 0, sizeof m);
+    PA_CK_ERR(pa_tile(tiled, m, block, PA_IOTILE, tile_fails_with_message, scope), PA_ERR_NAME);
+    const char *msg = pa_last_error();
+    ck_assert_msg(strncmp(msg, "ERR_NAME: pa_tile", 17) == 0, "message: %s", msg);
+    ck_assert_msg(strstr(msg, "the tile function failed: ") != NULL, "message: %s", msg);
+    ck_assert_msg(strstr(msg, "NO_SUCH_TYPE") != NULL, "the callback's message is lost: %s", msg);
+    ck_assert_msg(strstr(msg, "failed: ERR_") == NULL && strstr(strstr(msg, "failed") + 1, "failed") == NULL,
+                  "the message is garbled: %s", msg);
+    /* A failing callback that sets no message gets one saying so. */
+    PA_CK_ERR(pa_tile(tiled, m, block, PA_IOTILE, tile_fails, NULL), PA_ERR_RANGE);
+    ck_assert_msg(strstr(pa_last_error(), "no message") != NULL, "message: %s", pa_last_error());
+}
+END_TEST
+
 START_TEST(tile_bad_input)
 {
     declare_tiles();
@@ -233,6 +258,7 @@ int main(void)
     TCase *tc = tcase_create("map_tile");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, map_plain_transposed_window);
+    tcase_add_test(tc, tile_keeps_callback_message);
     tcase_add_test(tc, map_listing19_small);
     tcase_add_test(tc, map2_transpose_pairs);
     tcase_add_test(tc, map_bad_input);

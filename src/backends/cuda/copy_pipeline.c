@@ -33,16 +33,14 @@ typedef struct worker {
 
 int pa_cuda__pipeline_threads(void)
 {
-    const char *env = getenv("PA_CUDA_PIPELINE_THREADS");
-    int n = env ? atoi(env) : 8;
-    return n < 1 ? 1 : n > PA_CUDA__RING_MAX ? PA_CUDA__RING_MAX : n;
+    static atomic_int warned;
+    return (int)pa__env_int("PA_CUDA_PIPELINE_THREADS", 1, PA_CUDA__RING_MAX, 8, NULL, &warned);
 }
 
 size_t pa_cuda__pipeline_chunk(void)
 {
-    const char *env = getenv("PA_CUDA_PIPELINE_CHUNK_MB");
-    long mb = env ? atol(env) : 4;
-    return (size_t)(mb < 1 ? 1 : mb > 64 ? 64 : mb) << 20;
+    static atomic_int warned;
+    return (size_t)pa__env_int("PA_CUDA_PIPELINE_CHUNK_MB", 1, 64, 4, NULL, &warned) << 20;
 }
 
 static size_t chunk_len(const job *j, size_t c)

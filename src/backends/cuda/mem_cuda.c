@@ -87,6 +87,21 @@ static int dmem_free(void *ptr, size_t bytes, void *cookie)
     return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "dmem: cudaFree of %zu bytes on GPU %d", bytes, dev);
 }
 
+/* Whether a pointer pa_create did not make is device memory (cudaMalloc'd by the program, or another library's
+ * through DLPack): asked of the driver.  Host memory the driver does not know is "no"; a failed query "unknown". */
+static int dmem_holds(const void *ptr)
+{
+    struct cudaPointerAttributes a;
+    if (!pa_cuda__usable())
+        return -1;
+    cudaError_t e = cudaPointerGetAttributes(&a, ptr);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? 1 : 0;
+}
+
 const pa__mem_ops pa__mem_pinned_ops = {
     .name = "pinned",
     .host_accessible = 1,
@@ -101,4 +116,5 @@ const pa__mem_ops pa__mem_dmem_ops = {
     .available = cuda_available,
     .alloc = dmem_alloc,
     .free = dmem_free,
+    .holds = dmem_holds,
 };

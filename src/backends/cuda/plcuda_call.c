@@ -343,8 +343,8 @@ static int result(call *c, void *ret)
 /* PA_KERNEL_INFO=1 prints each call's configuration to stderr. */
 static void announce(const call *c)
 {
-    const char *env = getenv("PA_KERNEL_INFO");
-    if (!env || !*env || strcmp(env, "0") == 0)
+    static atomic_int warned;
+    if (!pa__env_flag("PA_KERNEL_INFO", &warned))
         return;
     char text[1536];
     pa__plc_format(c->k, &c->cfg, text, sizeof text);

@@ -70,7 +70,7 @@ int pa_cuda__rtc_key_of(const char *source, const char *const *opts, int nopts, 
     for (int i = 0; i < nopts; i++)
         feed(&k, opts[i], strlen(opts[i]));
     /* The extra include directory changes what the source's #includes read. */
-    const char *inc = getenv("PA_KERNEL_INCLUDE");
+    const char *inc = pa_cuda__rtc_include_env();
     feed(&k, inc ? inc : "", inc ? strlen(inc) : 0);
     vals[0] = nopts;
     vals[1] = arch;

@@ -33,9 +33,13 @@ typedef struct header {
 int pa_cuda__rtc_cache_dir(char *buf, size_t len)
 {
     const char *env = getenv("PA_KERNEL_CACHE"), *base;
+    static atomic_int warned;
     int n;
-    if (env)
-        n = (env[0] && strcmp(env, "off") != 0) ? snprintf(buf, len, "%s", env) : -1;
+    if (env && (!env[0] || strcmp(env, "off") == 0))
+        n = -1;
+    else if (env && (env = pa__env_dir("PA_KERNEL_CACHE", len - 32, &warned,
+                                       "$XDG_CACHE_HOME/parray, else ~/.cache/parray")) != NULL)
+        n = snprintf(buf, len, "%s", env);
     else if ((base = getenv("XDG_CACHE_HOME")) != NULL && base[0] == '/')
         n = snprintf(buf, len, "%s/parray", base);
     else if ((base = getenv("HOME")) != NULL && base[0])
@@ -110,8 +114,15 @@ int pa_cuda__rtc_disk_read(const pa_cuda__rtc_key *k, void **cubin, size_t *size
     char path[1024];
     unsigned char *buf = NULL, *bin = NULL;
     size_t n = 0;
+    struct stat sb;
     int fd, res;
-    if (!pa_cuda__rtc_cache_path(k, path, sizeof path) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    if (!pa_cuda__rtc_cache_path(k, path, sizeof path) || stat(path, &sb) != 0)
+        return 0;
+    /* Nothing but a regular file is opened: a FIFO or a device at the path would block or act on open.  The
+     * open does not block either (a FIFO put there since the stat), and read_all checks the file it got. */
+    if (!S_ISREG(sb.st_mode))
+        return reject(why, whylen, "not a regular file");
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
         return 0;
     res = read_all(fd, &buf, &n) ? check_file(k, buf, n, why, whylen) : reject(why, whylen, "unreadable");
     close(fd);

@@ -56,6 +56,8 @@ void pa_cuda__rtc_forget(void);
 int pa_cuda__nvrtc_load(void);
 /** NVRTC's version as major*1000 + minor*10 (after a successful load). */
 int pa_cuda__nvrtc_version(void);
+/** $PA_KERNEL_INCLUDE when it is an absolute directory path, else NULL (a warning once when set but invalid). */
+const char *pa_cuda__rtc_include_env(void);
 /**
  * Compiles source to a cubin for sm_<arch> (the library's include paths and standard options added before
  * opts).  \return PA_OK with *cubin (malloc'd) and *size; PA_ERR_COMPILE (log in the message, labelled name),

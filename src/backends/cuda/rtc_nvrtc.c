@@ -99,6 +99,12 @@ int pa_cuda__nvrtc_version(void)
     return nv_version;
 }
 
+const char *pa_cuda__rtc_include_env(void)
+{
+    static atomic_int warned;
+    return pa__env_dir("PA_KERNEL_INCLUDE", 1024, &warned, "the source tree's and the installed headers only");
+}
+
 /*
  * The options every compilation gets: the architecture, C++17, and our device headers' directories:
  * $PA_KERNEL_INCLUDE first (for a relocated installation), then the source tree's and the installed include/
@@ -107,7 +113,7 @@ int pa_cuda__nvrtc_version(void)
 static int std_options(int arch, char archopt[32], char incopt[1040], const char **out)
 {
     int n = 0;
-    const char *env = getenv("PA_KERNEL_INCLUDE");
+    const char *env = pa_cuda__rtc_include_env();
     snprintf(archopt, 32, "--gpu-architecture=sm_%d", arch);
     out[n++] = archopt;
     out[n++] = "--std=c++17";

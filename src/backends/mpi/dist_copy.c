@@ -100,7 +100,8 @@ static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, in
         } else {
             *owned = 1;
         }
-        if (getenv("PA_PLAN_INFO") && strcmp(getenv("PA_PLAN_INFO"), "0") != 0) {
+        static atomic_int warned;
+        if (pa__env_flag("PA_PLAN_INFO", &warned)) {
             char line[512];
             pa_mpi__dplan_explain(*out, line, sizeof line);
             fprintf(stderr, "parray plan (rank %d): %s\n", rank, line);

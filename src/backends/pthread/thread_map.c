@@ -19,9 +19,10 @@ int pa_get_num_threads(void)
 {
     int n = atomic_load_explicit(&num_threads, memory_order_relaxed);
     if (n == 0) {
-        const char *env = getenv("PA_NUM_THREADS");
-        long v = env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-        n = v >= 1 && v <= PA_MAX_THREADS ? (int)v : 1;
+        static atomic_int warned;
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        cpus = cpus >= 1 && cpus <= PA_MAX_THREADS ? cpus : cpus > PA_MAX_THREADS ? PA_MAX_THREADS : 1;
+        n = (int)pa__env_int("PA_NUM_THREADS", 1, PA_MAX_THREADS, cpus, "the online CPUs", &warned);
         atomic_store_explicit(&num_threads, n, memory_order_relaxed);
     }
     return n;

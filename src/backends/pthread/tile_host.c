@@ -96,9 +96,10 @@ static int tile_walk(const tile_args *a, pa_tile_fn fn, void *arg, const char *w
         }
     }
     free(buf);
+    if (st != PA_OK && pa_last_error()[0])   /* the callback's message, under ours (it lives in the buffer) */
+        return pa__err_wrap(st, "%s: the tile function failed", what);
     if (st != PA_OK)
-        return pa__err(st, "%s: the tile function failed%s%s", what, pa_last_error()[0] ? ": " : "",
-                       pa_last_error());
+        return pa__err(st, "%s: the tile function failed (status %d, no message)", what, st);
     return st;
 }
 

@@ -20,10 +20,15 @@ pa_bind pa_get_binding(void)
 {
     int b = atomic_load_explicit(&binding, memory_order_relaxed);
     if (b == -2) {
-        const char *env = getenv("PA_BIND");
-        b = PA_BIND_NONE;
-        if (env && pa__hwloc_available())
-            b = strcmp(env, "compact") == 0 ? PA_BIND_COMPACT : strcmp(env, "spread") == 0 ? PA_BIND_SPREAD : 0;
+        static const char *const words[] = {"none", "compact", "spread"};
+        static const pa_bind policies[] = {PA_BIND_NONE, PA_BIND_COMPACT, PA_BIND_SPREAD};
+        static atomic_int warned;
+        b = policies[pa__env_choice("PA_BIND", words, 3, 0, &warned)];
+        if (b != PA_BIND_NONE && !pa__hwloc_available()) {
+            fprintf(stderr, "parray: warning: PA_BIND=%s needs hwloc, which this build does not have; using the "
+                    "default (none)\n", words[b == PA_BIND_COMPACT ? 1 : 2]);
+            b = PA_BIND_NONE;
+        }
         atomic_store_explicit(&binding, b, memory_order_relaxed);
     }
     return (pa_bind)b;

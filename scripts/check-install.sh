@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Installs a built tree into a temporary directory and uses it as a new user would: builds and runs
+# examples/readme_example.c with `pkg-config --cflags --libs parray` only, starts the installed bin/parray from
+# that non-system prefix, and checks parray.pc (each flag once, no library by absolute path) and the SONAME.
+#
+#     scripts/check-install.sh [BUILD_DIR]        (default: build; it must be configured and built)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+builddir=${1:-build}
+case $builddir in /*) ;; *) builddir=$root/$builddir ;; esac
+stage=$(mktemp -d "${TMPDIR:-/tmp}/parray-install.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+
+# DESTDIR keeps the configured prefix inside the files (parray.pc says prefix=/usr/local, say); pkg-config's
+# sysroot puts the staging directory in front of its -I and -L paths.
+meson install -C "$builddir" --no-rebuild --quiet --destdir "$stage"
+pcdir=$(dirname "$(find "$stage" -name parray.pc -print -quit)")
+export PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$stage
+libdir=$(pkg-config --variable=libdir parray)   # the sysroot is already in front
+
+echo "check-install: parray.pc"
+sed 's/^/    /' "$pcdir/parray.pc"
+# parray.pc's own flags (pkg-config --static would add those of the packages it requires, which may repeat).
+libs=$(sed -n 's/^Libs\(\.private\)*: //p' "$pcdir/parray.pc" | tr '\n' ' ')
+if grep -Eq '(^| )/[^ ]*\.a( |$)' <<<"$libs"; then
+    echo "check-install: parray.pc lists a static library by absolute path: $libs" >&2
+    exit 1
+fi
+dups=$(tr ' ' '\n' <<<"$libs" | grep -v '^$' | sort | uniq -d)
+if [ -n "$dups" ]; then
+    echo "check-install: parray.pc repeats flags: $dups" >&2
+    exit 1
+fi
+
+echo "check-install: SONAME"
+soname=$(readelf -d "$libdir/libparray.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+version=$(sed -n "s/^ *version: '\([0-9.]*\)'.*/\1/p" "$root/meson.build" | head -n 1)
+if [ "$soname" != "libparray.so.${version%%.*}" ] || [ ! -e "$libdir/libparray.so.$version" ]; then
+    echo "check-install: SONAME '$soname', expected libparray.so.${version%%.*} -> libparray.so.$version" >&2
+    exit 1
+fi
+echo "    $soname -> $(readlink -f "$libdir/libparray.so" | xargs basename)"
+
+echo "check-install: examples/readme_example.c with pkg-config --cflags --libs parray"
+# shellcheck disable=SC2046  # pkg-config's flags are meant to be split
+cc -o "$stage/readme_example" "$root/examples/readme_example.c" $(pkg-config --cflags --libs parray)
+out=$(LD_LIBRARY_PATH=$libdir "$stage/readme_example")
+want=$'0 3 6\n1 4 7\n2 5 8'
+if [ "$out" != "$want" ]; then
+    printf 'check-install: readme_example printed\n%s\nexpected\n%s\n' "$out" "$want" >&2
+    exit 1
+fi
+echo "    ran: $(tr '\n' '|' <<<"$out")"
+
+echo "check-install: the installed bin/parray, from this prefix (RUNPATH)"
+cli=$(find "$stage" -path '*/bin/parray' -print -quit)
+got=$(env -u LD_LIBRARY_PATH "$cli" --version)
+if [ "$got" != "parray $version (headers $version)" ]; then
+    echo "check-install: bin/parray --version printed '$got'" >&2
+    exit 1
+fi
+echo "    $got"
+echo "check-install: passed"
