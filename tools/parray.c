@@ -25,6 +25,7 @@ static const char usage_text[] =
     "usage: parray [-f FILE]... [-e TEXT]... [--offsets N|all] show TYPE...\n"
     "       parray [-f FILE]... [-e TEXT]... explain DST SRC\n"
     "       parray info\n"
+    "       parray ssb gen|load|export|run|check|sql [options]   (the Star Schema Benchmark, docs/ssb.md)\n"
     "       parray --help | --version\n"
     "\n"
     "info prints this machine's topology (packages, cores, hardware threads, NUMA nodes, GPUs) and which\n"

@@ -3,6 +3,7 @@
  *
  *     parray ssb gen   [-s SF] [--seed N] [-t THREADS] -o DIR     generate, write the columnar format
  *     parray ssb load  TBLDIR [-s SF] -o DIR                      load dbgen's .tbl files, write the format
+ *     parray ssb export [-d DIR | -s SF] -o TBLDIR                write .tbl files (dbgen's layout)
  *     parray ssb run   [-d DIR | -s SF] [-q QUERY]... [--cpu | --gpu | --both] [-t THREADS] [--quiet]
  *                                                                 run queries, print results and times; --both
  *                                                                 (the default where a GPU is present) checks
@@ -45,9 +46,18 @@ static int fail(const char *what)
     return 3;
 }
 
+static const char ssb_usage[] =
+    "usage: parray ssb gen    [-s SF] [--seed N] [-t THREADS] -o DIR\n"
+    "       parray ssb load   TBLDIR [-s SF] -o DIR\n"
+    "       parray ssb export [-d DIR | -s SF] -o TBLDIR\n"
+    "       parray ssb run    [-d DIR | -s SF] [-q QUERY]... [--cpu | --gpu | --both] [-t THREADS] [--quiet]\n"
+    "       parray ssb check  [-d DIR | -s SF] [-t THREADS]\n"
+    "       parray ssb sql    [-q QUERY]\n"
+    "(docs/ssb.md)\n";
+
 static int usage(const char *msg)
 {
-    fprintf(stderr, "parray ssb: %s\nusage: parray ssb gen|load|run|check|sql [options] (see docs/ssb.md)\n", msg);
+    fprintf(stderr, "parray ssb: %s\n%s", msg, ssb_usage);
     return 2;
 }
 
@@ -146,6 +156,18 @@ static int cmd_load(const opts *o)
     return rc;
 }
 
+static int cmd_export(const opts *o)
+{
+    pa_ssb_db *db = NULL;
+    if (!o->out)
+        return usage("export needs -o TBLDIR");
+    int rc = get_db(o, &db);
+    if (rc == 0 && pa_ssb_write_tbl(db, o->out) != PA_OK)
+        rc = fail(o->out);
+    pa_ssb_destroy(db);
+    return rc;
+}
+
 static int cmd_check(const opts *o)
 {
     pa_ssb_db *db = NULL;
@@ -173,6 +195,10 @@ int pa_tool_ssb(int argc, char **argv)
     opts o = {.sf = 0.01, .seed = 42};
     if (argc < 2)
         return usage("no subcommand");
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        fputs(ssb_usage, stdout);
+        return 0;
+    }
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc;
@@ -185,6 +211,8 @@ int pa_tool_ssb(int argc, char **argv)
         return cmd_load(&o);
     if (!strcmp(cmd, "check"))
         return cmd_check(&o);
+    if (!strcmp(cmd, "export"))
+        return cmd_export(&o);
     if (!strcmp(cmd, "run"))
         return pa_tool_ssb_run(o.dir, o.sf, o.seed, o.threads, o.mode, o.quiet, o.queries, o.nq);
     if (!strcmp(cmd, "sql")) {

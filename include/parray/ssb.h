@@ -65,6 +65,13 @@ PA_API int pa_ssb_generate(double sf, uint64_t seed, int nthreads, pa_ssb_db **o
 PA_API int pa_ssb_load_tbl(const char *dir, double sf, pa_ssb_db **out);
 
 /**
+ * Writes the database as dbgen-style .tbl files in dir (created if missing), the reverse of pa_ssb_load_tbl:
+ * kept columns as their integers or dictionary strings, free-text columns as a placeholder ("c_name#17").
+ * \return PA_OK; PA_ERR_SYS (naming the file); PA_ERR_INVAL.
+ */
+PA_API int pa_ssb_write_tbl(const pa_ssb_db *db, const char *dir);
+
+/**
  * Writes the database in the columnar format into dir (created if missing): one file per column
  * (<column>.i32, little-endian 4-byte integers), one per dictionary (<column>.dict, one string a line, in code
  * order) and the manifest ssb.manifest (written last) with the scale factor, the row counts and each file's
@@ -173,7 +180,10 @@ PA_API int pa_ssb_selectivity(const pa_ssb_db *db, int q, int nthreads, double *
 
 /* ---- queries on the GPU ---------------------------------------------------------------------------------- */
 
-/** The GPU side: the columns the queries read, resident in dmem, and the compiled query kernels. */
+/**
+ * The GPU side: the columns the queries read, resident in dmem, the dimension hash tables, the group table and
+ * the compiled query kernels.  One thread at a time may use it (its tables are shared by its queries).
+ */
 typedef struct pa_ssb_gpu pa_ssb_gpu;
 
 /**
