@@ -98,7 +98,18 @@ typedef struct pa__mem_ops {
     /* Optional, for memory the CPU cannot reach: whether a pointer that pa_create did not make (a foreign one,
      * or one inside an array) is memory of this kind: 1 yes, 0 no (a host pointer for dmem), -1 unknown. */
     int (*holds)(const void *ptr);
+    /* Optional (dmem): sharing an allocation with other processes of the host (CUDA IPC), for distributed
+     * copies that copy between the processes' device memory directly.  export writes PA__IPC_HANDLE_BYTES
+     * naming the allocation at base; open maps another process's handle here; close unmaps it; copy moves
+     * bytes between any two device addresses of this host (a mapped one included) and waits. */
+    int (*ipc_export)(const void *base, void *handle);
+    int (*ipc_open)(const void *handle, void **out);
+    int (*ipc_close)(void *ptr);
+    int (*ipc_copy)(void *dst, const void *src, size_t bytes);
 } pa__mem_ops;
+
+/** The size of a pa__mem_ops IPC handle (a cudaIpcMemHandle_t). */
+#define PA__IPC_HANDLE_BYTES 64
 
 /** The allocator for a memory type name, or NULL. */
 const pa__mem_ops *pa__mem_find(const char *name);

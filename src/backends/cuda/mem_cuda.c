@@ -3,6 +3,8 @@
  * DMA at full PCIe speed and the CPU reads like any host memory) and dmem (device memory from cudaMalloc on
  * the calling thread's current GPU).
  */
+#include <string.h>
+
 #include "cuda_backend.h"
 
 static int cuda_available(void)
@@ -102,6 +104,39 @@ static int dmem_holds(const void *ptr)
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? 1 : 0;
 }
 
+/* CUDA IPC for the MPI backend's peer copies (see pa__mem_ops). */
+static int dmem_ipc_export(const void *base, void *handle)
+{
+    cudaIpcMemHandle_t h;
+    _Static_assert(sizeof h <= PA__IPC_HANDLE_BYTES, "an IPC handle fits PA__IPC_HANDLE_BYTES");
+    cudaError_t e = cudaIpcGetMemHandle(&h, (void *)base);
+    if (e != cudaSuccess)
+        return pa_cuda__fail(e, "dmem: cudaIpcGetMemHandle");
+    memset(handle, 0, PA__IPC_HANDLE_BYTES);
+    memcpy(handle, &h, sizeof h);
+    return PA_OK;
+}
+
+static int dmem_ipc_open(const void *handle, void **out)
+{
+    cudaIpcMemHandle_t h;
+    memcpy(&h, handle, sizeof h);
+    cudaError_t e = cudaIpcOpenMemHandle(out, h, cudaIpcMemLazyEnablePeerAccess);
+    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "dmem: cudaIpcOpenMemHandle");
+}
+
+static int dmem_ipc_close(void *ptr)
+{
+    cudaError_t e = cudaIpcCloseMemHandle(ptr);
+    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "dmem: cudaIpcCloseMemHandle");
+}
+
+static int dmem_ipc_copy(void *dst, const void *src, size_t bytes)
+{
+    cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
+    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "dmem: cudaMemcpy of %zu bytes between processes", bytes);
+}
+
 const pa__mem_ops pa__mem_pinned_ops = {
     .name = "pinned",
     .host_accessible = 1,
@@ -117,4 +152,8 @@ const pa__mem_ops pa__mem_dmem_ops = {
     .alloc = dmem_alloc,
     .free = dmem_free,
     .holds = dmem_holds,
+    .ipc_export = dmem_ipc_export,
+    .ipc_open = dmem_ipc_open,
+    .ipc_close = dmem_ipc_close,
+    .ipc_copy = dmem_ipc_copy,
 };

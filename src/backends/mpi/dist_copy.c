@@ -38,7 +38,8 @@ static pa_mpi__dplan *cache_find(const pa__dist_split *d, const pa__dist_split *
     pa_mpi__dplan **link = &cache, *p;
     for (; (p = *link); link = &p->next)
         if (p->elm == elm && p->rank == rank && p->nprocs == nprocs && same_split(&p->key_dst, d) &&
-            same_split(&p->key_src, s)) {
+            same_split(&p->key_src, s) && p->recv_mem == pa_mpi__device_memory(d) &&
+            p->send_mem == pa_mpi__device_memory(s)) {
             *link = p->next;
             p->next = cache;
             cache = p;
@@ -57,15 +58,26 @@ static void free_cache(void)
     }
 }
 
-/* Memory the distributed copy may touch from the CPU: host memory of any host type. */
+/* Memory the distributed copy can move: host memory of any host type, or device memory (dist_device.c) where
+ * this build has the CUDA backend and the machine a GPU. */
 static int check_memory(const pa_type *t, const pa__dist_split *s)
 {
-    const pa__mem_ops *ops = strcmp(s->memory_mtt, "any") ? pa__mem_find(s->memory_mtt) : NULL;
-    if (strcmp(s->memory_mtt, "any") && (!ops || !ops->host_accessible))
-        return pa__err(PA_ERR_UNSUPPORTED, "distributed copy: %s is distributed over %s memory; only host "
-                       "memory (paged, mpimem, mmap, numa, pinned) can be sent yet", pa_type_name(t),
-                       s->memory_mtt);
-    return PA_OK;
+    if (strcmp(s->memory_mtt, "any") == 0)
+        return PA_OK;
+    const pa__mem_ops *ops = pa__mem_find(s->memory_mtt);
+    if (ops && ops->host_accessible)
+        return PA_OK;
+    if (pa_mpi__device_memory(s) && ops->available && !ops->available())
+        return pa__err(PA_ERR_NODEV, "distributed copy: %s is distributed over device memory (%s), but this "
+                       "process has no usable GPU", pa_type_name(t), s->memory_mtt);
+    if (pa_mpi__device_memory(s))
+        return PA_OK;
+    if (!ops && strcmp(s->memory_mtt, "dmem") == 0)
+        return pa__err(PA_ERR_NODEV, "distributed copy: %s is distributed over device memory (dmem), which "
+                       "needs the CUDA backend; this build does not have it", pa_type_name(t));
+    return pa__err(PA_ERR_UNSUPPORTED, "distributed copy: %s is distributed over %s memory; only host memory "
+                   "(paged, mpimem, mmap, numa, pinned) and device memory (dmem) can be sent", pa_type_name(t),
+                   s->memory_mtt);
 }
 
 /* Checks the pair and finds (or makes) the plan.  *owned is set when the plan is not cached (free it). */
@@ -108,7 +120,7 @@ static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, in
         }
     }
     pthread_mutex_unlock(&cache_lock);
-    if (rc == PA_ERR_UNSUPPORTED)   /* check_memory's message names both types already */
+    if (rc == PA_ERR_UNSUPPORTED || rc == PA_ERR_NODEV)   /* check_memory's message names the type already */
         return rc;
     if (rc != PA_OK)
         return pa__err_wrap(rc, "copy from %s to %s", pa_type_name(st), pa_type_name(dt));
@@ -159,7 +171,8 @@ static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void
 int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)
 {
     char pattern[96];
-    const char *how = p->kind == PA_MPI__LOCAL ? "a host copy on that process" : p->send_direct && p->recv_direct
+    const char *how = p->kind == PA_MPI__LOCAL ? (p->send_mem || p->recv_mem ? "a copy on that process"
+                                                  : "a host copy on that process") : p->send_direct && p->recv_direct
                       ? "sent and received in place" : p->send_direct ? "sent in place, unpacked after receiving"
                       : p->recv_direct ? "packed, received in place" : "packed and unpacked";
     switch (p->kind) {
@@ -172,10 +185,12 @@ int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)
     case PA_MPI__ALLTOALL: snprintf(pattern, sizeof pattern, "%lld per pair", (long long)p->blk); break;
     default: snprintf(pattern, sizeof pattern, "uneven pairs"); break;
     }
+    int device = p->send_mem || p->recv_mem;
     return snprintf(buf, len, "distributed copy %lld x %zu B over %d process%s: strategy=%s (%s); rank %d sends "
-                    "%lld and receives %lld \xe2\x80\x94 %s", (long long)p->total, p->elm, p->nprocs,
+                    "%lld and receives %lld \xe2\x80\x94 %s%s%s", (long long)p->total, p->elm, p->nprocs,
                     p->nprocs == 1 ? "" : "es", pa_mpi__kind_name(p->kind), pattern, p->rank, (long long)p->nsend,
-                    (long long)p->nrecv, how);
+                    (long long)p->nrecv, how, !device ? "" : "; route: ",
+                    !device ? "" : p->kind == PA_MPI__LOCAL ? "a copy on the GPU" : pa_mpi__route_name(p->route));
 }
 
 static int dist_explain(const pa_type *dt, const pa_type *st, char *buf, size_t len)

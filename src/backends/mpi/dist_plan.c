@@ -8,7 +8,11 @@
  * gather; every pair equal: alltoall; anything else: alltoallv).  A second pass lists this rank's elements
  * in the order the pattern transfers them; the lists are then turned into layouts (affine when the offsets
  * follow one, which the usual row-block distributions do) and host copy plans for packing and unpacking.
- * The passes cost O(size) once; plans are cached (dist_copy.c), so repeated copies cost only their transfer.
+ * Both passes go by runs: aligned blocks of `run` consecutive indices over which both process layouts are
+ * constant and both local layouts advance by one (the gcd of their innermost stride-0 and stride-1 modes),
+ * so that they cost O(size / run) and the lists hold one entry per run; a list that is not affine is expanded
+ * to one entry per element only then.  Plans are cached (dist_copy.c), so repeated copies cost only their
+ * transfer.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -23,17 +27,52 @@ const char *pa_mpi__kind_name(pa_mpi__kind k)
     return names[k];
 }
 
-/* Counts the elements of every (source rank, destination rank) pair; ranks outside nprocs are an error. */
-static int count_pairs(const pa__dist_split *d, const pa__dist_split *s, int nprocs, int64_t *c)
+static int64_t gcd(int64_t a, int64_t b)
 {
-    for (int64_t k = 0; k < s->pid.size; k++) {
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The indices over which a process layout is constant: the product of its innermost stride-0 modes. */
+static int64_t constant_span(const pa__layout *l)
+{
+    int64_t c = 1;
+    if (l->nmodes == 0)
+        return l->size;
+    for (int m = l->nmodes - 1; m >= 0 && !l->modes[m].table && l->modes[m].stride == 0; m--)
+        c *= l->modes[m].size;
+    return c;
+}
+
+/* The indices over which a local layout advances by one: its innermost mode when that has stride 1. */
+static int64_t unit_span(const pa__layout *l)
+{
+    const pa__mode *m = l->nmodes ? &l->modes[l->nmodes - 1] : NULL;
+    return m && !m->table && m->stride == 1 ? m->size : 1;
+}
+
+static int64_t run_of(const pa__dist_split *d, const pa__dist_split *s)
+{
+    int64_t r = gcd(gcd(constant_span(&s->pid), constant_span(&d->pid)),
+                    gcd(unit_span(&s->local), unit_span(&d->local)));
+    return r > 0 && s->pid.size % r == 0 ? r : 1;
+}
+
+/* Counts the elements of every (source rank, destination rank) pair; ranks outside nprocs are an error. */
+static int count_pairs(const pa__dist_split *d, const pa__dist_split *s, int nprocs, int64_t run, int64_t *c)
+{
+    for (int64_t k = 0; k < s->pid.size; k += run) {
         int64_t ps = pa__layout_offset(&s->pid, k), pd = pa__layout_offset(&d->pid, k);
         if (ps < 0 || ps >= nprocs || pd < 0 || pd >= nprocs)
             return pa__err(PA_ERR_RANGE, "distributed copy: element %lld lives on process %lld (%s side), but "
                            "the process array has %d process%s", (long long)k, (long long)(ps < 0 || ps >= nprocs
                            ? ps : pd), ps < 0 || ps >= nprocs ? "source" : "destination", nprocs,
                            nprocs == 1 ? " (MPI not running, or run without mpirun)" : "es");
-        c[ps * nprocs + pd]++;
+        c[ps * nprocs + pd] += run;
     }
     return PA_OK;
 }
@@ -97,13 +136,13 @@ static int rank_counts(pa_mpi__dplan *p, const int64_t *c)
     return PA_OK;
 }
 
-/* Lists this rank's local offsets: sends by (destination, k), receives by (source, k). */
-static int list_offsets(pa_mpi__dplan *p, const pa__dist_split *d, const pa__dist_split *s)
+/* Lists this rank's local offsets, one per run: sends by (destination, k), receives by (source, k). */
+static int list_offsets(pa_mpi__dplan *p, const pa__dist_split *d, const pa__dist_split *s, int64_t run)
 {
     int64_t *si = NULL, *ri = NULL;
     int n = p->nprocs, me = p->rank, st = PA_OK;
-    p->tables[0] = malloc((size_t)(p->nsend ? p->nsend : 1) * sizeof(int64_t));
-    p->tables[1] = malloc((size_t)(p->nrecv ? p->nrecv : 1) * sizeof(int64_t));
+    p->tables[0] = malloc((size_t)(p->nsend ? p->nsend / run : 1) * sizeof(int64_t));
+    p->tables[1] = malloc((size_t)(p->nrecv ? p->nrecv / run : 1) * sizeof(int64_t));
     si = malloc((size_t)n * sizeof *si);
     ri = malloc((size_t)n * sizeof *ri);
     if (!p->tables[0] || !p->tables[1] || !si || !ri) {
@@ -112,8 +151,8 @@ static int list_offsets(pa_mpi__dplan *p, const pa__dist_split *d, const pa__dis
         goto fail;
     }
     for (int q = 0; q < n; q++)
-        si[q] = p->sdispl[q], ri[q] = p->rdispl[q];
-    for (int64_t k = 0; k < s->pid.size; k++) {
+        si[q] = p->sdispl[q] / run, ri[q] = p->rdispl[q] / run;
+    for (int64_t k = 0; k < s->pid.size; k += run) {
         int64_t ps = pa__layout_offset(&s->pid, k), pd = pa__layout_offset(&d->pid, k);
         if (ps == me)
             p->tables[0][si[pd]++] = pa__layout_offset(&s->local, k);
@@ -126,56 +165,44 @@ fail:
     return st;
 }
 
-/* One side's layout over its list: affine, or one gathered mode over the table (which the plan then keeps). */
-static void layout_of(pa_mpi__dplan *p, int which, int64_t n, pa__layout *out)
+/*
+ * One side's layout over its list of n elements (n / run entries): affine (the runs' starts are, and a mode of
+ * the run's length and stride 1 goes inside), or one gathered mode over a table of every element's offset
+ * (which the plan then keeps in place of the list).  \return PA_OK or PA_ERR_NOMEM.
+ */
+static int layout_of(pa_mpi__dplan *p, int which, int64_t n, int64_t run, pa__layout *out)
 {
-    int64_t *t = p->tables[which];
-    if (n > 0 && pa__offsets_affine(t, n, out))
-        return;
+    int64_t *t = p->tables[which], nb = n / run;
+    if (nb > 0 && pa__offsets_affine(t, nb, out) && (run == 1 || out->nmodes < PA__MAX_MODES)) {
+        if (run > 1) {
+            out->modes[out->nmodes++] = (pa__mode){.size = run, .stride = 1};
+            out->size = n;
+            pa__layout_coalesce(out);
+        }
+        return PA_OK;
+    }
+    if (run > 1 && n > 0) {   /* expand the runs into a table of every element */
+        int64_t *full = malloc((size_t)n * sizeof *full);
+        if (!full)
+            return pa__err(PA_ERR_NOMEM, "distributed copy: no memory to list %lld elements", (long long)n);
+        for (int64_t b = 0; b < nb; b++)
+            for (int64_t i = 0; i < run; i++)
+                full[b * run + i] = t[b] + i;
+        free(t);
+        p->tables[which] = t = full;
+    }
     memset(out, 0, sizeof *out);
     out->size = n;
     out->nmodes = n > 1 ? 1 : 0;
     out->base = n == 1 ? t[0] : 0;
     out->modes[0] = (pa__mode){.size = n, .table = t};
     out->affine = n <= 1;
+    return PA_OK;
 }
 
-static int contiguous(const pa__layout *l)
+int pa_mpi__contiguous(const pa__layout *l)
 {
     return l->affine && (l->nmodes == 0 || (l->nmodes == 1 && l->modes[0].stride == 1));
-}
-
-/* The host plans and buffers that move data between the user's arrays and MPI. */
-static int host_plans(pa_mpi__dplan *p)
-{
-    pa__layout dense;
-    int st = PA_OK;
-    if (p->kind == PA_MPI__LOCAL)
-        return p->rank == p->src_root ? pa__plan_get(&p->recv_l, &p->send_l, p->elm, NULL, NULL, &p->local)
-                                      : PA_OK;
-    p->send_direct = contiguous(&p->send_l);
-    p->recv_direct = contiguous(&p->recv_l);
-    if (p->nsend > 0 && !p->send_direct) {
-        memset(&dense, 0, sizeof dense);
-        dense = (pa__layout){.size = p->nsend, .nmodes = 1, .affine = 1, .max_off = p->nsend - 1};
-        dense.modes[0] = (pa__mode){.size = p->nsend, .stride = 1};
-        if ((st = pa__plan_get(&dense, &p->send_l, p->elm, NULL, NULL, &p->pack)) != PA_OK)
-            return st;
-        if (!(p->sbuf = malloc((size_t)p->nsend * p->elm)))
-            return pa__err(PA_ERR_NOMEM, "distributed copy: no memory for a send buffer of %lld elements",
-                           (long long)p->nsend);
-    }
-    if (p->nrecv > 0 && !p->recv_direct) {
-        memset(&dense, 0, sizeof dense);
-        dense = (pa__layout){.size = p->nrecv, .nmodes = 1, .affine = 1, .max_off = p->nrecv - 1};
-        dense.modes[0] = (pa__mode){.size = p->nrecv, .stride = 1};
-        if ((st = pa__plan_get(&p->recv_l, &dense, p->elm, NULL, NULL, &p->unpack)) != PA_OK)
-            return st;
-        if (!(p->rbuf = malloc((size_t)p->nrecv * p->elm)))
-            return pa__err(PA_ERR_NOMEM, "distributed copy: no memory for a receive buffer of %lld elements",
-                           (long long)p->nrecv);
-    }
-    return PA_OK;
 }
 
 /*
@@ -223,13 +250,17 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
     p->key_dst = *dst;
     p->key_src = *src;
     p->key_dst.thread_mtt = p->key_dst.memory_mtt = p->key_src.thread_mtt = p->key_src.memory_mtt = NULL;
-    if ((st = count_pairs(dst, src, nprocs, c)) != PA_OK || (st = rank_counts(p, c)) != PA_OK)
+    p->send_mem = pa_mpi__device_memory(src);
+    p->recv_mem = pa_mpi__device_memory(dst);
+    p->send_ops = strcmp(src->memory_mtt, "any") ? pa__mem_find(src->memory_mtt) : NULL;
+    p->recv_ops = strcmp(dst->memory_mtt, "any") ? pa__mem_find(dst->memory_mtt) : NULL;
+    int64_t run = run_of(dst, src);
+    if ((st = count_pairs(dst, src, nprocs, run, c)) != PA_OK || (st = rank_counts(p, c)) != PA_OK)
         goto fail;
     classify(p, c);
-    if ((st = list_offsets(p, dst, src)) != PA_OK)
+    if ((st = list_offsets(p, dst, src, run)) != PA_OK || (st = layout_of(p, 0, p->nsend, run, &p->send_l)) != PA_OK ||
+        (st = layout_of(p, 1, p->nrecv, run, &p->recv_l)) != PA_OK)
         goto fail;
-    layout_of(p, 0, p->nsend, &p->send_l);
-    layout_of(p, 1, p->nrecv, &p->recv_l);
     p->send_base = p->send_l.base;
     p->recv_base = p->recv_l.base;
     for (int w = 0; w < 2; w++)
@@ -237,7 +268,7 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
             free(p->tables[w]);
             p->tables[w] = NULL;
         }
-    if ((st = host_plans(p)) != PA_OK)
+    if ((st = pa_mpi__buffer_plans(p)) != PA_OK)   /* dist_device.c: pack/unpack plans and MPI buffers */
         goto fail;
     if ((st = element_type(p)) != PA_OK)
         goto fail;
@@ -259,8 +290,8 @@ void pa_mpi__dplan_free(pa_mpi__dplan *p)
     pa__plan_unref(p->local);
     if (p->owns_etype && pa_mpi__running())
         MPI_Type_free(&p->etype);
-    free(p->sbuf);
-    free(p->rbuf);
+    pa_mpi__peer_free(p);
+    pa_mpi__buffers_free(p);
     free(p->tables[0]);
     free(p->tables[1]);
     free(p->scount);

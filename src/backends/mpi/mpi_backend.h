@@ -68,6 +68,15 @@ typedef enum pa_mpi__kind {
     PA_MPI__ALLTOALLV    /* anything else: pack by destination, MPI_Alltoallv, unpack by source */
 } pa_mpi__kind;
 
+/* How the bytes of a plan reach MPI (dist_device.c). */
+typedef enum pa_mpi__route {
+    PA_MPI__ROUTE_HOST,      /* both sides in host memory */
+    PA_MPI__ROUTE_DEVICE,    /* a side in device memory, and MPI moves device memory: device buffers */
+    PA_MPI__ROUTE_STAGED,    /* a side in device memory, staged through pinned host buffers */
+    PA_MPI__ROUTE_PEER       /* both sides in device memory on one host: copies between the processes' device
+                                buffers (dist_peer.c) */
+} pa_mpi__route;
+
 /*
  * A plan for one rank of one communicator size.  The elements a rank sends are ordered by destination rank,
  * then by flat index; those it receives by source rank, then by flat index, so that both ends of every pair
@@ -92,6 +101,14 @@ typedef struct pa_mpi__dplan {
     int *scount, *sdispl, *rcount, *rdispl;   /* per rank, in MPI count units (ALLTOALLV) */
     /* The rest: for making, explaining and freeing the plan. */
     int64_t total;                   /* elements in all */
+    const pa__mem_ops *send_mem, *recv_mem;   /* the user's arrays' memory when in device memory, else NULL */
+    const pa__mem_ops *send_ops, *recv_ops;   /* their memory whatever it is (NULL: unspecified), for plans
+                                                 that have a device side */
+    const pa__mem_ops *buf_mem[2];   /* sbuf's and rbuf's allocator (pinned or dmem), NULL for malloc */
+    void *buf_cookie[2];
+    pa_mpi__route route;
+    int peer_refused;                /* the peer route could not be set up: staged instead */
+    void **peer_sbuf;                /* PEER: every process's send buffer, mapped here (NULL before the first run) */
     pa__layout send_l, recv_l;
     pthread_mutex_t run_lock;        /* copies through the same buffers from several threads take turns */
     int64_t *tables[2];              /* gather tables of send_l and recv_l when not affine */
@@ -110,6 +127,34 @@ void pa_mpi__dplan_free(pa_mpi__dplan *p);
 int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len);
 /** The name of a plan's kind as the MPI call it maps to ("MPI_Alltoall"). */
 const char *pa_mpi__kind_name(pa_mpi__kind k);
+
+/* ---- device memory and the MPI buffers (dist_device.c) ------------------------------------------------- */
+
+/** The allocator of a split's memory when it is device memory (dmem), else NULL (host memory). */
+const pa__mem_ops *pa_mpi__device_memory(const pa__dist_split *s);
+/** 1 when MPI moves device memory: PA_MPI_CUDA_AWARE when set, else Open MPI's MPIX_Query_cuda_support(). */
+int pa_mpi__cuda_aware(void);
+/** The route's words for explanations. */
+const char *pa_mpi__route_name(pa_mpi__route r);
+/** 1 when a layout is one contiguous run from its base. */
+int pa_mpi__contiguous(const pa__layout *l);
+/** Chooses the route and makes the pack, unpack or local plans and the MPI buffers of a classified plan whose
+ *  send_l, recv_l, send_mem and recv_mem are set.  \return PA_OK or an error. */
+int pa_mpi__buffer_plans(pa_mpi__dplan *p);
+/** Frees the MPI buffers through their allocators. */
+void pa_mpi__buffers_free(pa_mpi__dplan *p);
+
+/* ---- peer copies between the processes' device memory on one host (dist_peer.c) ----------------------- */
+
+/** 1 when a plan may take the peer route: an all-to-all with both sides in a device memory that shares
+ *  allocations between processes, and PA_MPI_PEER=1 (whether all processes share a host is asked at the first
+ *  run). */
+int pa_mpi__peer_possible(const pa_mpi__dplan *p);
+/** Runs a PEER plan (collective); at its first run it maps the other processes' send buffers, or remakes the
+ *  plan for the staged route where that is not possible on every process.  \return PA_OK or an error. */
+int pa_mpi__peer_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src);
+/** Unmaps the other processes' send buffers. */
+void pa_mpi__peer_free(pa_mpi__dplan *p);
 
 /* ---- the per-thread memo of recent distributed copies (dist_memo.c) ------------------------------------ */
 

@@ -1,0 +1,209 @@
+/*
+ * parray MPI tests — distributed copies of arrays in device memory (dmem), under mpirun -np 4, each rank on GPU
+ * (rank mod GPUs).  Every pattern of test_mpi_copy (send/recv, all-to-all, scatter, gather, mixtomix, a copy
+ * local to one process) and the pkufft all-to-all (listing 46's S -> T) with dmem on one or both sides:
+ * each rank fills its source with values that name (rank, offset) in host memory, copies it to the device,
+ * poisons the device destination, runs the distributed copy, copies the destination back and checks every
+ * element against pa_offset_on() of both types (the tree-walking offsets); unmapped positions keep the
+ * poison.  The route is the one this MPI allows (device buffers where it moves device memory, else staged
+ * through pinned host memory; the all-to-alls by peer copies with PA_MPI_PEER=1, the suite mpi_dmem_peer);
+ * PA_MPI_CUDA_AWARE=0 forces the staged one.  Exits 77 without a GPU.
+ */
+#include "mpi_verify.h"
+
+static pa_scope *scope;
+
+static const pa_type *T(const char *name)
+{
+    const pa_type *t = pa_type_get(scope, name);
+    if (!t)
+        fprintf(stderr, "type %s: %s\n", name, pa_last_error());
+    return t;
+}
+
+/* One side's local array: in device memory when the type is over dmem, else host memory. */
+typedef struct side {
+    int64_t len;
+    int dev;
+    const pa_type *flat, *host_flat;   /* "dmem int [len]" and "paged int [len]" */
+    int *host;
+    void *ptr;                         /* what the distributed copy gets */
+} side;
+
+static int side_open(side *s, const pa_type *t, const char *mem)
+{
+    char decl[64];
+    s->len = mv_local_len(t);
+    s->dev = strcmp(mem, "dmem") == 0;
+    snprintf(decl, sizeof decl, "dmem int [%lld]", (long long)s->len);
+    s->flat = pa_type_parse(scope, decl);
+    snprintf(decl, sizeof decl, "paged int [%lld]", (long long)s->len);
+    s->host_flat = pa_type_parse(scope, decl);
+    s->host = malloc((size_t)s->len * sizeof(int));
+    s->ptr = s->dev ? pa_create(s->flat) : s->host;
+    return s->host && s->ptr ? PA_OK : PA_ERR_NOMEM;
+}
+
+static void side_close(side *s)
+{
+    if (s->dev && s->ptr)
+        pa_destroy(s->flat, s->ptr);
+    free(s->host);
+}
+
+static int to_device(side *s)
+{
+    return s->dev ? pa_copy(s->flat, s->ptr, s->host_flat, s->host) : PA_OK;
+}
+
+static int from_device(side *s)
+{
+    return s->dev ? pa_copy(s->host_flat, s->host, s->flat, s->ptr) : PA_OK;
+}
+
+/* Copies st (its local arrays in smem) to dt (in dmem_) on every rank and checks this rank's elements. */
+static void check(const char *dt_name, const char *dmem_, const char *st_name, const char *smem)
+{
+    const pa_type *dt = T(dt_name), *st = T(st_name);
+    int me = pa_mpi_rank(), bad = 0;
+    side d = {0}, s = {0};
+    char *hit = NULL, plan[512] = "";
+    int rc = side_open(&d, dt, dmem_);
+    if (rc == PA_OK)
+        rc = side_open(&s, st, smem);
+    MCK(rc == PA_OK, "%s <- %s: allocation: %s", dt_name, st_name, pa_last_error());
+    if (rc != PA_OK)
+        goto done;
+    for (int64_t o = 0; o < s.len; o++)
+        s.host[o] = mv_encode(me, o);
+    for (int64_t o = 0; o < d.len; o++)
+        d.host[o] = POISON;
+    MCK_OK(to_device(&s));
+    MCK_OK(to_device(&d));
+    rc = pa_copy(dt, d.ptr, st, s.ptr);
+    MCK(rc == PA_OK, "%s <- %s: pa_copy: %s: %s", dt_name, st_name, pa_status_name(rc), pa_last_error());
+    MCK_OK(from_device(&d));
+    if (me == 0 && pa_copy_explain(dt, st, plan, sizeof plan) > 0)
+        printf("  %s <- %s: %s\n", dt_name, st_name, plan);
+    hit = calloc((size_t)d.len, 1);
+    int own = strcmp(pa_mtt(dt), "distributed") != 0 && strcmp(pa_mtt(st), "distributed") != 0;
+    for (int64_t k = 0; rc == PA_OK && hit && k < pa_size(dt) && bad < 5; k++) {
+        if (!own && pa_offset_on(dt, PA_ON_THREAD, k) != me)
+            continue;
+        int64_t ld = pa_offset_on(dt, PA_ON_LOCAL, k);
+        int want = mv_encode(own ? me : pa_offset_on(st, PA_ON_THREAD, k), pa_offset_on(st, PA_ON_LOCAL, k));
+        hit[ld] = 1;
+        if (d.host[ld] != want) {
+            MCK(0, "%s <- %s: element %lld at local offset %lld is %d, expected %d", dt_name, st_name,
+                (long long)k, (long long)ld, d.host[ld], want);
+            bad++;
+        }
+    }
+    for (int64_t o = 0; rc == PA_OK && hit && o < d.len && bad < 5; o++)
+        if (!hit[o] && d.host[o] != POISON) {
+            MCK(0, "%s <- %s: local offset %lld was written (%d) but no element maps there", dt_name, st_name,
+                (long long)o, d.host[o]);
+            bad++;
+        }
+done:
+    free(hit);
+    side_close(&d);
+    side_close(&s);
+}
+
+static void test_sendrecv(void)
+{
+    check("T33", "dmem", "S33", "dmem");
+}
+
+static void test_alltoall(void)
+{
+    check("T34", "dmem", "S34", "dmem");
+    check("T34H", "paged", "S34", "dmem");   /* device to host */
+    check("T34", "dmem", "S34H", "paged");   /* host to device */
+}
+
+static void test_scatter_gather(void)
+{
+    check("T35", "dmem", "S35", "dmem");
+    check("S35", "dmem", "T35", "dmem");
+    check("T35", "dmem", "S35H", "paged");   /* the manual's scatter from host memory into device memory */
+}
+
+static void test_mixtomix(void)
+{
+    check("T36", "dmem", "S36", "dmem");
+}
+
+static void test_local(void)
+{
+    check("L2B", "dmem", "L2", "dmem");      /* every element on process 2: a copy on its GPU */
+}
+
+static void test_pkufft(void)
+{
+    check("FT", "dmem", "FS", "dmem");       /* listing 46's all-to-all and its way back */
+    check("FS", "dmem", "FT", "dmem");
+}
+
+/* The same copy repeated (the plan and its buffers from the cache) with different data each time. */
+static void test_repeated(void)
+{
+    for (int i = 0; i < 3; i++)
+        check("FT", "dmem", "FS", "dmem");
+}
+
+int main(int argc, char **argv)
+{
+    (void)mv_check_copy;   /* this suite checks through device memory (check above) */
+    MPI_Init(&argc, &argv);
+    int ngpu = pa_cuda_device_count();
+    if (pa_mpi_nprocs() != 4 || ngpu < 1) {
+        fprintf(stderr, "test_mpi_dmem: %s\n", ngpu < 1 ? "no GPU: skipped" : "run with mpirun -np 4");
+        MPI_Finalize();
+        return 77;
+    }
+    MCK_OK(pa_cuda_set_device(pa_mpi_rank() % ngpu));
+    pa_scope_create(NULL, &scope);
+    int st = pa_declare_text(scope,
+        "P = mpi [4]\n"
+        "D33 = dmem int [3]\n"
+        "S33 = [1 # disp(1) # P][#D33]\n"
+        "T33 = [1 # disp(3) # P][#D33]\n"
+        "M = mpi [4]\n"
+        "D34 = dmem int [4][3]\n"
+        "H34 = paged int [4][3]\n"
+        "S34 = [#M][#D34_0][#D34_1]\n"
+        "T34 = [#D34_0][#M][#D34_1]\n"
+        "S34H = [#M][#H34_0][#H34_1]\n"
+        "T34H = [#H34_0][#M][#H34_1]\n"
+        "S35 = dmem int [4][3]\n"
+        "S35H = paged int [4][3]\n"
+        "T35 = [#M][#S35_1]\n"
+        "D2 = dmem int [2][3]\n"
+        "L2 = [1 # disp(2) # P][#D2]\n"
+        "L2B = [1 # disp(2) # P][#D2_1][#D2_0]\n"
+        "M2 = mpi [2][2]\n"
+        "D36 = dmem int [2][2]\n"
+        "S36 = [#M2][#D36]\n"
+        "T36 = [[#M2_1][#D36_0]][[#M2_0][#D36_1]]\n"
+        "SL = dmem int [2][[8][8]]\n"              /* N = 8 over 4 processes: 2 planes of 8 x 8 each */
+        "FS = [#M][#SL]\n"
+        "FT = [[#SL_1_0][#M][#SL_0][#SL_1_1]]\n");
+    MCK(st == PA_OK, "declarations: %s", pa_last_error());
+    if (pa_mpi_rank() == 0)
+        printf("PA_MPI_CUDA_AWARE=%s PA_MPI_PEER=%s\n", getenv("PA_MPI_CUDA_AWARE") ? getenv("PA_MPI_CUDA_AWARE")
+               : "(unset: ask MPI)", getenv("PA_MPI_PEER") ? getenv("PA_MPI_PEER") : "(unset: off)");
+    mck_run("sendrecv (listing 33)", test_sendrecv);
+    mck_run("alltoall (listing 34)", test_alltoall);
+    mck_run("scatter and gather", test_scatter_gather);
+    mck_run("mixtomix (listing 36)", test_mixtomix);
+    mck_run("local on process 2", test_local);
+    mck_run("pkufft all-to-all", test_pkufft);
+    mck_run("repeated copies", test_repeated);
+    int all = 0;
+    MPI_Allreduce(&mck_failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    pa_scope_destroy(scope);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
