@@ -18,11 +18,13 @@ set -uo pipefail
 out=${1:?usage: gpu-fft-2gpu.sh OUTDIR}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here" || exit 2
+# .gpu/ in this checkout, or in the main checkout when this one is a copy under .wt/ (see docs/gpu-results.md)
 # shellcheck disable=SC1091
 [ -f .gpu/env.sh ] && source .gpu/env.sh
-[ -f ../../.gpu/env.sh ] && { pushd ../.. >/dev/null; source .gpu/env.sh; popd >/dev/null; }
+# shellcheck disable=SC1091
+[ -f ../../.gpu/env.sh ] && { pushd ../.. >/dev/null || exit 2; source .gpu/env.sh; popd >/dev/null || exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
-sizes=${FFT_SIZES:-512 1024}
+read -r -a sizes <<< "${FFT_SIZES:-512 1024}"
 mkdir -p "$out"
 b=/tmp/b2
 { nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader; nvidia-smi topo -m;
@@ -34,16 +36,16 @@ if [ ! -f $b/build.ninja ]; then
 fi
 ninja -C $b examples/pkufft bench/fft bench/copy_gpu tests/test_cuda_devices > "$out/build.log" 2>&1 ||
     { tail -30 "$out/build.log"; exit 2; }
-mpirun="mpirun --oversubscribe"
+mpirun=(mpirun --oversubscribe)
 status=0
 {
     first=1
-    for n in $sizes; do
+    for n in "${sizes[@]}"; do
         for p in 2 4; do
             info=(env PA_PLAN_INFO=0)
             [ $first = 1 ] && info=(env PA_PLAN_INFO=1) && first=0
             echo "== pkufft N=$n P=$p ($(( (p + ngpu - 1) / ngpu )) rank(s) per GPU)"
-            timeout 280 "${info[@]}" $mpirun -x PA_PLAN_INFO -np $p $b/examples/pkufft --engine=gpu --route=both $n 2>&1
+            timeout 280 "${info[@]}" "${mpirun[@]}" -x PA_PLAN_INFO -np "$p" $b/examples/pkufft --engine=gpu --route=both "$n" 2>&1
             rc=$?
             echo "exit $rc"
             [ $rc -ne 0 ] && status=1
@@ -53,7 +55,7 @@ status=0
 grep -E "^== |PASS|FAIL|^exit" "$out/pkufft.log"
 for p in 1 2; do
     echo "== bench/fft P=$p"
-    timeout 400 $mpirun -np $p $b/bench/fft --repeats=${FFT_REPEATS:-5} $sizes 2>&1
+    timeout 400 "${mpirun[@]}" -np "$p" $b/bench/fft --repeats="${FFT_REPEATS:-5}" "${sizes[@]}" 2>&1
     echo "exit $?"
 done > "$out/bench.log" 2>&1
 grep -qE "^exit [^0]" "$out/bench.log" && status=1

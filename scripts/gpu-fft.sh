@@ -16,9 +16,11 @@ steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(check)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here" || exit 2
+# .gpu/ in this checkout, or in the main checkout when this one is a copy under .wt/ (see docs/gpu-results.md)
 # shellcheck disable=SC1091
 [ -f .gpu/env.sh ] && source .gpu/env.sh
-[ -f ../../.gpu/env.sh ] && { pushd ../.. >/dev/null; source .gpu/env.sh; popd >/dev/null; }
+# shellcheck disable=SC1091
+[ -f ../../.gpu/env.sh ] && { pushd ../.. >/dev/null || exit 2; source .gpu/env.sh; popd >/dev/null || exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 mkdir -p "$out"
 b=/tmp/bf
@@ -28,7 +30,7 @@ if [ ! -f $b/build.ninja ]; then
     meson setup $b -Dcuda=enabled -Dfuzz=false > "$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 2; }
 fi
 ninja -C $b examples/pkufft bench/fft tests/test_mpi_dmem > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 2; }
-mpirun="mpirun --oversubscribe"
+mpirun=(mpirun --oversubscribe)
 status=0
 run() {   # run NAME EXPECT(0|fail) COMMAND...: logs it, checks the exit status
     local name=$1 expect=$2
@@ -45,29 +47,29 @@ for step in "${steps[@]}"; do
     check)
         {
             for p in 1 2 4; do
-                run "pkufft gpu P=$p" 0 $mpirun -np $p $b/examples/pkufft --engine=gpu --route=both 8 16 32 64 128 256 512
+                run "pkufft gpu P=$p" 0 "${mpirun[@]}" -np $p $b/examples/pkufft --engine=gpu --route=both 8 16 32 64 128 256 512
             done
-            run "pkufft plan info P=4" 0 env PA_PLAN_INFO=1 $mpirun -x PA_PLAN_INFO -np 4 $b/examples/pkufft --engine=gpu --route=both 32
-            run "pkufft N=12 P=4 (not a power of two)" 0 $mpirun -np 4 $b/examples/pkufft --engine=gpu --route=both 12 24
-            run "pkufft cpu engine P=4" 0 $mpirun -np 4 $b/examples/pkufft --engine=cpu --route=both 8 16 32
-            run "pkufft a process without a GPU" fail $mpirun -np 1 env CUDA_VISIBLE_DEVICES= $b/examples/pkufft 16 : -np 1 $b/examples/pkufft 16
-            run "pkufft plan failure on process 1" fail $mpirun -np 2 $b/examples/pkufft --engine=gpu --fail-plan=1 --route=both 16
-            run "pkufft N not divisible" fail $mpirun -np 4 $b/examples/pkufft --engine=gpu 18
-            run "pkufft too few processes" fail $mpirun -np 2 $b/examples/pkufft --engine=gpu --procs=4 16
-            run "mpi_dmem (route this MPI allows)" 0 $mpirun -np 4 $b/tests/test_mpi_dmem
-            run "mpi_dmem staged" 0 $mpirun -np 4 -x PA_MPI_CUDA_AWARE=0 $b/tests/test_mpi_dmem
-            run "pkufft under compute-sanitizer" 0 $mpirun -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 $b/examples/pkufft --engine=gpu --route=both 16
+            run "pkufft plan info P=4" 0 env PA_PLAN_INFO=1 "${mpirun[@]}" -x PA_PLAN_INFO -np 4 $b/examples/pkufft --engine=gpu --route=both 32
+            run "pkufft N=12 P=4 (not a power of two)" 0 "${mpirun[@]}" -np 4 $b/examples/pkufft --engine=gpu --route=both 12 24
+            run "pkufft cpu engine P=4" 0 "${mpirun[@]}" -np 4 $b/examples/pkufft --engine=cpu --route=both 8 16 32
+            run "pkufft a process without a GPU" fail "${mpirun[@]}" -np 1 env CUDA_VISIBLE_DEVICES= $b/examples/pkufft 16 : -np 1 $b/examples/pkufft 16
+            run "pkufft plan failure on process 1" fail "${mpirun[@]}" -np 2 $b/examples/pkufft --engine=gpu --fail-plan=1 --route=both 16
+            run "pkufft N not divisible" fail "${mpirun[@]}" -np 4 $b/examples/pkufft --engine=gpu 18
+            run "pkufft too few processes" fail "${mpirun[@]}" -np 2 $b/examples/pkufft --engine=gpu --procs=4 16
+            run "mpi_dmem (route this MPI allows)" 0 "${mpirun[@]}" -np 4 $b/tests/test_mpi_dmem
+            run "mpi_dmem staged" 0 "${mpirun[@]}" -np 4 -x PA_MPI_CUDA_AWARE=0 $b/tests/test_mpi_dmem
+            run "pkufft under compute-sanitizer" 0 "${mpirun[@]}" -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 $b/examples/pkufft --engine=gpu --route=both 16
         } > "$out/check.log" 2>&1
         grep -E "^== |^exit |PASS|FAIL|^!!" "$out/check.log" | head -120
         ;;
     quick)   # the device route's peer copies and its fallback, at small sizes
         {
-            run "mpi_dmem (default: peer copies on one host)" 0 env PA_PLAN_INFO=1 $mpirun -x PA_PLAN_INFO -np 4 $b/tests/test_mpi_dmem
-            run "mpi_dmem staged (PA_MPI_PEER=0)" 0 $mpirun -np 4 -x PA_MPI_PEER=0 $b/tests/test_mpi_dmem
+            run "mpi_dmem (default: peer copies on one host)" 0 env PA_PLAN_INFO=1 "${mpirun[@]}" -x PA_PLAN_INFO -np 4 $b/tests/test_mpi_dmem
+            run "mpi_dmem staged (PA_MPI_PEER=0)" 0 "${mpirun[@]}" -np 4 -x PA_MPI_PEER=0 $b/tests/test_mpi_dmem
             for p in 2 4; do
-                run "pkufft device route P=$p" 0 $mpirun -np $p $b/examples/pkufft --engine=gpu --route=both 16 64 256 512
+                run "pkufft device route P=$p" 0 "${mpirun[@]}" -np $p $b/examples/pkufft --engine=gpu --route=both 16 64 256 512
             done
-            run "pkufft device route P=4 staged" 0 $mpirun -np 4 -x PA_MPI_PEER=0 $b/examples/pkufft --engine=gpu --route=device 64 512
+            run "pkufft device route P=4 staged" 0 "${mpirun[@]}" -np 4 -x PA_MPI_PEER=0 $b/examples/pkufft --engine=gpu --route=device 64 512
         } > "$out/quick.log" 2>&1
         grep -E "^== |^exit |PASS|FAIL|^!!|ok$|FAILED$|route" "$out/quick.log" | grep -v "^parray plan" | head -60
         grep -E "^parray plan" "$out/quick.log" | sed 's/rank [0-9]*/rank R/g' | sort | uniq -c | head -20
@@ -75,7 +77,7 @@ for step in "${steps[@]}"; do
     bench)
         for n in ${BENCH_SIZES:-256 512 1024}; do   # the sizes outside: a run cut short keeps whole sizes
             for p in ${BENCH_PROCS:-1 2 4}; do
-                run "bench/fft N=$n P=$p" 0 $mpirun -np $p $b/bench/fft --repeats=${BENCH_REPEATS:-5} $n
+                run "bench/fft N=$n P=$p" 0 "${mpirun[@]}" -np "$p" $b/bench/fft --repeats="${BENCH_REPEATS:-5}" "$n"
             done
         done > "$out/bench.log" 2>&1
         grep -E "^P12|^N=|fft-total|all-to-all plan|phases|^!!|^exit" "$out/bench.log"
