@@ -3,13 +3,16 @@
  *   alltoall:  copy S = [#M][#D_0][#D_1] to T = [#D_0][#M][#D_1]     vs  MPI_Alltoall
  *   scatter:   copy S = paged int [P][n] (on rank 0) to T = [#M][#S_1] vs  MPI_Scatter
  *   sendrecv:  copy [1 # disp(1) # M][#D] to [1 # disp(3) # M][#D]    vs  MPI_Send on rank 1, MPI_Recv on rank 3
+ *              (ranks 0 and 1 with fewer than 4 processes)
  *   strided:   copy S to TW = [#D_0][#D_1][#M] (every element to another rank than its neighbours') vs
  *              MPI_Alltoallw with vector datatypes: our packing + MPI_Alltoall against MPI's derived types
  * Every sample starts after a barrier and runs 64, 8 or 1 operations back to back (small, medium, large sizes);
  * its time per operation is the slowest rank's.  Ours and the anchor alternate (and which goes first), and
  * the medians are compared: ratio = anchor time / our time, target 0.95 (we may be at most 5% slower).  The
- * results of both are checked to be equal.  Run with 4 processes:
+ * results of both are checked to be equal.  Run with 2 processes or more (P9 asks for 4, 8 and 16 on one host):
  *     mpirun -np 4 build/bench/mpi_copy [--quick]
+ * Each process's threads are its share of the node's cores (pa_host_share, printed first): with 16 ranks on 16
+ * cores a copy's pack runs on one thread, where it used to start up to 16 and oversubscribe the cores.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,7 +23,7 @@
 
 #define TARGET 0.95
 
-static int me, nprocs, reps = 101;
+static int me, nprocs, reps = 101, sr_from = 1, sr_to = 3;   /* the sendrecv pair */
 
 static int cmp(const void *a, const void *b)
 {
@@ -82,10 +85,10 @@ static int anchor(void *p)
         return MPI_Alltoallw(c->src, c->counts, c->sdispl, c->stypes, c->out, c->counts, c->rdispl, c->rtypes,
                              MPI_COMM_WORLD);
     default:
-        if (me == 1)
-            return MPI_Send(c->src, c->n, MPI_INT, 3, 0, MPI_COMM_WORLD);
-        if (me == 3)
-            return MPI_Recv(c->out, c->n, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (me == sr_from)
+            return MPI_Send(c->src, c->n, MPI_INT, sr_to, 0, MPI_COMM_WORLD);
+        if (me == sr_to)
+            return MPI_Recv(c->out, c->n, MPI_INT, sr_from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         return 0;
     }
 }
@@ -120,8 +123,8 @@ static int run_case(pa_scope *s, const char *name, int kind, int n)
     char text[512];
     snprintf(text, sizeof text,
              "M = mpi [%d]\nD = paged int [%d][%d]\nS = [#M][#D_0][#D_1]\nT = [#D_0][#M][#D_1]\n"
-             "SS = paged int [%d][%d]\nTS = [#M][#SS_1]\nDR = paged int [%d]\nSR = [1 # disp(1) # M][#DR]\n"
-             "TR = [1 # disp(3) # M][#DR]\nTW = [#D_0][#D_1][#M]", nprocs, nprocs, n, nprocs, n, n);
+             "SS = paged int [%d][%d]\nTS = [#M][#SS_1]\nDR = paged int [%d]\nSR = [1 # disp(%d) # M][#DR]\n"
+             "TR = [1 # disp(%d) # M][#DR]\nTW = [#D_0][#D_1][#M]", nprocs, nprocs, n, nprocs, n, n, sr_from, sr_to);
     if (pa_declare_text(s, text) != PA_OK) {
         fprintf(stderr, "declarations: %s\n", pa_last_error());
         return 1;
@@ -154,7 +157,7 @@ static int run_case(pa_scope *s, const char *name, int kind, int n)
     c.out = c.ref;
     timed(ours, &c);
     timed(anchor, &c);
-    size_t cmp_len = kind == 0 || kind == 3 ? len : kind == 1 || me == 3 ? (size_t)n : 0;
+    size_t cmp_len = kind == 0 || kind == 3 ? len : kind == 1 || me == sr_to ? (size_t)n : 0;
     int same = cmp_len == 0 || memcmp(c.dst, c.ref, cmp_len * sizeof(int)) == 0, all;
     MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     qsort(to, (size_t)reps, sizeof *to, cmp);
@@ -193,15 +196,22 @@ int main(int argc, char **argv)
     selftest = getenv("PA_BENCH_SELFTEST") != NULL;
     if (argc > 1 && strcmp(argv[1], "--quick") == 0)
         reps = 5, nsizes = 2;
-    if (nprocs < 4) {
+    if (nprocs < 2) {
         if (me == 0)
-            fprintf(stderr, "mpi_copy: run with at least 4 processes (mpirun -np 4)\n");
+            fprintf(stderr, "mpi_copy: run with at least 2 processes (mpirun -np 4)\n");
         MPI_Finalize();
         return 2;
     }
+    if (nprocs < 4)
+        sr_from = 0, sr_to = 1;
+    pa_mpi_node_share();   /* the ranks on this node share its cores (before MPI_Init, the launcher said so) */
+    pa_host_share_info sh;
+    pa_host_share(&sh);
     if (me == 0)
-        printf("P9: distributed copies vs hand-written MPI, %d processes, median of %d\n"
-               "case      size/pair          ours       anchor   ratio target\n", nprocs, reps);
+        printf("P9: distributed copies vs hand-written MPI, %d processes, median of %d; rank 0: %d of %d ranks on "
+               "its node (%s), %d of %d CPUs for its threads%s\n"
+               "case      size/pair          ours       anchor   ratio target\n", nprocs, reps, sh.local_rank,
+               sh.local_ranks, sh.source, sh.cpus, sh.machine_cpus, sh.bound_by_launcher ? " (bound by mpirun)" : "");
     for (int k = 0; k < 4; k++)
         for (int i = 0; i < nsizes; i++) {
             pa_scope *s = NULL;

@@ -1,14 +1,17 @@
 /*
- * bench/threads — target P10 and the cost of a launch, measured in one run.
+ * bench/threads — target P10 (shared/PERFORMANCE.md), measured in one run at 1, 2, 4, 8 and all of this
+ * process's cores (pa_host_share):
  *
- *   1. Stream triad a[i] = b[i] + s * c[i] over paged double arrays (3 x 128 MiB by default), through
- *      pa_map_runs (the run form, which vectorises), pa_map (one indirect call per element) and pa_for over a
- *      pthd array (each thread its static chunk), against a plain OpenMP loop with the same thread count.
- *      P10 asks pa_map (run form) / OpenMP >= 0.95.
- *   2. An empty pa_for over pthd [n], n = 2, 4, 8, against pthread_create + pthread_join of n threads that
- *      do nothing (and an empty OpenMP parallel region for reference).
+ *   1. Stream triad a[i] = b[i] + s * c[i] over paged double arrays (3 x 128 MiB by default) through
+ *      pa_map_runs (the run form, which vectorises) and pa_map (one indirect call per element), against a plain
+ *      OpenMP loop with the same thread count; target >= 0.95 for both.  pa_for over a pthd array (each thread
+ *      its static chunk) is shown beside them.
+ *   2. An empty pa_for over pthd [n], n = 2, 4, 8 and all cores, against an empty OpenMP parallel region of n
+ *      threads: single launches timed one by one in blocks of back-to-back launches (a pause between blocks
+ *      lets either side's polling threads sleep), median and 90th percentile; target: our median <= 1.5x
+ *      OpenMP's.
  *
- * Medians of repeated, interleaved measurements.  Usage: threads [log2 elements] (default 24).
+ * Usage: threads [log2 elements] [--smoke]   (default 24; --smoke: 2^18 elements, few samples, no pass/fail).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -94,12 +97,38 @@ static void triad_omp(triad *t, int p)
     (void)p;
 }
 
-#define REPS 15
+static int smoke;
+static int reps = 15;
 
-static void bench_triad(pa_scope *scope, int log2n, int p)
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double pct(double *v, int n, double q)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+    return v[(int)(q * (n - 1) + 0.5)];
+}
+
+static void row(const char *name, const char *size, int t, double ours, double anchor, double ratio, const char *unit,
+                double target, int higher_better, int *rows, int *fails)
+{
+    int pass = higher_better ? ratio >= target : ratio <= target;
+    (*rows)++;
+    *fails += !pass;
+    printf("| %s | %s | %d | %.2f | %.2f | %s | %.3f | %s%.2f | %s |\n", name, size, t, ours, anchor, unit, ratio,
+           higher_better ? ">= " : "<= ", target, smoke ? "(smoke)" : pass ? "pass" : "FAIL");
+    fflush(stdout);
+}
+
+static void bench_triad(pa_scope *scope, int log2n, const int *nthr, int nt, int *rows, int *fails)
 {
     char decl[64], size[32];
+    int all = nthr[nt - 1];
     snprintf(decl, sizeof decl, "paged double [%lld]", 1LL << log2n);
+    snprintf(size, sizeof size, "3 x 2^%d doubles", log2n);
     const pa_type *A = pa_type_parse(scope, decl);
     triad t = {pa_create(A), pa_create(A), pa_create(A), 3.0, 1LL << log2n};
     triad *tp = &t;
@@ -108,57 +137,58 @@ static void bench_triad(pa_scope *scope, int log2n, int p)
         exit(1);
     }
     /* First touch with the same static partition both sides use. */
-#pragma omp parallel for schedule(static) num_threads(p)
+#pragma omp parallel for schedule(static) num_threads(all)
     for (int64_t i = 0; i < t.n; i++) {
         t.a[i] = 0;
         t.b[i] = (double)(i % 1000);
         t.c[i] = (double)(i % 77);
     }
-    snprintf(decl, sizeof decl, "pthd [%d]", p);
-    const pa_type *P = pa_type_parse(scope, decl);
-    double runs[REPS], elem[REPS], forr[REPS], omp[REPS];
-    /* Between cases a pause lets spinning threads (OpenMP's and the pool's) go to sleep, so no case pays
-     * for the previous one's idle threads on a machine with few cores. */
-    for (int r = 0; r < REPS + 1; r++) {
-        double t0 = now();
-        triad_omp(&t, p);
-        double t1 = now();
-        usleep(50000);
-        double t2 = now();
-        pa_map_runs(A, t.a, triad_run, &t);
-        double t3 = now();
-        usleep(50000);
-        double t4 = now();
-        pa_map(A, t.a, triad_elem, &t);
-        double t5 = now();
-        usleep(50000);
-        double t6 = now();
-        pa_for(P, triad_thread, &tp, sizeof tp);
-        double t7 = now();
-        usleep(50000);
-        if (r > 0) {   /* the first round warms up */
-            omp[r - 1] = t1 - t0;
-            runs[r - 1] = t3 - t2;
-            elem[r - 1] = t5 - t4;
-            forr[r - 1] = t7 - t6;
+    double bytes = 3.0 * 8.0 * (double)t.n;
+    for (int i = 0; i < nt; i++) {
+        int p = nthr[i];
+        snprintf(decl, sizeof decl, "pthd [%d]", p);
+        const pa_type *P = pa_type_parse(scope, decl);
+        pa_set_num_threads(p);
+        double runs[64], elem[64], forr[64], omp[64];
+        /* Between cases a pause lets spinning threads (OpenMP's and the pool's) go to sleep, so no case pays
+         * for the previous one's polling threads. */
+        for (int r = 0; r < reps + 1; r++) {
+            double t0 = now();
+            triad_omp(&t, p);
+            double t1 = now();
+            usleep(smoke ? 0 : 20000);
+            double t2 = now();
+            pa_map_runs(A, t.a, triad_run, &t);
+            double t3 = now();
+            usleep(smoke ? 0 : 20000);
+            double t4 = now();
+            pa_map(A, t.a, triad_elem, &t);
+            double t5 = now();
+            usleep(smoke ? 0 : 20000);
+            double t6 = now();
+            pa_for(P, triad_thread, &tp, sizeof tp);
+            double t7 = now();
+            usleep(smoke ? 0 : 20000);
+            if (r > 0) {   /* the first round warms up */
+                omp[r - 1] = t1 - t0;
+                runs[r - 1] = t3 - t2;
+                elem[r - 1] = t5 - t4;
+                forr[r - 1] = t7 - t6;
+            }
         }
+        for (int64_t k = 0; k < t.n; k += 4099)
+            if (t.a[k] != t.b[k] + 3.0 * t.c[k]) {
+                fprintf(stderr, "threads: wrong triad result at %lld\n", (long long)k);
+                exit(1);
+            }
+        double gomp = bytes / median(omp, reps) / 1e9, g1 = bytes / median(runs, reps) / 1e9;
+        double g2 = bytes / median(elem, reps) / 1e9, g3 = bytes / median(forr, reps) / 1e9;
+        row("triad pa_map_runs", size, p, g1, gomp, g1 / gomp, "GB/s", 0.95, 1, rows, fails);
+        row("triad pa_map (element function)", size, p, g2, gomp, g2 / gomp, "GB/s", 0.95, 1, rows, fails);
+        printf("| triad pa_for pthd chunks (no target) | %s | %d | %.2f | %.2f | GB/s | %.3f | - | - |\n", size, p, g3,
+               gomp, g3 / gomp);
     }
-    for (int64_t i = 0; i < t.n; i += 4099)
-        if (t.a[i] != t.b[i] + 3.0 * t.c[i]) {
-            fprintf(stderr, "threads: wrong triad result at %lld\n", (long long)i);
-            exit(1);
-        }
-    double bytes = 3.0 * 8.0 * (double)t.n, gomp = bytes / median(omp, REPS) / 1e9;
-    snprintf(size, sizeof size, "2^%d", log2n);
-    printf("%-40s %-8s %10s %10s %8s %8s %s\n", "case", "size", "ours", "anchor", "ratio", "target", "result");
-    double cases[3] = {bytes / median(runs, REPS) / 1e9, bytes / median(elem, REPS) / 1e9,
-                       bytes / median(forr, REPS) / 1e9};
-    const char *names[3] = {"triad pa_map_runs (P10) GB/s", "triad pa_map element fn GB/s", "triad pa_for pthd chunks GB/s"};
-    for (int i = 0; i < 3; i++) {
-        double ratio = cases[i] / gomp;
-        printf("%-40s %-8s %10.2f %10.2f %8.3f %8s %s\n", names[i], size, cases[i], gomp, ratio,
-               i == 0 ? "0.95" : "-", i == 0 ? (ratio >= 0.95 ? "pass" : "FAIL") : "");
-    }
+    pa_set_num_threads(all);
     pa_destroy(A, t.a);
     pa_destroy(A, t.b);
     pa_destroy(A, t.c);
@@ -168,93 +198,86 @@ static void bench_triad(pa_scope *scope, int log2n, int p)
 
 static int nop(pa_ctx *ctx, void *arg)
 {
+    (void)ctx;
+    (void)arg;
     return PA_OK;
 }
 
-static void *nop_thread(void *arg)
-{
-    return arg;
-}
+#define BLOCK 200
 
-#define BATCH 200
-#define BATCHES 15
-
-static double time_pa_for(const pa_type *t)
+static void omp_empty(int n)
 {
-    double v[BATCHES];
-    for (int b = 0; b < BATCHES; b++) {
-        double t0 = now();
-        for (int i = 0; i < BATCH; i++)
-            pa_for(t, nop, NULL, 0);
-        v[b] = (now() - t0) / BATCH;
-    }
-    return median(v, BATCHES);
-}
-
-static double time_create_join(int n)
-{
-    double v[BATCHES];
-    pthread_t th[64];
-    for (int b = 0; b < BATCHES; b++) {
-        double t0 = now();
-        for (int i = 0; i < BATCH; i++) {
-            for (int k = 0; k < n; k++)
-                pthread_create(&th[k], NULL, nop_thread, NULL);
-            for (int k = 0; k < n; k++)
-                pthread_join(th[k], NULL);
-        }
-        v[b] = (now() - t0) / BATCH;
-    }
-    return median(v, BATCHES);
-}
-
-static double time_omp_region(int n)
-{
-    double v[BATCHES];
-    volatile int sink = 0;
-    for (int b = 0; b < BATCHES; b++) {
-        double t0 = now();
-        for (int i = 0; i < BATCH; i++) {
+    static volatile int sink;
 #pragma omp parallel num_threads(n)
-            sink = 1;
-        }
-        v[b] = (now() - t0) / BATCH;
-    }
-    (void)sink;
-    return median(v, BATCHES);
+    sink = sink + 0;
+    (void)n;
 }
 
-static void bench_launch(pa_scope *scope)
+static void bench_launch(pa_scope *scope, const int *nthr, int nt, int *rows, int *fails)
 {
-    int ns[3] = {2, 4, 8};
-    for (int i = 0; i < 3; i++) {
-        char decl[32], size[16];
-        snprintf(decl, sizeof decl, "pthd [%d]", ns[i]);
-        snprintf(size, sizeof size, "%d thr", ns[i]);
+    int blocks = smoke ? 2 : 10, total = blocks * BLOCK;
+    double *vo = malloc(sizeof(double) * (size_t)total), *va = malloc(sizeof(double) * (size_t)total);
+    for (int i = 0; i < nt; i++) {
+        int n = nthr[i];
+        if (n < 2)
+            continue;
+        char decl[32], size[48];
+        snprintf(decl, sizeof decl, "pthd [%d]", n);
         const pa_type *t = pa_type_parse(scope, decl);
         pa_for(t, nop, NULL, 0);   /* the pool makes its workers once */
-        double ours = time_pa_for(t) * 1e6, cj = time_create_join(ns[i]) * 1e6, omp = time_omp_region(ns[i]) * 1e6;
-        printf("%-40s %-8s %10.2f %10.2f %8.3f %8s %s\n", "empty pa_for vs create+join (us)", size, ours, cj,
-               cj / ours, ">1", cj > ours ? "pass" : "FAIL");
-        printf("%-40s %-8s %10.2f %10.2f %8.3f %8s %s\n", "empty pa_for vs omp parallel (us)", size, ours, omp,
-               omp / ours, "-", "");
+        omp_empty(n);
+        for (int b = 0; b < blocks; b++) {
+            for (int side = 0; side < 2; side++) {
+                usleep(smoke ? 0 : 20000);
+                for (int k = -5; k < BLOCK; k++) {   /* five launches wake the threads up */
+                    double t0 = now();
+                    if (side == 0)
+                        pa_for(t, nop, NULL, 0);
+                    else
+                        omp_empty(n);
+                    double dt = now() - t0;
+                    if (k >= 0)
+                        (side ? va : vo)[b * BLOCK + k] = dt * 1e6;
+                }
+            }
+        }
+        double om = pct(vo, total, 0.5), o9 = pct(vo, total, 0.9), am = pct(va, total, 0.5), a9 = pct(va, total, 0.9);
+        snprintf(size, sizeof size, "p90 %.2f vs %.2f us", o9, a9);
+        row("empty pa_for vs omp parallel, median", size, n, om, am, om / am, "us", 1.5, 0, rows, fails);
     }
+    free(vo);
+    free(va);
 }
 
 int main(int argc, char **argv)
 {
-    int log2n = argc > 1 ? atoi(argv[1]) : 24;
-    int p = pa_get_num_threads();
+    int log2n = 24, nthr[8], nt = 0, rows = 0, fails = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--smoke") == 0)
+            smoke = 1;
+        else if (atoi(argv[i]) > 0)
+            log2n = atoi(argv[i]);
+    }
+    if (smoke)
+        log2n = 18, reps = 3;
+    pa_host_share_info sh;
+    pa_host_share(&sh);
+    for (int t = 1; t < sh.cpus && nt < 7; t *= 2)
+        nthr[nt++] = t;
+    nthr[nt++] = sh.cpus;
     pa_scope *scope = NULL;
     if (pa_scope_create(NULL, &scope) != PA_OK)
         return 1;
 #ifndef _OPENMP
     printf("built without OpenMP: the anchor loops run on one thread\n");
 #endif
-    printf("threads: %d (pa_get_num_threads; PA_NUM_THREADS to change)\n", p);
     pa_topology_print(stdout);
-    bench_triad(scope, log2n, p);
-    bench_launch(scope);
+    printf("P10: thread arrays at 1 to %d threads against OpenMP on as many threads\n", sh.cpus);
+    printf("| case | size | threads | ours | OpenMP | unit | ratio | target | result |\n"
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    bench_triad(scope, log2n, nthr, nt, &rows, &fails);
+    bench_launch(scope, nthr, nt, &rows, &fails);
+    printf("%d of %d rows meet their target\n", rows - fails, rows);
     pa_scope_destroy(scope);
-    return 0;
+    return smoke ? 0 : fails != 0;
 }

@@ -60,7 +60,10 @@ PA_API int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_
  */
 PA_API int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf, size_t len);
 
-/** Sets the most threads a host copy may use (0: the default, the number of cores).  \return PA_OK. */
+/**
+ * Sets the most threads a host copy may use (0: the default, this process's share of the host's CPUs, see
+ * pa_host_share in topology.h; PA_COPY_THREADS in the environment gives the initial value).  \return PA_OK.
+ */
 PA_API int pa_copy_set_threads(int nthreads);
 
 #ifdef __cplusplus

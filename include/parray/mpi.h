@@ -96,6 +96,15 @@ PA_API int pa_mpi_rank(void);
 /** \return the size of the communicator distributed copies use now (1 without MPI). */
 PA_API int pa_mpi_nprocs(void);
 
+/**
+ * Finds the ranks sharing this process's node (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED over
+ * MPI_COMM_WORLD) and gives this process its share of the cores for its threads (pa_host_share in
+ * topology.h).  Collective over MPI_COMM_WORLD; pa_mpi_main calls it itself, SPMD programs may call it after
+ * MPI_Init (before it, the launcher's environment tells the same where it can).
+ * \return PA_OK, PA_ERR_NODEV (no MPI backend, or MPI not running) or PA_ERR_SYS (the split failed).
+ */
+PA_API int pa_mpi_node_share(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,7 @@
 #include "thread.h"
 #include "tile.h"
 #include "topology.h"
+#include "vmem.h"
 #include "cuda.h"
 #include "matrix.h"
 #include "kernel.h"

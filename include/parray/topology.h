@@ -51,6 +51,31 @@ PA_API int pa_topology_print(FILE *f);
  */
 PA_API int pa_topology_mic_grid(int *cores, int *threads_per_core);
 
+/**
+ * This process's share of the host, from which its default thread counts come (pa_copy's threads, pa_map's and
+ * pa_tile's, the pthd pool's binding slice): when several MPI ranks share the node, each takes its part of the
+ * CPUs, so that ranks x threads never oversubscribe the cores by default.
+ */
+typedef struct pa_host_share_info {
+    int local_rank;        /* this process's index among the ranks on its node (0 without MPI) */
+    int local_ranks;       /* ranks on this node (1 without MPI) */
+    int machine_cpus;      /* CPUs online */
+    int allowed_cpus;      /* CPUs in the process's affinity mask when it started */
+    int cpus;              /* this process's share: its default thread count */
+    int first_cpu;         /* the first CPU (OS index) of its slice, where bound threads start */
+    int bound_by_launcher; /* 1 when the mask was narrower than the machine (mpirun --bind-to core ...) */
+    char source[48];       /* where local_ranks came from: "MPI shared-memory communicator", "Open MPI's
+                              environment", "PA_NODE_RANKS", ... */
+} pa_host_share_info;
+
+/**
+ * Fills this process's share of the host.  The ranks on the node come from the MPI backend's shared-memory
+ * communicator once pa_mpi_main (or pa_mpi_node_share) has run, else from the launcher's environment;
+ * PA_NODE_RANKS=n (and PA_NODE_RANK=r) set them by hand, PA_NODE_RANKS=1 turns the division off.
+ * \return PA_OK or PA_ERR_INVAL (NULL).
+ */
+PA_API int pa_host_share(pa_host_share_info *out);
+
 #ifdef __cplusplus
 }
 #endif

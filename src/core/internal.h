@@ -285,4 +285,13 @@ static inline int pa__pair_is(const pa__pair *p, const pa_type *dt, const pa_typ
     return p->dt == dt && p->st == st && pa__pair_current(p);
 }
 
+/* ---- this process's share of the host (src/backends/pthread/host_share.c) ---------------------------------- */
+
+/** Records the ranks sharing this node, as the MPI backend's shared-memory communicator found them. */
+void pa__node_share_set(int local_rank, int local_ranks);
+/** This process's share of the host (pa_host_share without the NULL check).  \return PA_OK. */
+int pa__host_share(pa_host_share_info *out);
+/** CPUs this process's threads may use by default: its share of the host (at least 1). */
+int pa__process_cpus(void);
+
 #endif

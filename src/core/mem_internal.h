@@ -20,6 +20,10 @@
 extern const pa__mem_ops pa__mem_paged_ops;
 extern const pa__mem_ops pa__mem_mmap_ops;
 extern const pa__mem_ops pa__mem_numa_ops;
+/** vmem: vector-aligned buffers within the SIMD register file (src/backends/pthread/mem_vmem.c). */
+extern const pa__mem_ops pa__mem_vmem_ops;
+/** The most bytes a vmem array may hold: the register file of the SIMD set chosen at run time. */
+size_t pa__vmem_limit(void);
 /* The CUDA backend's allocators (src/backends/cuda/mem_cuda.c), present when built with PA_HAVE_CUDA. */
 extern const pa__mem_ops pa__mem_pinned_ops;
 extern const pa__mem_ops pa__mem_dmem_ops;

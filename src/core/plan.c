@@ -415,8 +415,10 @@ int pa__plan_explain(const pa__plan *p, char *buf, size_t len)
     int in = s->nmodes - 1;
     int64_t run = (!s->dst_table[in] && !s->src_table[in] && s->dst_stride[in] == 1 && s->src_stride[in] == 1)
                       ? s->size[in] : 1;
-    return snprintf(buf, len, "copy %lld x %zu B: strategy=%s shape=%s run=%lld B threads=%d async=%s \xe2\x80\x94 %s%s",
+    char note[128];
+    pa__host_threads_note(p, note, sizeof note);
+    return snprintf(buf, len, "copy %lld x %zu B: strategy=%s shape=%s run=%lld B threads=%d async=%s \xe2\x80\x94 %s%s%s",
                     (long long)s->total, s->elm, p->strategy->name, shape, (long long)pa__bytes(run, s->elm),
                     pa__host_threads(p), p->strategy->exec_async ? "queued" : "waits", p->why,
-                    pa__host_streams(p) ? ", streaming stores" : "");
+                    pa__host_streams(p) ? ", streaming stores" : "", note);
 }

@@ -116,6 +116,8 @@ void pa__copy_threads_set(int n);
 int pa__copy_threads_for(int64_t bytes, int64_t chunk);
 /** The threads a host plan runs on now (1 for other backends' plans) (copy_strategies.c). */
 int pa__host_threads(const pa__plan *p);
+/** Writes why a host plan takes its threads ("" for other plans).  \return as snprintf. */
+int pa__host_threads_note(const pa__plan *p, char *buf, size_t len);
 /** 1 when a host plan writes with streaming stores (destinations well beyond the caches). */
 int pa__host_streams(const pa__plan *p);
 /** Runs kernel over shape on up to nthreads threads, splitting one mode into contiguous slices. */

@@ -74,7 +74,7 @@ static const char *const missing_names[] = {
 #if !PA_HAVE_MPI
     "mpimem",
 #endif
-    "smem", "rmem", "micmem", "vmem"};
+    "smem", "rmem", "micmem"};
 
 START_TEST(test_mtt_kinds)
 {
@@ -377,6 +377,61 @@ END_TEST
 enum { REG_THREADS = 8, REG_PER_THREAD = 5000 };
 
 /* Each thread registers its own slice of a shared array, checks it, and removes it again. */
+/* ---- vmem: vector-aligned buffers within the register file ------------------------------------------- */
+
+static int vmem_tile_add(void *tile, int64_t t, void *arg)
+{
+    double *v = tile;
+    ck_assert_int_eq((uintptr_t)tile % (uintptr_t)pa_vmem_width(), 0);
+    for (int i = 0; i < 8; i++)
+        v[i] += 1000.0 * (double)t;
+    (void)arg;
+    return PA_OK;
+}
+
+START_TEST(test_vmem)
+{
+    int w = pa_vmem_width(), r = pa_vmem_registers();
+    const char *isa = pa_vmem_isa();
+    ck_assert_msg(strcmp(isa, "avx512") == 0 || strcmp(isa, "avx2") == 0 || strcmp(isa, "sse2") == 0 ||
+                  strcmp(isa, "scalar") == 0, "isa %s", isa);
+    ck_assert_int_eq(w, strcmp(isa, "avx512") == 0 ? 64 : strcmp(isa, "avx2") == 0 ? 32 : strcmp(isa, "sse2") == 0 ? 16 : 8);
+    ck_assert_int_eq(r, strcmp(isa, "avx512") == 0 ? 32 : 16);
+    ck_assert_int_eq(pa_mtt_available("vmem"), 1);
+    pa_scope *s = NULL;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_declare_text(s, "parray vmem double [8] V\nparray paged double [4][8] P\n"
+                                "parray paged double [[#P_1][#P_0]] PT\nparray vmem double [8192] BIG\n"));
+    const pa_type *V = pa_type_get(s, "V"), *P = pa_type_get(s, "P"), *PT = pa_type_get(s, "PT");
+    /* A vmem array is aligned to the vector width; copies to and from it are host copies. */
+    double *v = pa_create(V), *p = pa_create(P), *q = pa_create(P);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_int_eq((uintptr_t)v % (uintptr_t)w, 0);
+    for (int i = 0; i < 32; i++)
+        p[i] = i + 0.5, q[i] = -1;
+    const pa_type *row = pa_type_parse(s, "paged double [1 # disp(2) # P_0][#P_1]");
+    ck_assert_ptr_nonnull(row);
+    for (int i = 0; i < 8; i++)
+        v[i] = -7;
+    PA_CK_OK(pa_copy(V, v, row, p));   /* row 2 of P into the vector */
+    for (int i = 0; i < 8; i++)
+        ck_assert(v[i] == p[16 + i]);
+    /* Larger than the register file: a clear error, no allocation. */
+    ck_assert_ptr_null(pa_create(pa_type_get(s, "BIG")));
+    ck_assert_msg(strstr(pa_last_error(), "register file") != NULL, "%s", pa_last_error());
+    /* pa_tile2 with a vmem inner type: each 8-element tile staged in an aligned vector buffer. */
+    PA_CK_OK(pa_tile2(P, p, P, q, V, vmem_tile_add, NULL));
+    for (int i = 0; i < 32; i++)
+        ck_assert(q[i] == p[i] + 1000.0 * (i / 8));
+    /* and a vmem tile larger than the register file is refused by pa_tile */
+    ck_assert_int_eq(pa_tile(PT, p, pa_type_get(s, "BIG"), PA_IOTILE, NULL, NULL), PA_ERR_SIZE);
+    PA_CK_OK(pa_destroy(V, v));
+    PA_CK_OK(pa_destroy(P, p));
+    PA_CK_OK(pa_destroy(P, q));
+    pa_scope_destroy(s);
+}
+END_TEST
+
 static void *registry_worker(void *arg)
 {
     char *slice = arg;
@@ -423,5 +478,6 @@ TCase *pa_test_mem_alloc_tcase(void)
     tcase_add_test(tc, test_numa_ops);
     tcase_add_test(tc, test_registry_basic);
     tcase_add_test(tc, test_registry_threads);
+    tcase_add_test(tc, test_vmem);
     return tc;
 }

@@ -119,6 +119,20 @@ static void test_fresh_types(void)
     }
 }
 
+/* The ranks on the node: every rank of the suite runs on this host, so the shared-memory communicator finds the
+ * four of them, and each process's threads are its quarter of the CPUs (or the CPUs mpirun bound it to). */
+static void test_node_share(void)
+{
+    pa_host_share_info sh;
+    MCK_OK(pa_mpi_node_share());
+    MCK_OK(pa_host_share(&sh));
+    MCK(sh.local_ranks == 4, "local ranks %d, expected 4", sh.local_ranks);
+    MCK(sh.local_rank == pa_mpi_rank(), "local rank %d, world rank %d", sh.local_rank, pa_mpi_rank());
+    MCK(strcmp(sh.source, "MPI shared-memory communicator") == 0, "source %s", sh.source);
+    int want = sh.bound_by_launcher ? sh.allowed_cpus : sh.allowed_cpus / 4 > 0 ? sh.allowed_cpus / 4 : 1;
+    MCK(sh.cpus == want, "cpus %d, expected %d (mask %d of %d)", sh.cpus, want, sh.allowed_cpus, sh.machine_cpus);
+}
+
 static void test_errors(void)
 {
     int buf[64] = {0};
@@ -185,6 +199,7 @@ int main(int argc, char **argv)
     mck_run("local on process 2", test_local_on_root);
     mck_run("mpimem", test_mpimem);
     mck_run("repeated copies", test_repeated);
+    mck_run("node share", test_node_share);
     mck_run("types freed and made again", test_fresh_types);
     mck_run("errors", test_errors);
     int all = 0;

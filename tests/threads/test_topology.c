@@ -178,6 +178,28 @@ START_TEST(omp_arrays)
 }
 END_TEST
 
+/* The process's share of the host: a single process (no launcher variables in the test's environment unless
+ * PA_NODE_RANKS is set by the suite) takes every CPU of its mask; the share never exceeds the mask. */
+START_TEST(host_share)
+{
+    pa_host_share_info sh;
+    memset(&sh, 0x5a, sizeof sh);
+    PA_CK_ERR(pa_host_share(NULL), PA_ERR_INVAL);
+    PA_CK_OK(pa_host_share(&sh));
+    ck_assert_int_ge(sh.local_ranks, 1);
+    ck_assert_int_ge(sh.local_rank, 0);
+    ck_assert_int_lt(sh.local_rank, sh.local_ranks);
+    ck_assert_int_ge(sh.cpus, 1);
+    ck_assert_int_le(sh.cpus, sh.allowed_cpus);
+    ck_assert_int_le(sh.allowed_cpus, sh.machine_cpus);
+    ck_assert_int_eq(sh.cpus, sh.bound_by_launcher ? sh.allowed_cpus
+                                                  : (sh.allowed_cpus / sh.local_ranks > 0 ? sh.allowed_cpus / sh.local_ranks : 1));
+    ck_assert_msg(sh.source[0] != '\0', "no source named");
+    /* pa_map's and pa_copy's default thread counts are the share. */
+    ck_assert_int_eq(pa_get_num_threads(), getenv("PA_NUM_THREADS") ? atoi(getenv("PA_NUM_THREADS")) : sh.cpus);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("threads_topology");
@@ -187,6 +209,7 @@ int main(void)
     tcase_add_test(tc, binding_policies);
     tcase_add_test(tc, mic_grid);
     tcase_add_test(tc, omp_arrays);
+    tcase_add_test(tc, host_share);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }

@@ -34,7 +34,9 @@ typedef struct worker {
 int pa_cuda__pipeline_threads(void)
 {
     static atomic_int warned;
-    return (int)pa__env_int("PA_CUDA_PIPELINE_THREADS", 1, PA_CUDA__RING_MAX, 8, NULL, &warned);
+    /* 8 by default, fewer where ranks sharing the node leave this process fewer cores (host_share.c). */
+    int share = pa__process_cpus(), def = share < 8 ? (share < 1 ? 1 : share) : 8;
+    return (int)pa__env_int("PA_CUDA_PIPELINE_THREADS", 1, PA_CUDA__RING_MAX, def, NULL, &warned);
 }
 
 size_t pa_cuda__pipeline_chunk(void)

@@ -73,3 +73,20 @@ int pa_mpi_available(void)
 {
     return 1;
 }
+
+int pa_mpi_node_share(void)
+{
+    MPI_Comm node;
+    int rank = 0, size = 1;
+    if (!pa_mpi__running())
+        return pa__err(PA_ERR_NODEV, "pa_mpi_node_share: MPI is not running (call it after MPI_Init)");
+    int st = pa_mpi__check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+                           "pa_mpi_node_share: MPI_Comm_split_type");
+    if (st != PA_OK)
+        return st;
+    MPI_Comm_rank(node, &rank);
+    MPI_Comm_size(node, &size);
+    MPI_Comm_free(&node);
+    pa__node_share_set(rank, size);
+    return PA_OK;
+}

@@ -44,3 +44,9 @@ int pa_mpi_use_reserved_procs(void)
     return pa__err(PA_ERR_NODEV, "pa_mpi_use_reserved_procs: process arrays need the MPI backend, which this build "
                    "does not have (configure with -Dmpi=enabled where Open MPI is installed)");
 }
+
+int pa_mpi_node_share(void)
+{
+    return pa__err(PA_ERR_NODEV, "pa_mpi_node_share: this build has no MPI backend; the launcher's environment "
+                   "(or PA_NODE_RANKS) gives the ranks on the node");
+}

@@ -128,6 +128,7 @@ int pa_mpi_main(int argc, char **argv, int (*main_fn)(int argc, char **argv))
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_dup(MPI_COMM_WORLD, &proto);
+    pa_mpi_node_share();   /* the ranks on this node share its cores: each process sizes its threads to its part */
     served = 1;
     pa_mpi__memo_invalidate();   /* rank 0's main now copies over MPI_COMM_SELF (mpi_comm.c) */
     if (rank == 0) {

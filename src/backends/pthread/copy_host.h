@@ -16,6 +16,8 @@
 
 /** The most threads a copy may use now: min(cores, pa_copy_set_threads value). */
 int pa__copy_threads_limit(void);
+/** Slices per thread a parallel copy is cut into (copy_threads.c; bench/host_probe varies it). */
+extern int pa__copy_slices;
 
 /* ---- host kernels (copy_*.c) -------------------------------------------------------------------------- */
 
@@ -27,6 +29,10 @@ int pa__kern_transpose(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_nt(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_runs_nt(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_transpose_nt(const pa__copy_shape *s, char *dst, const char *src);
+/* Rows with streaming stores for a copy on one thread (four interleaved prefetched streams per row). */
+int pa__kern_memcpy_runs_nt1(const pa__copy_shape *s, char *dst, const char *src);
+/** Streaming copy for a copy on one thread: 16 KiB blocks as four interleaved, prefetched 4 KiB streams. */
+void pa__stream_copy_1t(char *d, const char *s, size_t n);
 /*
  * A two-level nest moving units of `unit` bytes: for i < n1, j < n0: copy d + i*dd1 + j*dd0 <- s + i*sd1 + j*sd0
  * (byte strides), specialised for common unit sizes (copy_loops.c); the transpose's tiles use it too.
@@ -38,6 +44,8 @@ pa__loop2_fn pa__loop2_for(size_t unit);
 int pa__transpose_modes(const pa__copy_shape *s, int *a, int *b, int64_t *unit);
 /** Tile edge of the transpose kernel, in units (measured; see copy_transpose.c; the benchmark varies it). */
 extern int pa__transpose_tile;
+/** 0: no prefetch of the next tile's source rows, 1: for units up to 8 bytes (default), 2: always. */
+extern int pa__transpose_prefetch;
 /** The tile edge the transpose uses for units of this many bytes. */
 int pa__transpose_edge(int64_t unit_bytes);
 

@@ -153,14 +153,21 @@ const pa__strategy *const pa__host_strategies[] = {&memcpy_one, &memcpy_runs, &t
 
 /*
  * How each strategy runs: its kernels (with ordinary and with streaming stores) and the bytes per thread below
- * which a second thread does not pay.  Measured with bench/copy_calibrate (threads, streaming):
- * - copies bound by memory bandwidth (memcpy, memcpy_runs) gain from a second thread only once they leave the
- *   32 MiB L3: 4 MiB ran 123 us on one thread and 148 us on two, 16 MiB 1357 us against 737 us;
- * - copies bound by the core (transposes, element loops, gathers) gain from 256 KiB on: 44 us against 36 us;
- * - streaming stores win once the destination no longer fits the L3 alongside the source.  Transposes:
- *   8 MiB 8.9 GB/s streamed against 7.2, 4 MiB 9.9 against 15.5, so from 8 MiB.  Runs of 32 KiB: 16 MiB 19.8
- *   against 13.7, 8 MiB 20.5 against 27.5, so from 16 MiB.  Rows shorter than 256 B are not streamed,
- *   because their partial lines would be flushed half empty.
+ * which another thread does not pay.
+ * - Threads: a copy takes one thread per `chunk` bytes, at most this process's share of the host's CPUs
+ *   (host_share.c: with several MPI ranks on the node, each its part).  Waking a parked worker costs about
+ *   40-90 us on the 16-core host and a polling one 1-14 us (bench/host_probe, start), so a thread pays from
+ *   about 1 MiB of memory-bound copying (100-200 us of a thread's bandwidth) and 256 KiB of core-bound work
+ *   (transposes, element loops, gathers: 44 us against 36 us on two threads on the development machine).
+ * - Streaming stores pay once the destination no longer fits the caches alongside the source.  Transposes:
+ *   8 MiB 8.9 GB/s streamed against 7.2, 4 MiB 9.9 against 15.5, so from 8 MiB; on the 16-core host 256 MiB
+ *   transposes ran 2-3x faster streamed than not at every thread count.  Runs of 32 KiB: 16 MiB 19.8 against
+ *   13.7, 8 MiB 20.5 against 27.5, so from 16 MiB.  Rows shorter than 256 B are not streamed, because their
+ *   partial lines would be flushed half empty.
+ * - One contiguous run on one thread goes to glibc's memcpy, which streams large blocks as four interleaved
+ *   prefetched streams (9.2-10.8 GB/s on one thread of the 16-core host, our plain streaming loop 7.1); on two
+ *   threads or more the plain streaming loop wins (62 against 43 GB/s on 16), and rows on one thread take the
+ *   interleaved streaming loop (pa__stream_copy_1t).
  */
 #define PA__NT_MIN_RUN 256
 #define MiB ((int64_t)1 << 20)
@@ -168,17 +175,17 @@ const pa__strategy *const pa__host_strategies[] = {&memcpy_one, &memcpy_runs, &t
 
 typedef struct host_run {
     const pa__strategy *strategy;
-    pa__copy_kernel kernel, kernel_nt;
+    pa__copy_kernel kernel, kernel_nt, kernel_nt1;   /* ordinary, streaming, streaming on one thread */
     int64_t chunk;           /* bytes per thread */
     int64_t nt_bytes;        /* streaming stores from this many bytes on */
 } host_run;
 
 static const host_run host_runs[] = {
-    {&memcpy_one, pa__kern_memcpy, pa__kern_memcpy_nt, 8 * MiB, 16 * MiB},
-    {&memcpy_runs, pa__kern_memcpy_runs, pa__kern_memcpy_runs_nt, 8 * MiB, 16 * MiB},
-    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, 256 * KiB, 8 * MiB},
-    {&loops, pa__kern_loops, NULL, 256 * KiB, 0},
-    {&gather, pa__kern_gather, NULL, 256 * KiB, 0},
+    {&memcpy_one, pa__kern_memcpy, pa__kern_memcpy_nt, pa__kern_memcpy, 1 * MiB, 16 * MiB},
+    {&memcpy_runs, pa__kern_memcpy_runs, pa__kern_memcpy_runs_nt, pa__kern_memcpy_runs_nt1, 1 * MiB, 16 * MiB},
+    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, pa__kern_transpose_nt, 256 * KiB, 8 * MiB},
+    {&loops, pa__kern_loops, NULL, NULL, 256 * KiB, 0},
+    {&gather, pa__kern_gather, NULL, NULL, 256 * KiB, 0},
 };
 
 static const host_run *host_run_of(const pa__plan *p)
@@ -202,11 +209,24 @@ int pa__host_streams(const pa__plan *p)
     int in = s->nmodes - 1;
     if (!r || !r->kernel_nt || pa__bytes(s->total, s->elm) < r->nt_bytes)
         return 0;
+    if (r->strategy == &memcpy_one && pa__host_threads(p) == 1)
+        return 0;   /* glibc's memcpy streams one large run itself */
     return r->strategy != &memcpy_runs || pa__bytes(s->size[in], s->elm) >= PA__NT_MIN_RUN;
+}
+
+int pa__host_threads_note(const pa__plan *p, char *buf, size_t len)
+{
+    const host_run *r = host_run_of(p);
+    if (r == NULL || pa__host_threads(p) < 2)   /* one thread needs no reason (and keeps golden lines stable) */
+        return snprintf(buf, len, "%s", "");
+    return snprintf(buf, len, "; threads: one per %lld KiB, at most %d (this process's share of the CPUs)",
+                    (long long)(r->chunk / KiB), pa__copy_threads_limit());
 }
 
 static int exec_host(const pa__plan *p, void *dst, const void *src)
 {
     const host_run *r = host_run_of(p);
-    return pa__copy_parallel(&p->shape, dst, src, pa__host_threads(p), pa__host_streams(p) ? r->kernel_nt : r->kernel);
+    int t = pa__host_threads(p);
+    pa__copy_kernel k = !pa__host_streams(p) ? r->kernel : t == 1 ? r->kernel_nt1 : r->kernel_nt;
+    return pa__copy_parallel(&p->shape, dst, src, t, k);
 }

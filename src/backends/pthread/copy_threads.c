@@ -2,13 +2,14 @@
  * parray — host copies on several threads.
  *
  * A copy is cut into slices along one mode of its joint shape (the outermost one that has enough indices) and
- * the slices are taken, one at a time, by the calling thread and by workers of a small persistent pool.  The
- * pool starts lazily on the first copy large enough to want it and is joined at exit.  A copy that wakes a
- * parked worker pays about 9 us (a 16 KiB transpose: 0.9 us on one thread, 9.8 on two), where pthread_create +
- * join alone costs 23-27 us (bench/copy_calibrate threads, wakeup), which is why the pool persists.  One copy uses the pool at a time; a copy that finds it busy (another user thread copying)
- * runs on its own thread rather than wait.
+ * the slices are taken, one at a time, by the calling thread and by workers of the pthd pool (thread_pool.c),
+ * which hands a job over without a lock when the worker is polling and wakes it otherwise.  One copy uses
+ * workers at a time; a copy that finds another one running (another user thread copying) runs on its own
+ * thread rather than add its threads to the machine's.  The thread count comes from the plan (copy_strategies.c:
+ * the copy's bytes over a per-thread chunk, at most this process's share of the host, host_share.c).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,11 @@
 
 #include "copy_host.h"
 
+#include "thread_internal.h"
+
 #define PA__MAX_WORKERS 63
-#define PA__SLICES_PER_THREAD 4
+/* Slices per thread: several, so that a thread started late or slowed down takes fewer (bench/host_probe). */
+int pa__copy_slices = 4;
 
 typedef struct job {
     const pa__copy_shape *shape;
@@ -28,30 +32,21 @@ typedef struct job {
     int64_t nslices;
     atomic_long next;         /* the next slice to take */
     atomic_int status;
-    int want;                 /* workers wanted for this job */
+    atomic_long remaining;    /* workers not finished */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    atomic_int waiter_sleeps;  /* the caller sleeps on cv */
+    atomic_int released;       /* the last worker no longer touches the job */
 } job;
 
-static atomic_int thread_setting;       /* pa_copy_set_threads; 0: the number of cores */
-static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t pool_busy = PTHREAD_MUTEX_INITIALIZER;   /* held by the copy using the pool */
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER, pool_idle = PTHREAD_COND_INITIALIZER;
-static pthread_t workers[PA__MAX_WORKERS];
-static int nworkers;
-static job *current;
-static unsigned long generation;
-static int joined, active, stopping;
+static atomic_int thread_setting = -1;  /* pa_copy_set_threads; 0: this process's share; -1: PA_COPY_THREADS */
+static pthread_mutex_t pool_busy = PTHREAD_MUTEX_INITIALIZER;   /* held by the copy using workers */
 
+/* This process's share of the host's CPUs (host_share.c), at most 64. */
 static int cores(void)
 {
-    static atomic_int n;   /* every thread computes the same value, so a race to set it is harmless */
-    int c = atomic_load_explicit(&n, memory_order_relaxed);
-    if (!c) {
-        long online = sysconf(_SC_NPROCESSORS_ONLN);
-        c = online < 1 ? 1 : online > PA__MAX_WORKERS + 1 ? PA__MAX_WORKERS + 1 : (int)online;
-        atomic_store_explicit(&n, c, memory_order_relaxed);
-    }
-    return c;
+    int c = pa__process_cpus();
+    return c < 1 ? 1 : c > PA__MAX_WORKERS + 1 ? PA__MAX_WORKERS + 1 : c;
 }
 
 void pa__copy_threads_set(int n)
@@ -62,12 +57,17 @@ void pa__copy_threads_set(int n)
 int pa__copy_threads_limit(void)
 {
     int set = atomic_load(&thread_setting);
+    if (set < 0) {
+        static atomic_int warned;
+        set = (int)pa__env_int("PA_COPY_THREADS", 0, 4096, 0, "this process's share of the CPUs", &warned);
+        atomic_store(&thread_setting, set);
+    }
     return set > 0 && set < cores() ? set : cores();
 }
 
 int pa__copy_threads_for(int64_t bytes, int64_t chunk)
 {
-    int64_t want = bytes / chunk;
+    int64_t want = (bytes + chunk - 1) / chunk;
     int lim = pa__copy_threads_limit();
     return want < 1 ? 1 : want < lim ? (int)want : lim;
 }
@@ -98,51 +98,49 @@ static void run_slices(job *j)
     }
 }
 
-static void *worker_main(void *arg)
+static void worker_run(void *p)
 {
-    unsigned long seen = 0;
-    (void)arg;
-    pthread_mutex_lock(&pool_lock);
-    while (!stopping) {
-        if (generation == seen) {
-            pthread_cond_wait(&pool_wake, &pool_lock);
-            continue;
+    pa__unbind_thread();   /* a worker a bound pthd array used keeps no placement for copies */
+    run_slices(p);
+}
+
+/* The last worker wakes the caller only if it sleeps, then lets go of the job (as launch_units_done does). */
+static void worker_finish(void *p)
+{
+    job *j = p;
+    if (atomic_fetch_sub_explicit(&j->remaining, 1, memory_order_acq_rel) == 1) {
+        atomic_thread_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&j->waiter_sleeps, memory_order_relaxed)) {
+            pthread_mutex_lock(&j->mu);
+            pthread_cond_signal(&j->cv);
+            pthread_mutex_unlock(&j->mu);
         }
-        seen = generation;
-        job *j = current;
-        if (!j || joined >= j->want)
-            continue;
-        joined++;
-        active++;
-        pthread_mutex_unlock(&pool_lock);
-        run_slices(j);
-        pthread_mutex_lock(&pool_lock);
-        if (--active == 0)
-            pthread_cond_signal(&pool_idle);
-    }
-    pthread_mutex_unlock(&pool_lock);
-    return NULL;
-}
-
-static void pool_start(void)
-{
-    int want = cores() - 1;
-    for (int i = 0; i < want; i++) {
-        if (pthread_create(&workers[nworkers], NULL, worker_main, NULL) != 0)
-            break;   /* fewer workers only means less parallelism */
-        nworkers++;
+        atomic_store_explicit(&j->released, 1, memory_order_release);
     }
 }
 
-__attribute__((destructor)) static void pool_stop(void)
+/* Waits for the workers: polling first (they finish their last slices about when the caller does). */
+static void wait_workers(job *j, int nthreads)
 {
-    pthread_mutex_lock(&pool_lock);
-    stopping = 1;
-    pthread_cond_broadcast(&pool_wake);
-    pthread_mutex_unlock(&pool_lock);
-    for (int i = 0; i < nworkers; i++)
-        pthread_join(workers[i], NULL);
-    nworkers = 0;
+    int poll = nthreads < cores() ? 4096 : 0;   /* more threads than CPUs: yield at once */
+    for (int i = 0; i < 1 << 16 && atomic_load_explicit(&j->remaining, memory_order_acquire) > 0; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (i >= poll && i % 64 == 63)
+            sched_yield();
+    }
+    if (atomic_load_explicit(&j->remaining, memory_order_acquire) > 0) {
+        pthread_mutex_lock(&j->mu);
+        atomic_store_explicit(&j->waiter_sleeps, 1, memory_order_relaxed);
+        atomic_thread_fence(memory_order_seq_cst);
+        while (atomic_load_explicit(&j->remaining, memory_order_acquire) > 0)
+            pthread_cond_wait(&j->cv, &j->mu);
+        pthread_mutex_unlock(&j->mu);
+    }
+    for (int i = 0; !atomic_load_explicit(&j->released, memory_order_acquire); i++)
+        if (i % 64 == 63)
+            sched_yield();
 }
 
 /* The mode to cut: the outermost with at least two slices per thread, else the largest; the innermost only
@@ -164,26 +162,26 @@ int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, i
 {
     if (nthreads <= 1 || pthread_mutex_trylock(&pool_busy) != 0)
         return kernel(shape, dst, src);
-    pthread_once(&pool_once, pool_start);
     job j = {.shape = shape, .dst = dst, .src = src, .kernel = kernel};
     j.mode = split_mode(shape, nthreads);
-    j.nslices = shape->size[j.mode] < (int64_t)nthreads * PA__SLICES_PER_THREAD
-                    ? shape->size[j.mode] : (int64_t)nthreads * PA__SLICES_PER_THREAD;
-    j.want = nthreads - 1 < nworkers ? nthreads - 1 : nworkers;
+    int64_t slices = (int64_t)nthreads * (pa__copy_slices > 0 ? pa__copy_slices : 1);
+    j.nslices = shape->size[j.mode] < slices ? shape->size[j.mode] : slices;
+    int64_t want = nthreads - 1 < j.nslices - 1 ? nthreads - 1 : j.nslices - 1, started = 0;
     atomic_init(&j.next, 0);
     atomic_init(&j.status, PA_OK);
-    pthread_mutex_lock(&pool_lock);
-    current = &j;
-    joined = 0;
-    generation++;
-    pthread_cond_broadcast(&pool_wake);
-    pthread_mutex_unlock(&pool_lock);
+    atomic_init(&j.remaining, want);
+    pthread_mutex_init(&j.mu, NULL);
+    pthread_cond_init(&j.cv, NULL);
+    atomic_init(&j.waiter_sleeps, 0);
+    atomic_init(&j.released, want == 0);
+    if (want > 0 && pa__pool_submit_range(worker_run, worker_finish, (char *)&j, 0, want, &started) != PA_OK &&
+        atomic_fetch_sub(&j.remaining, want - started) == want - started)
+        atomic_store(&j.released, 1);   /* the started workers are done: nobody else will finish the job */
     run_slices(&j);
-    pthread_mutex_lock(&pool_lock);
-    while (active > 0)
-        pthread_cond_wait(&pool_idle, &pool_lock);
-    current = NULL;
-    pthread_mutex_unlock(&pool_lock);
+    if (started > 0)
+        wait_workers(&j, nthreads);
+    pthread_cond_destroy(&j.cv);
+    pthread_mutex_destroy(&j.mu);
     pthread_mutex_unlock(&pool_busy);
     return atomic_load(&j.status);
 }

@@ -29,6 +29,13 @@ typedef struct pa__job {
 
 /** Hands a job to an idle worker, creating one when none is idle.  \return PA_OK, PA_ERR_SYS or NOMEM. */
 int pa__pool_submit(const pa__job *job);
+/**
+ * Hands n jobs to idle workers (creating those missing), job i being {run, finish, arg0 + i * stride}, taking
+ * the pool's lock once per 64.  *started says how many were handed over, also on failure.
+ * \return PA_OK, PA_ERR_SYS or NOMEM.
+ */
+int pa__pool_submit_range(void (*run)(void *), void (*finish)(void *), char *arg0, size_t stride, int64_t n,
+                          int64_t *started);
 /** Number of workers the pool has created so far (for tests). */
 int pa__pool_size(void);
 
@@ -67,7 +74,8 @@ struct pa__launch {
     atomic_long remaining;      /* units not finished: threads (pthd) or 1 (an asynchronous omp host) */
     pthread_mutex_t mu;
     pthread_cond_t done_cv;
-    int done;
+    atomic_int waiter_sleeps;   /* the waiter sleeps on done_cv: the finisher must broadcast */
+    atomic_int released;        /* the last unit's finisher no longer touches the launch */
     int status;                 /* the first failure */
     int64_t failed_tid;
     char msg[384];

@@ -20,9 +20,9 @@ int pa_get_num_threads(void)
     int n = atomic_load_explicit(&num_threads, memory_order_relaxed);
     if (n == 0) {
         static atomic_int warned;
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        long cpus = pa__process_cpus();   /* this process's share: the node's ranks share the cores */
         cpus = cpus >= 1 && cpus <= PA_MAX_THREADS ? cpus : cpus > PA_MAX_THREADS ? PA_MAX_THREADS : 1;
-        n = (int)pa__env_int("PA_NUM_THREADS", 1, PA_MAX_THREADS, cpus, "the online CPUs", &warned);
+        n = (int)pa__env_int("PA_NUM_THREADS", 1, PA_MAX_THREADS, cpus, "this process's share of the CPUs", &warned);
         atomic_store_explicit(&num_threads, n, memory_order_relaxed);
     }
     return n;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem_internal.h"
 #include "thread_internal.h"
 
 typedef struct stage {
@@ -55,6 +56,11 @@ static int tile_check(const pa_type *outer, const void *data, const pa_type *inn
     if (pa_elm_size(outer) != pa_elm_size(inner))
         return pa__err(PA_ERR_ELM, "%s: outer %s has %zu-byte elements but inner %s has %zu", what,
                        pa_type_name(outer), pa_elm_size(outer), pa_type_name(inner), pa_elm_size(inner));
+    if (strcmp(pa_mtt(inner), "vmem") == 0 && pa_size(inner) * pa_elm_size(inner) > pa__vmem_limit())
+        return pa__err(PA_ERR_SIZE, "%s: the vmem tile %s of %lld bytes does not fit the %s vector register file "
+                       "(%d registers of %d bytes)", what, pa_type_name(inner),
+                       (long long)(pa_size(inner) * (int64_t)pa_elm_size(inner)), pa_vmem_isa(), pa_vmem_registers(),
+                       pa_vmem_width());
     if (pa_size(outer) % pa_size(inner) != 0)
         return pa__err(PA_ERR_SIZE, "%s: outer %s has %lld elements, not a multiple of the %lld of inner %s",
                        what, pa_type_name(outer), (long long)pa_size(outer), (long long)pa_size(inner),

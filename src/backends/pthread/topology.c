@@ -93,6 +93,22 @@ static int target_pu(int policy, int64_t tid, int64_t n, int mic_tpc)
         ncore = npu;
     int tpc = npu / ncore > 0 ? npu / ncore : 1;
     int64_t core, ht;
+    /* Ranks sharing the node each bind within their own block of cores (host_share.c); a launcher's binding
+     * already narrowed what hwloc shows. */
+    pa_host_share_info sh;
+    pa__host_share(&sh);
+    if (!sh.bound_by_launcher && sh.local_ranks > 1 && sh.local_ranks <= ncore) {
+        int per = ncore / sh.local_ranks;
+        hwloc_obj_t c0 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)(sh.local_rank * per));
+        if (c0 != NULL && policy != -1) {
+            int64_t k = policy == PA_BIND_COMPACT ? (tid / tpc) % per : (n <= per ? tid * per / n : tid % per);
+            hwloc_obj_t c = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)(sh.local_rank * per + k));
+            ht = policy == PA_BIND_COMPACT ? tid % tpc : (n <= per ? 0 : (tid / per) % tpc);
+            hwloc_obj_t pu = c ? hwloc_get_obj_inside_cpuset_by_type(topo, c->cpuset, HWLOC_OBJ_PU, (unsigned)ht) : NULL;
+            if (pu != NULL)
+                return (int)pu->logical_index;
+        }
+    }
     if (policy == PA_BIND_COMPACT)
         return (int)(tid % npu);
     if (policy == PA_BIND_SPREAD) {

@@ -144,6 +144,12 @@ int pa_topology_print(FILE *f)
             fprintf(f, "  gpu %d: %s, pci %s, near numa %d, cpus %s\n", i, g.name, g.pci[0] ? g.pci : "?",
                     g.numa_node, g.cpuset[0] ? g.cpuset : "?");
     }
+    pa_host_share_info sh;
+    pa__host_share(&sh);
+    fprintf(f, "  this process: rank %d of %d on this node (%s), %d of %d CPUs%s: default threads %d "
+            "(copies, pa_map, pa_tile), bound threads from CPU %d\n", sh.local_rank, sh.local_ranks, sh.source,
+            sh.cpus, sh.machine_cpus, sh.bound_by_launcher ? " (bound by the launcher)" : "", sh.cpus,
+            sh.first_cpu);
     static const char *const names[] = {"none", "compact", "spread"};
     fprintf(f, "  pthd binding: %s; mic grid: [%d][%d]\n", names[pa_get_binding()], info.cores,
             info.cores > 0 ? info.pus / info.cores : 1);
@@ -176,7 +182,11 @@ int pa_topology_print(FILE *f)
 {
     if (f == NULL)
         return pa__err(PA_ERR_INVAL, "pa_topology_print: the file is NULL");
+    pa_host_share_info sh;
+    pa__host_share(&sh);
     fprintf(f, "topology: unknown (built without hwloc); %ld CPUs online\n", sysconf(_SC_NPROCESSORS_ONLN));
+    fprintf(f, "  this process: rank %d of %d on this node (%s), %d of %d CPUs: default threads %d\n",
+            sh.local_rank, sh.local_ranks, sh.source, sh.cpus, sh.machine_cpus, sh.cpus);
     return no_hwloc("pa_topology_print");
 }
 

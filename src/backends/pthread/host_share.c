@@ -1,0 +1,151 @@
+/*
+ * parray — this process's share of the host: how many CPUs its threads may use by default.
+ *
+ * Several MPI ranks often run on one node.  If each sized its thread pools for the whole machine, 16 ranks on
+ * 16 cores would each start up to 16 copy threads, and ranks x threads would oversubscribe the cores 16 times
+ * (bench/mpi_copy's packed all-to-all at 16 ranks ran 6x slower than MPI's own for that reason).  So a
+ * process's default thread count is its share: the CPUs of its affinity mask when the launcher already bound
+ * it to fewer than the machine has (mpirun --bind-to core), else the machine's CPUs divided by the ranks on its
+ * node, and its slice for binding is the local rank's block of that size.  The ranks on the node come from the
+ * MPI backend (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED, called from pa_mpi_main or pa_mpi_node_share)
+ * and, before that or without MPI in the build, from the launcher's environment (Open MPI's
+ * OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's MPI_LOCALNRANKS, Slurm's SLURM_NTASKS_PER_NODE).  PA_NODE_RANKS=1 turns
+ * the division off.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "thread_internal.h"
+
+static struct {
+    pthread_mutex_t mu;
+    int known;               /* the fields below are filled */
+    int set_by_mpi;          /* pa__node_share_set was called: the environment is not read again */
+    int local_rank, local_ranks;
+    char source[48];
+} share = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 1, ""};
+
+static int env_int(const char *name, int *out)
+{
+    const char *v = getenv(name);
+    char *end;
+    if (v == NULL || *v == '\0')
+        return 0;
+    long x = strtol(v, &end, 10);
+    if (*end != '\0' || x < 0 || x > 1 << 20)
+        return 0;
+    *out = (int)x;
+    return 1;
+}
+
+/* The launcher's word for the ranks on this node, if it gave one.  Called with share.mu held. */
+static void share_from_env(void)
+{
+    static const char *const pairs[][3] = {
+        {"PA_NODE_RANKS", "PA_NODE_RANK", "PA_NODE_RANKS"},
+        {"OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI's environment"},
+        {"MPI_LOCALNRANKS", "MPI_LOCALRANKID", "MPICH's environment"},
+        {"SLURM_NTASKS_PER_NODE", "SLURM_LOCALID", "Slurm's environment"},
+    };
+    share.local_rank = 0;
+    share.local_ranks = 1;
+    snprintf(share.source, sizeof share.source, "no other ranks known");
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        int n, r = 0;
+        if (!env_int(pairs[i][0], &n) || n < 1)
+            continue;
+        env_int(pairs[i][1], &r);
+        share.local_ranks = n;
+        share.local_rank = r < n ? r : r % n;
+        snprintf(share.source, sizeof share.source, "%s", pairs[i][2]);
+        break;
+    }
+}
+
+void pa__node_share_set(int local_rank, int local_ranks)
+{
+    pthread_mutex_lock(&share.mu);
+    int forced = getenv("PA_NODE_RANKS") != NULL;   /* the user's word wins over the communicator's */
+    if (!forced && local_ranks >= 1 && local_rank >= 0 && local_rank < local_ranks) {
+        share.local_rank = local_rank;
+        share.local_ranks = local_ranks;
+        snprintf(share.source, sizeof share.source, "MPI shared-memory communicator");
+        share.set_by_mpi = 1;
+        share.known = 1;
+    }
+    pthread_mutex_unlock(&share.mu);
+}
+
+static void share_get(int *rank, int *ranks, char *source, size_t len)
+{
+    pthread_mutex_lock(&share.mu);
+    if (!share.known) {
+        share_from_env();
+        share.known = 1;
+    }
+    *rank = share.local_rank;
+    *ranks = share.local_ranks;
+    if (source)
+        snprintf(source, len, "%s", share.source);
+    pthread_mutex_unlock(&share.mu);
+}
+
+/* CPUs online, and CPUs in the calling thread's affinity mask as the process started (read once). */
+static int machine_cpus, allowed_cpus, first_allowed;
+static pthread_once_t cpus_once = PTHREAD_ONCE_INIT;
+
+static void cpus_read(void)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    machine_cpus = online < 1 ? 1 : (int)online;
+    allowed_cpus = machine_cpus;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
+        allowed_cpus = CPU_COUNT(&set);
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &set)) {
+                first_allowed = c;
+                break;
+            }
+    }
+}
+
+int pa__host_share(pa_host_share_info *out)
+{
+    pthread_once(&cpus_once, cpus_read);
+    pa_host_share_info s;
+    memset(&s, 0, sizeof s);
+    share_get(&s.local_rank, &s.local_ranks, s.source, sizeof s.source);
+    s.machine_cpus = machine_cpus;
+    s.allowed_cpus = allowed_cpus;
+    if (allowed_cpus < machine_cpus) {
+        /* Bound by the launcher: the mask is already this rank's share. */
+        s.cpus = allowed_cpus;
+        s.first_cpu = first_allowed;
+        s.bound_by_launcher = 1;
+    } else {
+        int n = s.local_ranks > 0 ? s.local_ranks : 1;
+        s.cpus = allowed_cpus / n > 0 ? allowed_cpus / n : 1;
+        s.first_cpu = n <= allowed_cpus ? s.local_rank * s.cpus : 0;
+    }
+    *out = s;
+    return PA_OK;
+}
+
+int pa__process_cpus(void)
+{
+    pa_host_share_info s;
+    pa__host_share(&s);
+    return s.cpus;
+}
+
+int pa_host_share(pa_host_share_info *out)
+{
+    if (out == NULL)
+        return pa__err(PA_ERR_INVAL, "pa_host_share: out is NULL");
+    return pa__host_share(out);
+}
