@@ -106,6 +106,22 @@ PA_API int pa_cuda_for_async(const pa_dthreads *threads, pa_cuda_function fn, vo
  */
 PA_API int pa_cuda_compile(const char *name, const char *source, const char *entry, pa_cuda_function *out);
 
+/** A compiled kernel's resources and how many of its blocks a multiprocessor holds at once. */
+typedef struct pa_cuda_fninfo {
+    int registers;        /* per thread */
+    int smem_static;      /* bytes per block */
+    int local_bytes;      /* per thread: local memory, spills included */
+    int max_threads;      /* the largest block it can run */
+    int blocks_per_sm;    /* resident blocks of `block` threads with `shmem` dynamic bytes */
+} pa_cuda_fninfo;
+
+/**
+ * Asks the driver about a kernel (pa_cuda_compile, pa_cuda_function_of, pa_tilegen_function) for a block of
+ * block threads and shmem bytes of dynamic shared memory.
+ * \return PA_OK and *out; PA_ERR_INVAL (NULL); PA_ERR_NODEV (no GPU or no CUDA backend); PA_ERR_SYS.
+ */
+PA_API int pa_cuda_function_info(pa_cuda_function fn, int block, size_t shmem, pa_cuda_fninfo *out);
+
 /**
  * Maps an element function over a dmem array on the GPU (PARRAY's "for k B(b)" over device memory, listing
  * 21).  source is CUDA C++ that defines

@@ -10,6 +10,7 @@
 #include "copy.h"
 #include "thread.h"
 #include "tile.h"
+#include "gputile.h"
 #include "topology.h"
 #include "vmem.h"
 #include "cuda.h"

@@ -63,3 +63,12 @@ int pa_cuda_map_async(const pa_type *data, void *ptr, const char *source, const 
     (void)data, (void)ptr, (void)source, (void)fn, (void)arg, (void)arg_size, (void)stream;
     return no_cuda("pa_cuda_map_async");
 }
+
+int pa_cuda_function_info(pa_cuda_function fn, int block, size_t shmem, pa_cuda_fninfo *out)
+{
+    (void)fn;
+    (void)block;
+    (void)shmem;
+    (void)out;
+    return no_cuda("pa_cuda_function_info");
+}

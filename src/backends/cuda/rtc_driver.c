@@ -42,6 +42,7 @@ static struct {
     CUresult (*func_set_attr)(CUfunction, CUfunction_attribute, int);
     CUresult (*occupancy)(int *, int *, CUfunction, CUoccupancyB2DSize, size_t, int);
     CUresult (*error_string)(CUresult, const char **);
+    CUresult (*active_blocks)(int *, CUfunction, int, size_t);
 } drv;
 
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
@@ -72,7 +73,8 @@ static void drv_load(void)
              entry_point("cuFuncGetAttribute", (void **)&drv.func_attr) &&
              entry_point("cuFuncSetAttribute", (void **)&drv.func_set_attr) &&
              entry_point("cuOccupancyMaxPotentialBlockSize", (void **)&drv.occupancy) &&
-             entry_point("cuGetErrorString", (void **)&drv.error_string);
+             entry_point("cuGetErrorString", (void **)&drv.error_string) &&
+             entry_point("cuOccupancyMaxActiveBlocksPerMultiprocessor", (void **)&drv.active_blocks);
 }
 
 /* A GPU, the driver's entry points, and the runtime's primary context current on this thread. */
@@ -248,4 +250,28 @@ int pa_cuda__launch(void *fn, dim3 grid, dim3 block, size_t shmem, cudaStream_t 
 void *pa_cuda__rtc_function(const pa_cuda__rtc_kernel *k)
 {
     return (void *)k->fn;
+}
+
+int pa_cuda_function_info(pa_cuda_function fn, int block, size_t shmem, pa_cuda_fninfo *out)
+{
+    const char *what = "pa_cuda_function_info";
+    int device = 0, st;
+    CUcontext ctx = NULL;
+    CUresult r = CUDA_SUCCESS;
+    if (fn == NULL || out == NULL || block < 1)
+        return pa__err(PA_ERR_INVAL, "%s: %s", what, fn == NULL ? "NULL function" : out == NULL ? "NULL output"
+                                                                                            : "block below 1");
+    if ((st = driver_ready(what, &device, &ctx)) != PA_OK)
+        return st;
+    CUfunction f = (CUfunction)fn;
+    pa_cuda_fninfo i = {0};
+    if ((r = drv.func_attr(&i.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f)) != CUDA_SUCCESS ||
+        (r = drv.func_attr(&i.smem_static, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f)) != CUDA_SUCCESS ||
+        (r = drv.func_attr(&i.local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f)) != CUDA_SUCCESS ||
+        (r = drv.func_attr(&i.max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f)) != CUDA_SUCCESS)
+        return drv_fail(r, "cuFuncGetAttribute", what);
+    if ((r = drv.active_blocks(&i.blocks_per_sm, f, block, shmem)) != CUDA_SUCCESS)
+        return drv_fail(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor", what);
+    *out = i;
+    return PA_OK;
 }

@@ -1,0 +1,218 @@
+/*
+ * bench/sgemm — target P7: the manual's sgemm (section 7.1), written with the library's tile types
+ * (pa_gemm_dmem, gputile.h), against cuBLAS SGEMM in the same run, on the same buffers, timed by CUDA events
+ * (median of many).  cuBLAS is linked here only.
+ *
+ *     sgemm [n ...]            the P7 table at each n (default 4096 8192)
+ *     PA_SGEMM_CONFIGS="bm,bn,bk,tm,tn,threads[,lanes_n,min_blocks];..."   kernel shapes to sweep (rows
+ *                              "sweep"; the table uses the library's default shape)
+ *
+ * Each row also prints the generated kernel's registers per thread, static shared memory per block and resident
+ * blocks per multiprocessor, and whether each operand took the fast tile path.  Results are checked against
+ * cuBLAS's (relative to the sum of |a||b| of each output).  Rows for a transposed and a blocked A show the
+ * manual's point: the same kernel source, another layout in the type.
+ */
+#include <cublas_v2.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_bench.h"
+
+#define CB(x)                                                                                            \
+    do {                                                                                                 \
+        cublasStatus_t s_ = (x);                                                                         \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                               \
+            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #x, (int)s_);           \
+            exit(1);                                                                                     \
+        }                                                                                                \
+    } while (0)
+
+static cudaEvent_t ev0, ev1;
+
+static int cmp(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct run {
+    const pa_type *A, *B, *C;
+    float *a, *b, *c;
+    int n;
+} run;
+
+/* Median milliseconds of reps calls of ours (config) or cuBLAS (config NULL, handle h). */
+static float time_it(const run *r, const pa_gemm_config *cfg, cublasHandle_t h, int reps, pa_gemm_info *info)
+{
+    float ms[64], one = 1.0f, zero = 0.0f;
+    for (int i = -2; i < reps; i++) {
+        CK(cudaEventRecord(ev0, NULL));
+        if (h)
+            CB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, r->n, r->n, r->n, &one, r->b, r->n, r->a, r->n, &zero, r->c,
+                           r->n));
+        else
+            PK(pa_gemm_dmem_async(r->C, r->c, r->A, r->a, r->B, r->b, 1.0, 0.0, cfg, NULL, info));
+        CK(cudaEventRecord(ev1, NULL));
+        CK(cudaEventSynchronize(ev1));
+        if (i >= 0)
+            CK(cudaEventElapsedTime(&ms[i], ev0, ev1));
+    }
+    qsort(ms, (size_t)reps, sizeof ms[0], cmp);
+    return ms[reps / 2];
+}
+
+/* Largest error of c against ref relative to n * max|a| * max|b| (inputs in [0, 1)). */
+static double check(const float *c, const float *ref, size_t count, int n)
+{
+    double worst = 0;
+    for (size_t i = 0; i < count; i++) {
+        double e = fabs((double)c[i] - (double)ref[i]) / n;
+        worst = e > worst ? e : worst;
+    }
+    return worst;
+}
+
+static float *fetch(const float *d, size_t count)
+{
+    float *h = malloc(count * sizeof *h);
+    if (h == NULL)
+        exit(1);
+    CK(cudaMemcpy(h, d, count * sizeof *h, cudaMemcpyDeviceToHost));
+    return h;
+}
+
+static void row(const char *what, int n, float ms, float anchor_ms, const pa_gemm_info *info, double err,
+                double target)
+{
+    double tf = 2.0 * n * (double)n * n / (ms * 1e-3) / 1e12, atf = 2.0 * n * (double)n * n / (anchor_ms * 1e-3) / 1e12;
+    double ratio = tf / atf;
+    printf("%-28s %5d %8.1f %8.1f %6.3f %6s %-4s", what, n, tf, atf, ratio, target > 0 ? "0.80" : "-",
+           target <= 0 ? "-" : ratio >= target ? "pass" : "FAIL");
+    if (info)
+        printf("  %3d regs %6d B smem %d blk/SM  %dx%dx%d %dx%d/%d lanes %d fast %d%d%d", info->registers,
+               info->smem_bytes, info->blocks_per_sm, info->config.bm, info->config.bn, info->config.bk,
+               info->config.tm, info->config.tn, info->config.threads, info->config.lanes_n, info->fast_a,
+               info->fast_b, info->fast_c);
+    printf("  err %.1e%s\n", err, err > 1e-5 ? " WRONG" : "");
+}
+
+static int parse_configs(pa_gemm_config *out, int max)
+{
+    const char *env = getenv("PA_SGEMM_CONFIGS");
+    int n = 0;
+    while (env && *env && n < max) {
+        pa_gemm_config c;
+        c.lanes_n = c.min_blocks = 0;
+        if (sscanf(env, "%d,%d,%d,%d,%d,%d,%d,%d", &c.bm, &c.bn, &c.bk, &c.tm, &c.tn, &c.threads, &c.lanes_n,
+                   &c.min_blocks) < 6)
+            break;
+        out[n++] = c;
+        env = strchr(env, ';');
+        env = env ? env + 1 : NULL;
+    }
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    int sizes[8] = {4096, 8192}, nsizes = 2, fails = 0;
+    if (argc > 1)
+        for (nsizes = 0; nsizes < argc - 1 && nsizes < 8; nsizes++)
+            sizes[nsizes] = atoi(argv[nsizes + 1]);
+    int st = gpu_bench_start("sgemm", 15, &ev0, &ev1);
+    if (st)
+        return st;
+    cublasHandle_t h;
+    CB(cublasCreate(&h));
+    pa_gemm_config sweep[16];
+    int nsweep = parse_configs(sweep, 16);
+    printf("%-28s %5s %8s %8s %6s %6s %-4s\n", "case", "n", "TFLOP/s", "cuBLAS", "ratio", "target", "");
+    for (int si = 0; si < nsizes; si++) {
+        int n = sizes[si], reps = n >= 8192 ? 9 : 15;
+        size_t count = (size_t)n * n;
+        pa_scope *s;
+        char d[1024];
+        PK(pa_scope_create(NULL, &s));
+        snprintf(d, sizeof d, "parray dmem float [%d][%d] A; parray dmem float [%d][%d] B; parray dmem float [%d][%d] C;"
+                 "parray dmem float [#A_1][#A_0] AT; parray dmem float [%d][%d][16][16] BL;"
+                 "parray dmem float [[#BL_0][#BL_2]][[#BL_1][#BL_3]] AB; parray paged float [%d][%d] H;",
+                 n, n, n, n, n, n, n / 16, n / 16, n, n);
+        PK(pa_declare_text(s, d));
+        run r = {pa_type_get(s, "A"), pa_type_get(s, "B"), pa_type_get(s, "C"), NULL, NULL, NULL, n};
+        r.a = pa_create(r.A);
+        r.b = pa_create(r.B);
+        r.c = pa_create(r.C);
+        float *ref_d = pa_create(r.C), *host = pa_create(pa_type_get(s, "H"));
+        if (!r.a || !r.b || !r.c || !ref_d || !host) {
+            fprintf(stderr, "sgemm: %s\n", pa_last_error());
+            return 1;
+        }
+        srand(7);
+        for (size_t i = 0; i < count; i++)
+            host[i] = (float)rand() / (float)RAND_MAX;
+        CK(cudaMemcpy(r.a, host, count * 4, cudaMemcpyHostToDevice));
+        for (size_t i = 0; i < count; i++)
+            host[i] = (float)rand() / (float)RAND_MAX;
+        CK(cudaMemcpy(r.b, host, count * 4, cudaMemcpyHostToDevice));
+        CB(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+        float cub = time_it(&r, NULL, h, reps, NULL);
+        CK(cudaMemcpy(ref_d, r.c, count * 4, cudaMemcpyDeviceToDevice));
+        float *ref = fetch(ref_d, count);
+        pa_gemm_info info;
+        CK(cudaMemset(r.c, 0xff, count * 4));
+        float ours = time_it(&r, NULL, NULL, reps, &info);
+        float *got = fetch(r.c, count);
+        double err = check(got, ref, count, n);
+        free(got);
+        row("sgemm fp32 (P7)", n, ours, cub, &info, err, 0.80);
+        fails += 2.0 * n * (double)n * n / ours < 0.80 * 2.0 * n * (double)n * n / cub || err > 1e-5;
+        for (int i = 0; i < nsweep; i++) {
+            CK(cudaMemset(r.c, 0xff, count * 4));
+            float ms = time_it(&r, &sweep[i], NULL, reps, &info);
+            got = fetch(r.c, count);
+            err = check(got, ref, count, n);
+            free(got);
+            row("  sweep", n, ms, cub, &info, err, 0);
+        }
+        /* the same kernel text, another layout of A in its type: a transposed copy, and 16x16 blocks */
+        const char *alts[2][2] = {{"AT", "A transposed in memory"}, {"AB", "A in 16x16 blocks"}};
+        for (int i = 0; i < 2; i++) {
+            const pa_type *X = pa_type_get(s, alts[i][0]);
+            float *x = pa_create(X);
+            if (x == NULL) {
+                fprintf(stderr, "sgemm: %s\n", pa_last_error());
+                return 1;
+            }
+            PK(pa_copy(X, x, r.A, r.a));   /* the same matrix, stored another way */
+            run r2 = r;
+            r2.A = X;
+            r2.a = x;
+            CK(cudaMemset(r.c, 0xff, count * 4));
+            float ms = time_it(&r2, NULL, NULL, reps, &info);
+            got = fetch(r.c, count);
+            err = check(got, ref, count, n);
+            free(got);
+            row(alts[i][1], n, ms, cub, &info, err, 0);
+            fails += err > 1e-5;
+            PK(pa_destroy(X, x));
+        }
+        /* the tensor-core anchor: cuBLAS with TF32 (our TF32 kernel is not written yet) */
+        CB(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
+        float tf32 = time_it(&r, NULL, h, reps, NULL);
+        CB(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+        printf("%-28s %5d %8s %8.1f %6s %6s %-4s  (no TF32 kernel of ours yet)\n", "sgemm TF32 (P7, cuBLAS only)", n,
+               "-", 2.0 * n * (double)n * n / (tf32 * 1e-3) / 1e12, "-", "0.60", "-");
+        free(ref);
+        PK(pa_destroy(r.A, r.a));
+        PK(pa_destroy(r.B, r.b));
+        PK(pa_destroy(r.C, r.c));
+        PK(pa_destroy(r.C, ref_d));
+        PK(pa_destroy(pa_type_get(s, "H"), host));
+        pa_scope_destroy(s);
+    }
+    cublasDestroy(h);
+    printf("\nP7: %s\n", fails ? "FAIL" : "pass");
+    return fails ? 1 : 0;
+}

@@ -1,0 +1,130 @@
+/*
+ * parray — running the tiled gemm (gputile.h, pa_gemm_dmem): the kernel generated from the three types
+ * (gemm_source.c) is compiled once per (layouts, shape, element type) and kept in a small table, so that a
+ * repeated call costs a key, a lookup and a launch.  Built with the CUDA backend only.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tiles_internal.h"
+
+#define NKEEP 32
+#define KEYLEN 1536
+
+typedef struct kept {
+    char key[KEYLEN];
+    pa_cuda_function fn;
+    pa_gemm_info info;
+} kept;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static kept table[NKEEP];
+static int nkept, next_slot;
+
+/* The layouts of the three types' dimensions, the element type, the shape and the current GPU. */
+static int key_of(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *c, char *key)
+{
+    const pa_type *t[3] = {A, B, C};
+    int at = snprintf(key, KEYLEN, "%s %d %d %d %d %d %d %d %d gpu%d", pa_elm(A), c->bm, c->bn, c->bk, c->tm,
+                      c->tn, c->threads, c->lanes_n, c->min_blocks, pa_cuda_get_device());
+    for (int i = 0; i < 3; i++)
+        for (int d = 0; d < 2; d++) {
+            const pa__layout *l = pa__type_layout(pa_type_child(t[i], d));
+            if (l == NULL || at >= KEYLEN - 2)
+                return 0;
+            at += snprintf(key + at, KEYLEN - (size_t)at, " ");
+            at += pa__layout_format(l, key + at, KEYLEN - (size_t)at);
+        }
+    return at < KEYLEN - 1;
+}
+
+static int kernel_of(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *c,
+                     pa_cuda_function *fn, pa_gemm_info *info)
+{
+    char key[KEYLEN];
+    int keyed = key_of(C, A, B, c, key), st;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; keyed && i < nkept; i++)
+        if (strcmp(table[i].key, key) == 0) {
+            *fn = table[i].fn;
+            *info = table[i].info;
+            pthread_mutex_unlock(&lock);
+            return PA_OK;
+        }
+    pthread_mutex_unlock(&lock);
+    char *src = NULL;
+    if ((st = pa__gemm_generate(C, A, B, c, &src, info)) != PA_OK)
+        return st;
+    st = pa_cuda_compile("pa_gemm_dmem", src, "pa_gemm_kernel", fn);
+    free(src);
+    pa_cuda_fninfo fi;
+    if (st == PA_OK && (st = pa_cuda_function_info(*fn, c->threads, (size_t)info->smem_bytes, &fi)) == PA_OK) {
+        if (fi.local_bytes > 0)
+            fprintf(stderr, "parray: warning: pa_gemm_dmem: the %dx%dx%d kernel for %s uses %d bytes of local memory "
+                    "per thread (spills)\n", c->bm, c->bn, c->bk, pa_type_name(C), fi.local_bytes);
+        info->registers = fi.registers;
+        info->smem_bytes += fi.smem_static;
+        info->local_bytes = fi.local_bytes;
+        info->blocks_per_sm = fi.blocks_per_sm;
+    }
+    if (st != PA_OK || !keyed)
+        return st;
+    pthread_mutex_lock(&lock);
+    kept *k = &table[next_slot];
+    next_slot = (next_slot + 1) % NKEEP;
+    nkept = nkept < NKEEP ? nkept + 1 : NKEEP;
+    snprintf(k->key, KEYLEN, "%s", key);
+    k->fn = *fn;
+    k->info = *info;
+    pthread_mutex_unlock(&lock);
+    return PA_OK;
+}
+
+int pa_gemm_dmem_async(const pa_type *C, void *c, const pa_type *A, const void *a, const pa_type *B,
+                       const void *b, double alpha, double beta, const pa_gemm_config *config, void *stream,
+                       pa_gemm_info *info)
+{
+    const char *what = "pa_gemm_dmem";
+    if (c == NULL || a == NULL || b == NULL)
+        return pa__err(PA_ERR_INVAL, "%s: NULL pointer %s", what, a == NULL ? "a" : b == NULL ? "b" : "c");
+    if (C == NULL || A == NULL || B == NULL || pa_ndim(A) != 2 || pa_ndim(B) != 2 || pa_ndim(C) != 2)
+        return pa__err(PA_ERR_INVAL, "%s: the types must be given, with two top-level dimensions each", what);
+    pa_gemm_config cfg;
+    int st = pa__gemm_config(config, pa_elm_size(A), &cfg, what);
+    if (st != PA_OK)
+        return st;
+    pa_cuda_function fn;
+    pa_gemm_info got;
+    if ((st = kernel_of(C, A, B, &cfg, &fn, &got)) != PA_OK)
+        return st;
+    int64_t m = pa_size(pa_type_child(C, 0)), n = pa_size(pa_type_child(C, 1));
+    int64_t gx = (n + cfg.bn - 1) / cfg.bn, gy = (m + cfg.bm - 1) / cfg.bm;
+    if (gy > 65535)
+        return pa__err(PA_ERR_RANGE, "%s: %lld rows make %lld row blocks, more than a grid's 65535", what,
+                       (long long)m, (long long)gy);
+    pa_dthreads th;
+    memset(&th, 0, sizeof th);
+    th.grid = 1;
+    th.n = gx * gy * cfg.threads;
+    th.gdim[0] = (unsigned)gx;
+    th.gdim[1] = (unsigned)gy;
+    th.gdim[2] = 1;
+    th.bdim[0] = (unsigned)cfg.threads;
+    th.bdim[1] = th.bdim[2] = 1;
+    float fa = (float)alpha, fb = (float)beta;
+    int dbl = pa_elm_size(A) == 8;
+    void *params[] = {(void *)&a, (void *)&b, &c, dbl ? (void *)&alpha : (void *)&fa, dbl ? (void *)&beta : (void *)&fb};
+    st = pa_cuda_for_async(&th, fn, params, (size_t)got.smem_bytes, stream);
+    if (st == PA_OK && info)
+        *info = got;
+    return st;
+}
+
+int pa_gemm_dmem(const pa_type *C, void *c, const pa_type *A, const void *a, const pa_type *B, const void *b,
+                 double alpha, double beta)
+{
+    int st = pa_gemm_dmem_async(C, c, A, a, B, b, alpha, beta, NULL, NULL, NULL);
+    return st == PA_OK ? pa__stream_wait(NULL) : st;
+}

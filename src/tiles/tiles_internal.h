@@ -1,0 +1,125 @@
+/*
+ * parray — GPU tiles, inside the library: the plan of a cooperative copy between two static layouts, the text
+ * builder the generators write into, and the emitters that gputile.h's calls and the tiled gemm share.
+ *
+ * A copy plan is what the generated copy function does, as data, so that a test without a GPU can check every
+ * (thread, step, element) of it against the reference walk: the two layouts are split at each other's mode
+ * boundaries (joint modes, as the copy planner does), the modes are ordered so that the "primary" side (the
+ * dmem side, whose accesses must coalesce) has its smallest stride innermost, a vector of v elements is taken
+ * along that innermost mode where it is contiguous, and units of v elements are dealt to the nt threads
+ * round-robin: thread tid moves units tid, tid + nt, tid + 2 nt, ...  Where the layouts cannot be split at
+ * each other's boundaries the plan is "generic": one element per unit, each side's offset from its own layout.
+ */
+#ifndef PARRAY_TILES_INTERNAL_H
+#define PARRAY_TILES_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/internal.h"
+#include "parray/gputile.h"
+
+/* Which memory a side of a copy is in, for the plan's choices. */
+typedef enum pa__tmem { PA__TMEM_DMEM, PA__TMEM_SMEM, PA__TMEM_RMEM } pa__tmem;
+
+#define PA__TMAX_JOINT 64
+#define PA__TMAX_PRED 8
+
+/** A joint mode of a copy: its size, both strides (elements) and its weight in the flat index. */
+typedef struct pa__tjmode {
+    int64_t size, dstride, sstride, kweight;
+} pa__tjmode;
+
+/** The plan of a cooperative copy dst[D(k)] = src[S(k)] over nt threads (see the top of this file). */
+typedef struct pa__tcopy {
+    const pa__layout *dl, *sl;    /* the two layouts (bases included in offsets) */
+    pa__tmem dmem, smem;          /* the memories of dst and src */
+    size_t elm;                   /* bytes per element */
+    int nt;                       /* threads */
+    int generic;                  /* 1: no joint split; element k's offsets from each layout */
+    int nj;                       /* joint modes, outermost first in the order units are dealt */
+    pa__tjmode j[PA__TMAX_JOINT];
+    int v;                        /* elements per unit (along j[nj-1]) */
+    int dvec, svec;               /* 1: that side moves a unit as one v*elm-byte vector */
+    int64_t units, per_thread;    /* units = total / v; per_thread = ceil(units / nt) */
+    int primary;                  /* 0: dst, 1: src: the side ordered for coalescing */
+    int bank_ways;                /* shared-memory wavefronts per request of warp 0 (1 = conflict-free); 0 none */
+    /* predicated forms: the top-level dimensions (sizes, flat weights) of the side whose edges are checked */
+    int npred;
+    int64_t pred_size[PA__TMAX_PRED], pred_weight[PA__TMAX_PRED];
+} pa__tcopy;
+
+/**
+ * Plans a copy between two affine layouts of the same size.  The predicated forms check the npred top-level
+ * dimensions of sizes pred_size (row-major over the flat index; npred 0: none).  \return PA_OK; PA_ERR_SIZE (sizes differ); PA_ERR_UNSUPPORTED (a
+ * gathered layout, too many joint modes); PA_ERR_PARAM (an rmem side with more than one thread); what names
+ * the copy in messages.
+ */
+int pa__tcopy_plan(const pa__layout *dl, pa__tmem dm, const pa__layout *sl, pa__tmem sm, size_t elm, int nt,
+                   int npred, const int64_t *pred_size, const char *what, pa__tcopy *out);
+
+/** The top-level dimension sizes of t into size (at most PA__TMAX_PRED).  \return their count or an error. */
+int pa__tpred_dims(const pa_type *t, int64_t *size, const char *what);
+
+/**
+ * The elements thread tid moves at step j (0 <= j < per_thread): for each of the unit's v elements e its flat
+ * index, dst and src offsets (bases included).  \return the number of elements (0 past the last unit).
+ */
+int pa__tcopy_unit(const pa__tcopy *c, int tid, int64_t j, int64_t *k, int64_t *doff, int64_t *soff);
+
+/**
+ * Splits layout l at tile size t along its flat index: when the offsets of every complete or final partial
+ * tile are those of tile 0 shifted (off(r*t + i) = off(r*t) + off(i) - off(0)), fills *tile with the layout
+ * of [0, min(t, size)) and returns 1; else 0.
+ */
+int pa__tile_divide(const pa__layout *l, int64_t t, pa__layout *tile);
+
+/* ---- text ------------------------------------------------------------------------------------------------ */
+
+/** A growing string; on allocation failure it keeps failing (st) and the caller reports once. */
+typedef struct pa__tbuf {
+    char *s;
+    size_t len, cap;
+    int st;
+} pa__tbuf;
+
+void pa__tbuf_put(pa__tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pa__tbuf_free(pa__tbuf *b);
+
+/** The C++ element type declaration "typedef ... NAME;" for a type's element (a struct of bytes if unknown). */
+void pa__elm_cuda_decl(const pa_type *t, const char *name, char *buf, size_t len);
+
+/**
+ * Emits a static layout struct NAME for layout l (gputile.h lists its members): elm_decl declares elm_t, elm is
+ * its size, comment follows the name, extra (may be NULL) is placed before the closing brace.
+ */
+void pa__temit_layout(pa__tbuf *b, const char *name, const pa__layout *l, const char *elm_decl, size_t elm,
+                      const char *comment, const char *extra);
+/** Emits "static PA_TD it fn(it k) { return <offset of k through l>; }". */
+void pa__temit_offset_fn(pa__tbuf *b, const char *fn, const pa__layout *l, const char *it);
+
+/** Emits the copy struct NAME of plan c (load, store, copy and their predicated forms). */
+void pa__temit_copy(pa__tbuf *b, const char *name, const pa__tcopy *c, const char *elm_t, const char *comment);
+
+/* ---- the generator's internals, for the gemm ---------------------------------------------------------- */
+
+/** Appends text to a generator's source. */
+int pa__tilegen_put(pa_tilegen *g, const char *text);
+/** Adds a copy between two layouts (as pa_tilegen_copy, for layouts that are not types of their own). */
+int pa__tilegen_copy_layouts(pa_tilegen *g, const char *name, const pa__layout *dl, pa__tmem dm,
+                             const pa__layout *sl, pa__tmem sm, const pa_type *elm_type, int nt, int npred,
+                             const int64_t *pred_size, const char *comment);
+
+/** The gemm's kernel shape: config or the default for esz-byte elements, checked.  \return PA_OK or PA_ERR_PARAM. */
+int pa__gemm_config(const pa_gemm_config *in, size_t esz, pa_gemm_config *out, const char *what);
+/**
+ * The gemm kernel's source for C = A B (gemm_source.c), entry "pa_gemm_kernel"; info (may be NULL) gets the
+ * shape and which operands take the fast tile path.  \return PA_OK and *source (the caller frees it) or an error.
+ */
+int pa__gemm_generate(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *config,
+                      char **source, pa_gemm_info *info);
+
+/** The memory of a type for the tiles: dmem, smem, rmem; -1 with PA_ERR_MTT set for any other. */
+int pa__tmem_of(const pa_type *t, const char *what);
+
+#endif
