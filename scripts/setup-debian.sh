@@ -25,6 +25,8 @@ packages=(
     liblapack-dev       # LAPACK and BLAS, which libga and ScaLAPACK reference
     libblas-dev
     gfortran            # libgfortran, which libga's Fortran objects reference
+    libdlpack-dev       # DLPack's header (include/parray/dlpack.h: export and import of arrays)
+    python3-numpy       # the DLPack round trip through NumPy (tests/python/dlpack_numpy.py)
 )
 
 missing=()

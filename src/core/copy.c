@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "trace.h"
 
 /* The memory ops of a type's mtt: NULL for unspecified ("any") memory, which is treated as host memory.  A
  * memory type without an allocator in this build has no copy strategy either. */
@@ -41,8 +42,9 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
                    const pa__mem_ops **dmo, const pa__mem_ops **smo, pa__plan **out)
 {
     const pa__mem_ops *dm, *sm;
-    if (!dt || !st)
-        return pa__err(PA_ERR_INVAL, "copy: NULL %s type", !dt ? "destination" : "source");
+    int usable = pa__type_usable(dt, "copy (destination)");
+    if (usable != PA_OK || (usable = pa__type_usable(st, "copy (source)")) != PA_OK)
+        return usable;
     int64_t dsize = pa_size(dt), ssize = pa_size(st);
     if (dsize != ssize)
         return pa__err(PA_ERR_SIZE, "copy from %s (%lld elements) to %s (%lld elements): sizes differ",
@@ -88,8 +90,8 @@ static int distributed(const pa_type *dt, const pa_type *st, const pa__dist_ops 
 {
     struct dist_memo *m;
     *ops = NULL;
-    if (!dt || !st)
-        return 0;
+    if (pa__type_usable(dt, "copy") != PA_OK || pa__type_usable(st, "copy") != PA_OK)
+        return 0;   /* prepare() says which */
     m = memo_here();
     for (int i = 0; i < DIST_MEMO; i++)
         if (pa__pair_is(&m->e[i].pair, dt, st)) {
@@ -118,7 +120,10 @@ static int run(const pa_type *dt, void *dst, const pa__layout *dl, const pa__mem
     int rc = pa__copy_check_memory(dt, dst, dm, st, src, sm);
     if (rc == PA_OK && p == NULL) {
         rc = async ? pa__stream_wait(stream) : PA_OK;
-        return rc != PA_OK ? rc : pa__copy_walk(dt, dst, st, src);
+        pa__trace_push(PA__TRACE_COPY, "walk");
+        rc = rc != PA_OK ? rc : pa__copy_walk(dt, dst, st, src);
+        pa__trace_pop();
+        return rc;
     }
     if (rc != PA_OK) {
         pa__plan_unref(p);
@@ -130,12 +135,16 @@ static int run(const pa_type *dt, void *dst, const pa__layout *dl, const pa__mem
         break;
     case PA__OVERLAP:
         rc = async ? pa__stream_wait(stream) : PA_OK;
+        pa__trace_push(PA__TRACE_COPY, "through a temporary (overlap)");
         if (rc == PA_OK)
             rc = pa__copy_through_temp(dt, dl, dst, dm, st, sl, src, sm, pa_elm_size(dt));
+        pa__trace_pop();
         break;
     default:
+        pa__trace_push(PA__TRACE_COPY, p->strategy->name);
         rc = async ? pa__plan_exec_async(p, dst, dl->base, src, sl->base, stream)
                    : pa__plan_exec(p, dst, dl->base, src, sl->base);
+        pa__trace_pop();
     }
     pa__plan_unref(p);
     return rc;

@@ -60,8 +60,10 @@ static void dim(out *o, const pa_type *t, int bracket)
 int pa_type_format(const pa_type *t, char *buf, size_t len)
 {
     out o = {buf, len, 0};
-    if (!t || (!buf && len))
-        return pa__err(PA_ERR_INVAL, "pa_type_format: NULL type or buffer");
+    if (pa__type_usable(t, "pa_type_format") != PA_OK)
+        return PA_ERR_INVAL;
+    if (!buf && len)
+        return pa__err(PA_ERR_INVAL, "pa_type_format: NULL buffer");
     if (len)
         buf[0] = '\0';
     if (strcmp(t->mtt, "any") != 0 && strcmp(t->mtt, "distributed") != 0)

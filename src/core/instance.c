@@ -42,7 +42,7 @@ static void node_free(pa_type *n)
     free(n->child);
     free(n->fn);
     free(n->name);
-    free(n);
+    pa__node_release(n);
 }
 
 void pa__inst_free(pa__inst *in)
@@ -62,7 +62,7 @@ static int new_node(build *b, pa_type *parent, int index, pa_type **out)
     pa_type *n;
     if (b->inst->nnodes >= PA__MAX_NODES)
         return pa__err(PA_ERR_RANGE, "in \"%s\": the type has more than %d dimensions", b->env.text, PA__MAX_NODES);
-    if (!(n = calloc(1, sizeof *n)))
+    if (!(n = pa__node_alloc()))
         return pa__err(PA_ERR_NOMEM, "no memory for a dimension");
     n->inst = b->inst;
     n->serial = ++last_serial;

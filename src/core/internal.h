@@ -23,6 +23,14 @@ int pa__err_wrap(int status, const char *fmt, ...) __attribute__((format(printf,
  *  report failure by NULL, such as pa_create. */
 int pa__last_status(void);
 
+/* ---- type handles (src/core/type_nodes.c) ------------------------------------------------------------------ */
+
+/**
+ * PA_OK for a live type handle; PA_ERR_INVAL with a message naming fn for NULL, or for a stale handle (a type
+ * whose scope was destroyed: its memory stays the library's, so the check reads no freed memory).
+ */
+int pa__type_usable(const pa_type *t, const char *fn);
+
 /* ---- environment variables (src/core/env.c) -------------------------------------------------------------- */
 
 /*

@@ -85,8 +85,10 @@ const pa__layout *pa__type_layout(const pa_type *t)
 int pa_layout_format(const pa_type *t, char *buf, size_t len)
 {
     const pa__layout *l;
-    if (!t || (!buf && len))
-        return pa__err(PA_ERR_INVAL, "pa_layout_format: NULL type or buffer");
+    if (pa__type_usable(t, "pa_layout_format") != PA_OK)
+        return PA_ERR_INVAL;
+    if (!buf && len)
+        return pa__err(PA_ERR_INVAL, "pa_layout_format: NULL buffer");
     if (!(l = pa__type_layout(t)))
         return t->layout_status ? t->layout_status : PA_ERR_NOMEM;
     return pa__layout_format(l, buf, len);

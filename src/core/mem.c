@@ -128,10 +128,8 @@ void *pa_create_opts(const pa_type *type, const pa_mem_opts *opts)
     size_t bytes;
     int rc;
 
-    if (type == NULL) {
-        pa__err(PA_ERR_INVAL, "pa_create: the type is NULL");
+    if (pa__type_usable(type, "pa_create") != PA_OK)
         return NULL;
-    }
     if (opts == NULL) {
         pa_mem_opts_init(&defaults);
         opts = &defaults;
@@ -184,10 +182,12 @@ int pa_destroy(const pa_type *type, void *ptr)
 
     if (ptr == NULL)
         return PA_OK;
-    if (type == NULL)
-        return pa__err(PA_ERR_INVAL, "pa_destroy(%p): the type is NULL", ptr);
+    if (pa__type_usable(type, "pa_destroy") != PA_OK)
+        return PA_ERR_INVAL;
     mtt = pa_mtt(type);
     ops = pa__mem_find(mtt);
+    /* Any type of the array's memory type will do, whatever its size: the allocation table's record says what
+     * to release (the bytes pa_create allocated), never the type. */
     switch (pa__alloc_unregister(ptr, ops, &rec)) {
     case PA__ALLOC_TAKEN:
         break;

@@ -4,6 +4,9 @@
 
 #include "type_internal.h"
 
+/* A live type handle (not NULL, not stale); else the error is set, naming the function. */
+#define LIVE(t, fn) (pa__type_usable((t), (fn)) == PA_OK)
+
 /* Checks that every named reference in a declaration tree names a declared type. */
 static int check_refs(pa_scope *s, const pa__decl *d, const pa__adim *a)
 {
@@ -137,8 +140,10 @@ fail:
 const pa_type *pa_type_dim(const pa_type *t, const char *path)
 {
     int idx[PA__MAX_DEPTH], n = 0;
-    if (!t || !path) {
-        pa__err(PA_ERR_INVAL, "pa_type_dim: NULL %s", t ? "path" : "type");
+    if (!LIVE(t, "pa_type_dim"))
+        return NULL;
+    if (!path) {
+        pa__err(PA_ERR_INVAL, "pa_type_dim: NULL path");
         return NULL;
     }
     for (const char *p = path; *p; p++) {
@@ -157,10 +162,8 @@ const pa_type *pa_type_dim(const pa_type *t, const char *path)
 
 const pa_type *pa_type_child(const pa_type *t, int i)
 {
-    if (!t) {
-        pa__err(PA_ERR_INVAL, "pa_type_child: NULL type");
+    if (!LIVE(t, "pa_type_child"))
         return NULL;
-    }
     if (i < 0 || i >= t->nchild) {
         pa__err(PA_ERR_DIM, "%s has %d sub-dimensions; there is no sub-dimension %d", t->name, t->nchild, i);
         return NULL;
@@ -170,7 +173,9 @@ const pa_type *pa_type_child(const pa_type *t, int i)
 
 const pa_type *pa_type_root(const pa_type *t)
 {
-    while (t && t->parent)
+    if (!LIVE(t, "pa_type_root"))
+        return NULL;
+    while (t->parent)
         t = t->parent;
     return t;
 }
@@ -180,8 +185,10 @@ const pa_type *pa_type_bind(const pa_type *t, int nargs, const int64_t *args)
     int path[PA__MAX_DEPTH], depth = 0;
     const pa_type *r;
     pa__inst *in;
-    if (!t || (nargs && !args)) {
-        pa__err(PA_ERR_INVAL, "pa_type_bind: NULL %s", t ? "arguments" : "type");
+    if (!LIVE(t, "pa_type_bind"))
+        return NULL;
+    if (nargs && !args) {
+        pa__err(PA_ERR_INVAL, "pa_type_bind: NULL arguments");
         return NULL;
     }
     if (!t->inst->decl || !t->inst->decl->name) {
@@ -204,37 +211,37 @@ const pa_type *pa_type_bind(const pa_type *t, int nargs, const int64_t *args)
 
 pa_scope *pa_type_scope(const pa_type *t)
 {
-    return t && t->inst->decl ? t->inst->decl->scope : NULL;
+    return LIVE(t, "pa_type_scope") && t->inst->decl ? t->inst->decl->scope : NULL;
 }
 
 int64_t pa_size(const pa_type *t)
 {
-    return t ? t->size : -1;
+    return LIVE(t, "pa_size") ? t->size : -1;
 }
 
 int pa_ndim(const pa_type *t)
 {
-    return t ? t->nchild : -1;
+    return LIVE(t, "pa_ndim") ? t->nchild : -1;
 }
 
 int pa_nleaves(const pa_type *t)
 {
-    return t ? t->nleaves : -1;
+    return LIVE(t, "pa_nleaves") ? t->nleaves : -1;
 }
 
 const char *pa_elm(const pa_type *t)
 {
-    return t ? t->elm : NULL;
+    return LIVE(t, "pa_elm") ? t->elm : NULL;
 }
 
 size_t pa_elm_size(const pa_type *t)
 {
-    return t ? t->elm_size : 0;
+    return LIVE(t, "pa_elm_size") ? t->elm_size : 0;
 }
 
 const char *pa_mtt(const pa_type *t)
 {
-    return t ? t->mtt : NULL;
+    return LIVE(t, "pa_mtt") ? t->mtt : NULL;
 }
 
 const char *pa__type_mtt(const pa_type *t)
@@ -244,16 +251,14 @@ const char *pa__type_mtt(const pa_type *t)
 
 const char *pa_type_name(const pa_type *t)
 {
-    return t ? t->name : NULL;
+    return LIVE(t, "pa_type_name") ? t->name : NULL;
 }
 
 int64_t pa_offset(const pa_type *t, int64_t i)
 {
     const pa__layout *l;
-    if (!t) {
-        pa__err(PA_ERR_INVAL, "pa_offset: NULL type");
+    if (!LIVE(t, "pa_offset"))
         return PA_BAD_OFFSET;
-    }
     if (i < 0 || i >= t->size) {
         pa__err(PA_ERR_RANGE, "index %lld is outside %s, whose size is %lld", (long long)i, t->name,
                 (long long)t->size);
@@ -290,8 +295,10 @@ int64_t pa_offset_nd(const pa_type *t, int n, const int64_t *idx)
 {
     int64_t flat = 0;
     int k = 0;
-    if (!t || !idx) {
-        pa__err(PA_ERR_INVAL, "pa_offset_nd: NULL %s", t ? "index" : "type");
+    if (!LIVE(t, "pa_offset_nd"))
+        return PA_BAD_OFFSET;
+    if (!idx) {
+        pa__err(PA_ERR_INVAL, "pa_offset_nd: NULL index");
         return PA_BAD_OFFSET;
     }
     if (n == 1)
@@ -317,7 +324,7 @@ int64_t pa_offset_nd(const pa_type *t, int n, const int64_t *idx)
 int64_t pa_stp(const pa_type *t)
 {
     const pa__layout *l;
-    if (!t || !(l = pa__type_layout(t)))
+    if (!LIVE(t, "pa_stp") || !(l = pa__type_layout(t)))
         return 0;
     if (t->size == 1)
         return 1;
@@ -340,7 +347,9 @@ int pa_cnt(const pa_type *t)
 int pa_extent(const pa_type *t, int64_t *min_off, int64_t *max_off)
 {
     const pa__layout *l;
-    if (!t || !min_off || !max_off)
+    if (!LIVE(t, "pa_extent"))
+        return PA_ERR_INVAL;
+    if (!min_off || !max_off)
         return pa__err(PA_ERR_INVAL, "pa_extent: NULL argument");
     if (!(l = pa__type_layout(t)))
         return t->layout_status ? t->layout_status : PA_ERR_NOMEM;
@@ -351,15 +360,17 @@ int pa_extent(const pa_type *t, int64_t *min_off, int64_t *max_off)
 
 int pa_nparams(const pa_type *t)
 {
-    return t && t->inst->decl ? t->inst->decl->nparams : 0;
+    return LIVE(t, "pa_nparams") && t->inst->decl ? t->inst->decl->nparams : 0;
 }
 
 static int list_params(const pa_type *t, char *buf, size_t len, int what)
 {
     size_t n = 0;
     int r;
-    if (!t || (!buf && len))
-        return pa__err(PA_ERR_INVAL, "NULL type or buffer");
+    if (!LIVE(t, "pa_args/pa_vars/pa_para"))
+        return PA_ERR_INVAL;
+    if (!buf && len)
+        return pa__err(PA_ERR_INVAL, "NULL buffer");
     if (len)
         buf[0] = '\0';
     for (int i = 0; i < pa_nparams(t); i++) {

@@ -117,7 +117,11 @@ typedef struct pa__fn {
     const char *fname;          /* FUNC: the name it was declared with, or NULL */
 } pa__fn;
 
+/* A live type node's mark; a node whose scope was destroyed has 0 there (src/core/type_nodes.c). */
+#define PA__TYPE_LIVE 0x7479706550415241ull
+
 struct pa_type {
+    uint64_t live;              /* PA__TYPE_LIVE while its scope lives: stale handles are told apart */
     struct pa__inst *inst;
     struct pa_type *parent;
     struct pa_type **child;
@@ -167,6 +171,13 @@ int pa__split_ref(pa_scope *s, const char *ref, pa__decl **d, int *path, int *de
 const pa_type *pa__node_path(const pa_type *t, const int *path, int depth, const char *what);
 /** Makes an instance of a declaration tree built in memory (builder); takes ownership of d. */
 int pa__inst_from_decl(pa__decl *d, pa__inst **out);
+
+/* ---- type nodes (type_nodes.c) ---- */
+
+/** A zeroed node from the pool, marked live.  NULL when out of memory. */
+pa_type *pa__node_alloc(void);
+/** Marks a node dead and returns it to the pool (its own allocations must be freed already). */
+void pa__node_release(pa_type *n);
 
 /* ---- scopes (scope.c) ---- */
 

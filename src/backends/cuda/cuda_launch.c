@@ -11,8 +11,9 @@
  */
 #include "cuda_backend.h"
 #include "rtc.h"
+#include "trace.h"
 
-int pa_cuda_for_async(const pa_dthreads *threads, pa_cuda_function fn, void **params, size_t shmem, void *stream)
+static int for_launch(const pa_dthreads *threads, pa_cuda_function fn, void **params, size_t shmem, void *stream)
 {
     if (threads == NULL || fn == NULL)
         return pa__err(PA_ERR_INVAL, "pa_cuda_for: NULL %s", threads == NULL ? "thread type" : "function");
@@ -21,13 +22,25 @@ int pa_cuda_for_async(const pa_dthreads *threads, pa_cuda_function fn, void **pa
     return pa_cuda__launch(fn, g, b, shmem, (cudaStream_t)stream, params, "pa_cuda_for");
 }
 
+/* The NVTX range (trace.h) of pa_cuda_for: the function is a handle without a name, the grid names it. */
+int pa_cuda_for_async(const pa_dthreads *threads, pa_cuda_function fn, void **params, size_t shmem, void *stream)
+{
+    pa__trace_push(PA__TRACE_CUDA_FOR, "pa_cuda_for_async (launch)");
+    int st = for_launch(threads, fn, params, shmem, stream);
+    pa__trace_pop();
+    return st;
+}
+
 int pa_cuda_for(const pa_dthreads *threads, pa_cuda_function fn, void **params, size_t shmem)
 {
-    int st = pa_cuda_for_async(threads, fn, params, shmem, NULL);
-    if (st != PA_OK)
-        return st;
-    cudaError_t e = cudaStreamSynchronize(NULL);
-    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "pa_cuda_for: the kernel of %lld threads", threads->n);
+    pa__trace_push(PA__TRACE_CUDA_FOR, "pa_cuda_for (launch and wait)");
+    int st = for_launch(threads, fn, params, shmem, NULL);
+    if (st == PA_OK) {
+        cudaError_t e = cudaStreamSynchronize(NULL);
+        st = e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "pa_cuda_for: the kernel of %lld threads", threads->n);
+    }
+    pa__trace_pop();
+    return st;
 }
 
 int pa__stream_wait(void *stream)

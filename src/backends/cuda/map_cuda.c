@@ -15,6 +15,7 @@
 
 #include "cuda_backend.h"
 #include "rtc.h"
+#include "trace.h"
 
 /* The C++ type the kernel gives the elements: the declared name where CUDA knows it, else a struct of bytes. */
 static void elm_decl(const pa_type *t, char *buf, size_t len)
@@ -109,7 +110,7 @@ static int map_kernel(const pa_type *t, const pa__layout *l, const char *source,
     return st;
 }
 
-int pa_cuda_map_async(const pa_type *data, void *ptr, const char *source, const char *fn, const void *arg,
+static int map_launch(const pa_type *data, void *ptr, const char *source, const char *fn, const void *arg,
                       size_t arg_size, void *stream)
 {
     if (data == NULL || ptr == NULL || source == NULL || fn == NULL || (arg == NULL && arg_size > 0))
@@ -148,12 +149,25 @@ int pa_cuda_map_async(const pa_type *data, void *ptr, const char *source, const 
     return n == 0 ? PA_OK : pa_cuda__rtc_launch(k, grid, block, 0, (cudaStream_t)stream, params);
 }
 
+/* The NVTX range (trace.h) is named with the element function's name. */
+int pa_cuda_map_async(const pa_type *data, void *ptr, const char *source, const char *fn, const void *arg,
+                      size_t arg_size, void *stream)
+{
+    pa__trace_push(PA__TRACE_CUDA_MAP, fn ? fn : "(NULL)");
+    int st = map_launch(data, ptr, source, fn, arg, arg_size, stream);
+    pa__trace_pop();
+    return st;
+}
+
 int pa_cuda_map(const pa_type *data, void *ptr, const char *source, const char *fn, const void *arg,
                 size_t arg_size)
 {
-    int st = pa_cuda_map_async(data, ptr, source, fn, arg, arg_size, NULL);
-    if (st != PA_OK)
-        return st;
-    cudaError_t e = cudaStreamSynchronize(NULL);
-    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "pa_cuda_map(%s, %s): the kernel", pa_type_name(data), fn);
+    pa__trace_push(PA__TRACE_CUDA_MAP, fn ? fn : "(NULL)");
+    int st = map_launch(data, ptr, source, fn, arg, arg_size, NULL);
+    if (st == PA_OK) {
+        cudaError_t e = cudaStreamSynchronize(NULL);
+        st = e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "pa_cuda_map(%s, %s): the kernel", pa_type_name(data), fn);
+    }
+    pa__trace_pop();
+    return st;
 }

@@ -257,6 +257,8 @@ int pa_for(const pa_type *threads, pa_thread_fn fn, const void *arg, size_t arg_
     pa__tshape shape;
     pa__engine engine = PA__ENGINE_PTHD;
     int bind = PA_BIND_NONE, st;
+    if (threads != NULL && pa__type_usable(threads, "pa_for") != PA_OK)
+        return PA_ERR_INVAL;
     if (threads == NULL || fn == NULL || (arg == NULL && arg_size > 0))
         return pa__err(PA_ERR_INVAL, "pa_for: %s is NULL", threads == NULL ? "the thread type"
                        : fn == NULL ? "the thread function" : "arg (with arg_size > 0)");

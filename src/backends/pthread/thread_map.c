@@ -98,8 +98,10 @@ static int map_go(map_job *j)
 
 static int map_prepare(const pa_type *t, void *ptr, const char *what, const pa__layout **l)
 {
-    if (t == NULL || ptr == NULL)
-        return pa__err(PA_ERR_INVAL, "%s: the %s is NULL", what, t == NULL ? "type" : "data pointer");
+    if (pa__type_usable(t, what) != PA_OK)
+        return PA_ERR_INVAL;
+    if (ptr == NULL)
+        return pa__err(PA_ERR_INVAL, "%s: the data pointer is NULL", what);
     int st = pa__check_host_type(t, what);
     if (st != PA_OK)
         return st;

@@ -48,6 +48,8 @@ static int tile_check(const pa_type *outer, const void *data, const pa_type *inn
     if (outer == NULL || data == NULL || inner == NULL)
         return pa__err(PA_ERR_INVAL, "%s: the %s is NULL", what,
                        outer == NULL ? "outer type" : data == NULL ? "data pointer" : "inner type");
+    if (pa__type_usable(outer, what) != PA_OK || pa__type_usable(inner, what) != PA_OK)
+        return PA_ERR_INVAL;
     int st = pa__check_host_type(outer, what);
     if (st == PA_OK)
         st = pa__check_host_type(inner, what);
