@@ -165,6 +165,41 @@ START_TEST(test_vector_tiles)
 }
 END_TEST
 
+/* Issue 15 on the GPU: a plain host array given as the destination of a dmem type is PA_ERR_MTT naming both
+ * (before, it went to the CUDA executor); a dmem array shifted in place by one element and transposed in place
+ * copies as if through a temporary (a device temporary). */
+START_TEST(test_dmem_mistyped_and_overlap)
+{
+    enum { N = 64 };
+    pa_scope *s;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    const pa_type *D = pa_type_parse(s, "dmem int [63]"), *H = pa_type_parse(s, "paged int [63]");
+    const pa_type *DN = pa_type_parse(s, "dmem int [64]"), *HN = pa_type_parse(s, "paged int [64]");
+    int host[N], back[N], want[N];
+    for (int i = 0; i < N; i++)
+        host[i] = want[i] = i * 3 + 1;
+    PA_CK_ERR(pa_copy(D, host, H, host + 1), PA_ERR_MTT);
+    ck_assert_msg(strstr(pa_last_error(), "host memory") && strstr(pa_last_error(), "dmem"), "%s", pa_last_error());
+    int *d = pa_create(DN);
+    ck_assert_ptr_nonnull(d);
+    PA_CK_OK(pa_copy(DN, d, HN, host));
+    PA_CK_OK(pa_copy(D, d + 1, D, d));   /* in place on the device: d[1..64) <- d[0..63) */
+    memmove(want + 1, want, 63 * sizeof(int));
+    PA_CK_OK(pa_copy(HN, back, DN, d));
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(back[i] == want[i], "d[%d] = %d, expected %d", i, back[i], want[i]);
+    PA_CK_OK(pa_declare(s, "M", "dmem int [8][8]"));
+    PA_CK_OK(pa_declare(s, "MT", "dmem int [[#M_1][#M_0]]"));
+    PA_CK_OK(pa_copy(pa_type_get(s, "MT"), d, pa_type_get(s, "M"), d));   /* transposed in place */
+    PA_CK_OK(pa_copy(HN, back, DN, d));
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
+            ck_assert_msg(back[j * 8 + i] == want[i * 8 + j], "(%d,%d)", i, j);
+    PA_CK_OK(pa_destroy(DN, d));
+    pa_scope_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
     if (!pa_test_gpu_present()) {
@@ -179,6 +214,7 @@ int main(void)
     tcase_add_test(tc, test_listing25_gpu_data_transfer);
     tcase_add_test(tc, test_widths);
     tcase_add_test(tc, test_vector_tiles);
+    tcase_add_test(tc, test_dmem_mistyped_and_overlap);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }
