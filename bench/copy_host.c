@@ -31,7 +31,9 @@ static const char decls[] =
     "parray paged float [[#M_0_1][#M_0_0]][#M_1] MT\n"
     "parray paged float [[8192][8192]] DATA\n"
     "parray paged float [[8000 # disp(96) # DATA_0][8000 # disp(96) # DATA_1]] WINDOW\n"
-    "parray paged float [8000][8000] COPY\n";
+    "parray paged float [8000][8000] COPY\n"
+    "parray paged float [67108864 # disp(3) # FLAT] SHIFT\n"
+    "parray paged float [67108864 # step(-1) # disp(67108863) # FLAT] REVERSED\n";
 
 /* The same shapes at 8 MiB for the smoke run (CI). */
 static const char decls_smoke[] =
@@ -44,7 +46,9 @@ static const char decls_smoke[] =
     "parray paged float [[#M_0_1][#M_0_0]][#M_1] MT\n"
     "parray paged float [[1448][1448]] DATA\n"
     "parray paged float [[1400 # disp(24) # DATA_0][1400 # disp(24) # DATA_1]] WINDOW\n"
-    "parray paged float [1400][1400] COPY\n";
+    "parray paged float [1400][1400] COPY\n"
+    "parray paged float [2097152 # disp(3) # FLAT] SHIFT\n"
+    "parray paged float [2097152 # step(-1) # disp(2097151) # FLAT] REVERSED\n";
 
 static const bcase cases[] = {
     {"contiguous float", "256 MiB", "FLAT", "FLAT", 0.85},
@@ -52,6 +56,9 @@ static const bcase cases[] = {
     {"transpose 16 B (float4)", "4096^2", "QT", "Q", 0.75},
     {"[[n][n]][m] transposition", "n=4096 m=4 float", "MT", "M", 0.75},
     {"window float", "8000^2 of 8192^2", "COPY", "WINDOW", 0.85},
+    /* issue 19: the manual's cyclic shift [n # disp(3) # A] (two affine pieces) and a reversal (stride -1) */
+    {"cyclic shift float", "64M, disp(3)", "FLAT", "SHIFT", 0.70},
+    {"reversal float", "64M, step(-1)", "FLAT", "REVERSED", 0.70},
 };
 
 static int smoke;

@@ -79,8 +79,8 @@ PA_DEV_HD int pa_dev_node(const pa_dthreads *t, const char *path)
 {
     int node = 0;
     for (const char *p = path; *p; p++) {
-        if (*p == '_')
-            continue;
+        if (p != path && *p++ != '_')   /* digits joined by single '_': "_0", "0_" and "01" are not paths */
+            return -1;
         int c = *p - '0', k = c >= 0 && c <= 9 ? t->child[node] : -1;
         while (k >= 0 && c-- > 0)
             k = t->next[k];

@@ -114,8 +114,22 @@ PA_API const pa_type *pa_type_child(const pa_type *type, int i);
 /** The root type a dimension belongs to (itself for a root). */
 PA_API const pa_type *pa_type_root(const pa_type *type);
 
-/** Binds the parameters of a parameterised type.  \return the handle, or NULL with PA_ERR_PARAM. */
+/**
+ * Binds the parameters of a parameterised type: a bound one, one of its dimensions, or the unbound handle that
+ * pa_type_get gives for the bare name of a type with parameters ("WINDOW").  Queries on an unbound handle
+ * (size, offsets, layout, copies, ...) fail with PA_ERR_PARAM; its name, mtt, element type, pa_args and pa_vars
+ * answer.  \return the handle, or NULL with PA_ERR_PARAM.
+ */
 PA_API const pa_type *pa_type_bind(const pa_type *type, int nargs, const int64_t *args);
+
+/**
+ * The manual's "T on<mtt>": a type with T's sizes, offsets and sub-tree in another memory or thread type
+ * ("dmem", "pinned", ...), named "T on<dmem>"; T itself when it already has that mtt.  Reference text takes the
+ * same form: pa_type_get(s, "WINDOW<1,2> on<dmem>"), and "#A on<dmem>" in declarations.
+ * \return the handle (owned by T's scope), or NULL with PA_ERR_MTT (not an mtt name), PA_ERR_PARAM (T unbound)
+ *         or PA_ERR_UNSUPPORTED (T is distributed).
+ */
+PA_API const pa_type *pa_type_on(const pa_type *type, const char *mtt);
 
 /** The scope a type handle belongs to. */
 PA_API pa_scope *pa_type_scope(const pa_type *type);
@@ -142,6 +156,9 @@ PA_API pa_dim *pa_dim_ref(pa_builder *b, const pa_type *target);
 PA_API int pa_dim_then_ref(pa_dim *d, const pa_type *target);
 /** Appends "# disp(e)".  \return PA_OK or an error. */
 PA_API int pa_dim_then_disp(pa_dim *d, int64_t e);
+/** Appends "# step(k)": the index is multiplied by k (negative for a reversal; see docs/types.md).
+ *  \return PA_OK or an error. */
+PA_API int pa_dim_then_step(pa_dim *d, int64_t k);
 /** Appends "# func(f)".  \return PA_OK or an error. */
 PA_API int pa_dim_then_func(pa_dim *d, pa_offset_fn fn, void *ctx);
 /**

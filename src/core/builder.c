@@ -8,6 +8,7 @@ struct pa_dim {
     pa__adim *a;
     pa_builder *b;
     int owned;                /* 1 once it is a sub-dimension of another dimension or the root */
+    int depth;                /* brackets nested in it, itself included (the parser's limit applies) */
     pa_dim *next;
 };
 
@@ -100,6 +101,7 @@ static pa_dim *new_dim(pa_builder *b)
         return NULL;
     }
     d->b = b;
+    d->depth = 1;
     d->next = b->dims;
     b->dims = d;
     return d;
@@ -126,11 +128,25 @@ pa_dim *pa_dim_tree(pa_builder *b, int n, pa_dim *const *children)
         pa__err(PA_ERR_RANGE, "pa_dim_tree: %d sub-dimensions (1..%d)", n, PA__MAX_CHILDREN);
         return NULL;
     }
-    for (int i = 0; i < n; i++)
+    int depth = 0;
+    for (int i = 0; i < n; i++) {
         if (!children[i] || children[i]->b != b || children[i]->owned) {
             pa__err(PA_ERR_INVAL, "pa_dim_tree: sub-dimension %d is NULL, of another builder or already used", i);
             return NULL;
         }
+        for (int j = 0; j < i; j++)
+            if (children[j] == children[i]) {
+                pa__err(PA_ERR_INVAL, "pa_dim_tree: sub-dimensions %d and %d are the same dimension (a dimension "
+                        "has one place in a tree)", j, i);
+                return NULL;
+            }
+        depth = children[i]->depth > depth ? children[i]->depth : depth;
+    }
+    if (depth + 1 > PA__MAX_DEPTH) {
+        pa__err(PA_ERR_RANGE, "pa_dim_tree: the tree would be %d dimensions deep; declarations nest at most %d",
+                depth + 1, PA__MAX_DEPTH);
+        return NULL;
+    }
     if (!(d = new_dim(b)) || !(it = new_item(d, PA__I_DIMS)) || !(it->dims = calloc((size_t)n, sizeof *it->dims)))
         return NULL;
     for (int i = 0; i < n; i++) {
@@ -138,6 +154,7 @@ pa_dim *pa_dim_tree(pa_builder *b, int n, pa_dim *const *children)
         children[i]->owned = 1;
     }
     it->ndims = n;
+    d->depth = depth + 1;
     return d;
 }
 
@@ -170,6 +187,16 @@ int pa_dim_then_disp(pa_dim *d, int64_t e)
     if (!d)
         return pa__err(PA_ERR_INVAL, "pa_dim_then_disp: NULL dimension");
     if (!(it = new_item(d, PA__I_DISP)) || !(it->expr = num(e)))
+        return PA_ERR_NOMEM;
+    return PA_OK;
+}
+
+int pa_dim_then_step(pa_dim *d, int64_t factor)
+{
+    pa__item *it;
+    if (!d)
+        return pa__err(PA_ERR_INVAL, "pa_dim_then_step: NULL dimension");
+    if (!(it = new_item(d, PA__I_STEP)) || !(it->expr = num(factor)))
         return PA_ERR_NOMEM;
     return PA_OK;
 }
@@ -220,8 +247,10 @@ const pa_type *pa_builder_finish(pa_builder *b, pa_dim *root, const char *name)
         goto fail;
     pa__scope_lock(s);
     if (name) {
-        d->next = s->decls;
-        s->decls = d;
+        if (pa__scope_add_decl(s, d)) {
+            pa__scope_unlock(s);
+            goto fail;
+        }
     } else {
         d->next = s->anon;
         s->anon = d;

@@ -39,12 +39,14 @@ static int status_of_last_error(void)
  * a layout (PA_ERR_UNSUPPORTED: tables past its budget), the result is PA_OK with *out NULL: the copy walks.
  */
 static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, const pa__layout **sl,
-                   const pa__mem_ops **dmo, const pa__mem_ops **smo, pa__plan **out)
+                   const pa__mem_ops **dmo, const pa__mem_ops **smo, pa__plan **out, pa__piece_plan *pp)
 {
     const pa__mem_ops *dm, *sm;
     int usable = pa__type_usable(dt, "copy (destination)");
     if (usable != PA_OK || (usable = pa__type_usable(st, "copy (source)")) != PA_OK)
         return usable;
+    if (pa__bound(dt, "copy") || pa__bound(st, "copy"))
+        return PA_ERR_PARAM;
     int64_t dsize = pa_size(dt), ssize = pa_size(st);
     if (dsize != ssize)
         return pa__err(PA_ERR_SIZE, "copy from %s (%lld elements) to %s (%lld elements): sizes differ",
@@ -60,6 +62,10 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
     *out = NULL;
     *dmo = dm;
     *smo = sm;
+    /* A side that needs tables or was refused may be piecewise affine: then one plan per piece (pp->n > 0). */
+    int ps = pp ? pa__piece_plan_make(dt, st, de, dm, sm, pp) : PA_ERR_UNSUPPORTED;
+    if (ps != PA_ERR_UNSUPPORTED)
+        return ps;
     if (!(*dl = pa__type_layout(dt)) || !(*sl = pa__type_layout(st))) {
         int status = status_of_last_error();
         return status == PA_ERR_UNSUPPORTED ? PA_OK : status;
@@ -150,6 +156,27 @@ static int run(const pa_type *dt, void *dst, const pa__layout *dl, const pa__mem
     return rc;
 }
 
+/*
+ * A copy planned piece by piece: the memory checked as for any copy; sides that overlap in memory go back to the
+ * one-layout path (which copies through a temporary).  \return the status, or 1 when the caller must fall back.
+ */
+static int run_pieces(const pa_type *dt, void *dst, const pa__mem_ops *dm, const pa_type *st, const void *src,
+                      const pa__mem_ops *sm, pa__piece_plan *pp, int async, void *stream)
+{
+    pa__layout de = {0}, se = {0};
+    int rc = pa__copy_check_memory(dt, dst, dm, st, src, sm);
+    if (rc == PA_OK && (rc = pa_extent(dt, &de.min_off, &de.max_off)) == PA_OK &&
+        (rc = pa_extent(st, &se.min_off, &se.max_off)) == PA_OK) {
+        de.nmodes = 1;     /* for the overlap test only: extents, and never "the same layout" */
+        if (pa__copy_overlap(&de, dst, dm, &se, src, sm, pa_elm_size(dt)) != PA__NO_OVERLAP)
+            rc = 1;
+        else
+            rc = pa__piece_plan_exec(pp, dst, src, stream, async);
+    }
+    pa__piece_plan_free(pp);
+    return rc;
+}
+
 int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src)
 {
     const pa__layout *dl, *sl;
@@ -160,7 +187,12 @@ int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const v
         return ops ? ops->copy(dst_type, dst, src_type, src) : status_of_last_error();
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
-    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p);
+    pa__piece_plan pp = {0};
+    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp);
+    if (st == PA_OK && pp.n && (st = run_pieces(dst_type, dst, dm, src_type, src, sm, &pp, 0, NULL)) != 1)
+        return st;
+    if (st == 1)
+        st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, NULL);
     if (st != PA_OK)
         return st;
     return run(dst_type, dst, dl, dm, src_type, src, sl, sm, p, 0, NULL);
@@ -178,7 +210,12 @@ int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_type, c
     }
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
-    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p);
+    pa__piece_plan pp = {0};
+    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp);
+    if (st == PA_OK && pp.n && (st = run_pieces(dst_type, dst, dm, src_type, src, sm, &pp, 1, stream)) != 1)
+        return st;
+    if (st == 1)
+        st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, NULL);
     if (st != PA_OK)
         return st;
     return run(dst_type, dst, dl, dm, src_type, src, sl, sm, p, 1, stream);
@@ -194,9 +231,15 @@ int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf,
         return pa__err(PA_ERR_INVAL, "copy_explain: NULL buffer of length %zu", len);
     if (distributed(dst_type, src_type, &ops))
         return ops ? ops->explain(dst_type, src_type, buf, len) : status_of_last_error();
-    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p);
+    pa__piece_plan pp = {0};
+    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp);
     if (st != PA_OK)
         return st;
+    if (pp.n) {
+        int n = pa__piece_plan_explain(&pp, buf, len);
+        pa__piece_plan_free(&pp);
+        return n;
+    }
     if (p == NULL)
         return pa__copy_walk_explain(dst_type, src_type, buf, len);
     int n = pa__plan_explain(p, buf, len);

@@ -70,6 +70,8 @@ int64_t pa_offset_on(const pa_type *type, pa_on which, int64_t i)
     if (!type || (which != PA_ON_THREAD && which != PA_ON_LOCAL))
         return pa__err(PA_ERR_INVAL, "pa_offset_on: %s", type ? "which is neither PA_ON_THREAD nor PA_ON_LOCAL"
                        : "NULL type"), PA_BAD_OFFSET;
+    if (pa__bound(type, "pa_offset_on"))
+        return PA_BAD_OFFSET;
     if (i < 0 || i >= type->size)
         return pa__err(PA_ERR_RANGE, "pa_offset_on(%s, %lld): the index is outside [0, %lld)",
                        pa_type_name(type), (long long)i, (long long)type->size), PA_BAD_OFFSET;
@@ -168,6 +170,8 @@ const pa__dist_split *pa__type_dist_split(const pa_type *t)
     pa_scope *s = t->inst->decl->scope;
     if (d)
         return d;
+    if (pa__bound(t, "a distributed copy"))
+        return NULL;
     pa__scope_lock(s);
     if (!(d = t->dist)) {
         d = malloc(sizeof *d);

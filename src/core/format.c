@@ -21,6 +21,11 @@ static void dim(out *o, const pa_type *t, int bracket);
 
 static void target(out *o, const pa_type *t)
 {
+    if (t->on) {
+        target(o, t->alias);
+        put(o, " on<%s>", t->mtt);
+        return;
+    }
     if (t->inst->decl && t->inst->decl->name && t->inst->root == pa_type_root(t))
         put(o, "%s", t->name);
     else
@@ -46,6 +51,8 @@ static void dim(out *o, const pa_type *t, int bracket)
         const pa__fn *f = &t->fn[k];
         if (f->kind == PA__F_DISP) {
             put(o, " # disp(%lld)", (long long)f->disp);
+        } else if (f->kind == PA__F_STEP) {
+            put(o, " # step(%lld)", (long long)f->disp);
         } else if (f->kind == PA__F_FUNC) {
             put(o, " # func(%s)", f->fname ? f->fname : "<callback>");
         } else {
@@ -66,6 +73,8 @@ int pa_type_format(const pa_type *t, char *buf, size_t len)
         return pa__err(PA_ERR_INVAL, "pa_type_format: NULL buffer");
     if (len)
         buf[0] = '\0';
+    if (pa__bound(t, "pa_type_format"))
+        return PA_ERR_PARAM;
     if (strcmp(t->mtt, "any") != 0 && strcmp(t->mtt, "distributed") != 0)
         put(&o, "%s ", t->mtt);
     if (t->elm_size)

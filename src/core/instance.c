@@ -39,6 +39,7 @@ static void node_free(pa_type *n)
     free(n->tables);
     free(n->layout);
     free(n->dist);
+    pa__pieces_free(n->pieces);
     free(n->child);
     free(n->fn);
     free(n->name);
@@ -152,6 +153,8 @@ static int resolve_ref(build *b, const pa__item *it, const pa_type **out)
         b->env.uses_vars = 1;
     if (!(t = pa__node_path(in->root, path, depth, b->env.text)))
         return PA_ERR_DIM;
+    if (it->on && !(t = pa__type_on(t, it->on)))
+        return pa__err_wrap(PA_ERR_MTT, "in \"%s\" at column %d", b->env.text, it->col);
     *out = t;
     return PA_OK;
 }
@@ -244,8 +247,9 @@ static int build_item(build *b, pa_type *n, const pa__item *it, int k, int si)
         if ((st = resolve_ref(b, it, &f.target)))
             return st;
         break;
+    case PA__I_STEP:
     case PA__I_DISP:
-        f.kind = PA__F_DISP;
+        f.kind = it->kind == PA__I_STEP ? PA__F_STEP : PA__F_DISP;
         if ((st = pa__expr_eval(it->expr, &b->env, &f.disp)))
             return st;
         break;
@@ -290,7 +294,7 @@ static int build_node(build *b, const pa__adim *a, pa_type *parent, int index, p
         return pa__err(PA_ERR_RANGE, "in \"%s\" at column %d: dimension size %lld is not in 1..2^50", b->env.text,
                        a->col, (long long)n->size);
     for (int k = 0; k < n->nfn; k++)
-        n->fixed |= n->fn[k].kind != PA__F_DISP;
+        n->fixed |= n->fn[k].kind != PA__F_DISP && n->fn[k].kind != PA__F_STEP;
     return PA_OK;
 }
 
@@ -384,6 +388,52 @@ static int make_inst(pa__decl *d, const int64_t *args, int nargs, pa__inst **out
 fail:
     pa__inst_free(b.inst);
     return st;
+}
+
+int pa__inst_unbound(pa__decl *d, pa__inst **out)
+{
+    pa__inst *in;
+    pa_type *n = NULL;
+    pa__scope_lock(d->scope);
+    if (!(in = d->unbound)) {
+        if (!(in = calloc(1, sizeof *in)) || !(n = pa__node_alloc()) || !(n->name = pa__strdup(d->name))) {
+            if (n)
+                pa__node_release(n);
+            free(in);
+            pa__scope_unlock(d->scope);
+            return pa__err(PA_ERR_NOMEM, "no memory for the handle of %s", d->name);
+        }
+        /* One node with no size (0) and no sub-dimensions: whatever reads it unchecked does nothing. */
+        in->decl = d;
+        in->unbound = 1;
+        in->root = in->nodes = n;
+        in->nnodes = 1;
+        n->inst = in;
+        n->serial = ++last_serial;
+        n->mtt = d->mtt ? d->mtt : "any";
+        n->elm = d->elm ? d->elm : "void";
+        n->elm_size = d->elm ? d->elm_size : 0;
+        d->unbound = in;
+    }
+    pa__scope_unlock(d->scope);
+    *out = in;
+    return PA_OK;
+}
+
+int pa__bound(const pa_type *t, const char *what)
+{
+    if (!t)
+        return pa__err(PA_ERR_INVAL, "%s: NULL type", what);
+    if (!t->inst->unbound)
+        return PA_OK;
+    const pa__decl *d = t->inst->decl;
+    char params[256] = "";
+    for (int i = 0; i < d->nparams; i++) {
+        size_t l = strlen(params);
+        snprintf(params + l, sizeof params - l, "%s%s %s", i ? ", " : "", d->ptypes[i], d->pnames[i]);
+    }
+    return pa__err(PA_ERR_PARAM, "%s: %s has parameters <%s> that are not bound; bind them first "
+                   "(pa_type_bind, or \"%s<...>\")", what, d->name, params, d->name);
 }
 
 int pa__inst_get(pa__decl *d, const int64_t *args, int nargs, pa__inst **out)

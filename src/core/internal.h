@@ -84,6 +84,42 @@ int pa__layout_format(const pa__layout *l, char *buf, size_t len);
 /** The reference semantics: the offset of flat index i by walking the dimension tree (the test oracle). */
 int64_t pa__offset_walk(const pa_type *t, int64_t i);
 
+/*
+ * A piecewise-affine layout (layout_pieces.c): the type's flat index is row-major over its digits (its leaves,
+ * sizes dsize), and the digits' index space is cut into boxes, on each of which the type is affine.  A wrap
+ * (the cyclic shift [n # disp(3) # [n]]) is two boxes; a wrap on each of two axes, four.  Made for types whose
+ * one-layout compilation needs tables or is refused, so that copies run on strides whatever the size.
+ */
+#define PA__MAX_PIECES 64
+#define PA__MAX_DIGITS 64
+
+typedef struct pa__piece {
+    const int64_t *lo, *len;  /* the box: digit d runs over lo[d] .. lo[d] + len[d] - 1 */
+    pa__layout l;             /* offsets over the box's own flat index (row-major over len), affine */
+} pa__piece;
+
+typedef struct pa__pieces {
+    int nd, n;
+    int64_t dsize[PA__MAX_DIGITS];
+    int64_t min_off, max_off;
+    pa__piece *p;
+    int64_t *boxes;           /* the lo and len arrays of every piece */
+} pa__pieces;
+
+/** The pieces of a type whose single layout has tables or was refused, made once and kept with the type; NULL
+ *  (no error set) when the type's layout is affine or the type is not piecewise affine. */
+const pa__pieces *pa__type_pieces(const pa_type *t);
+void pa__pieces_free(pa__pieces *p);
+/** Writes "{(sizes):(strides)+base over [lo..hi), ...}".  \return as snprintf. */
+int pa__pieces_format(const pa__pieces *p, char *buf, size_t len);
+/**
+ * Restricts layout l, whose flat index is row-major over nd digits of sizes dsize, to the box lo + [0, len):
+ * out's flat index is row-major over len.  Each digit of the box that is not whole must be one mode of l (after
+ * its modes are cut at the digits' boundaries).  \return PA_OK, or PA_ERR_UNSUPPORTED when l does not split so.
+ */
+int pa__layout_restrict(const pa__layout *l, int nd, const int64_t *dsize, const int64_t *lo, const int64_t *len,
+                        pa__layout *out);
+
 /* ---- memory types (src/core/mtt.c; allocators in the backends) ----------------------------------------- */
 
 struct pa__strategy;
@@ -263,6 +299,9 @@ const pa__launcher *pa__launcher_for(const char *mtt);
 
 /* Opaque here; the copy planner and backends use only the query functions and pa__type_layout. */
 
+/** PA_OK for a bound type; PA_ERR_PARAM, with a message naming what asked, for the unbound handle of a type
+ *  with parameters (pa_type_get of its bare name), PA_ERR_INVAL for NULL (src/core/instance.c). */
+int pa__bound(const pa_type *t, const char *what);
 /** Name of the mtt of a type ("any" when unspecified); the node's own mtt for a distributed type's dimension. */
 const char *pa__type_mtt(const pa_type *t);
 /**

@@ -67,10 +67,14 @@ const pa__layout *pa__type_layout(const pa_type *t)
     pa_scope *s = t->inst->decl->scope;
     if (l)
         return l;
+    if (pa__bound(t, "layout"))
+        return NULL;
     pa__scope_lock(s);
     l = t->layout;
     if (!l && t->layout_status) {
-        pa__err(t->layout_status, "%s could not be compiled into a layout (too irregular and too large)", t->name);
+        pa__err(t->layout_status, "%s could not be compiled into a layout (%s)", t->name,
+                t->layout_status == PA_ERR_RANGE ? "its offsets overflow: they must lie within +-2^62"
+                                                 : "too irregular and too large");
     } else if (!l) {
         int st = pa__layout_compile(t, &l);
         if (st == PA_OK)
@@ -89,7 +93,12 @@ int pa_layout_format(const pa_type *t, char *buf, size_t len)
         return PA_ERR_INVAL;
     if (!buf && len)
         return pa__err(PA_ERR_INVAL, "pa_layout_format: NULL buffer");
-    if (!(l = pa__type_layout(t)))
-        return t->layout_status ? t->layout_status : PA_ERR_NOMEM;
+    if (!(l = pa__type_layout(t))) {
+        const pa__pieces *p = t->layout_status == PA_ERR_UNSUPPORTED ? pa__type_pieces(t) : NULL;
+        if (p)
+            return pa__pieces_format(p, buf, len);
+        pa__type_layout(t);           /* its message again, in case the pieces' attempt set another */
+        return t->inst->unbound ? PA_ERR_PARAM : t->layout_status ? t->layout_status : PA_ERR_NOMEM;
+    }
     return pa__layout_format(l, buf, len);
 }

@@ -38,9 +38,21 @@ typedef struct comp {
     group gr[MAXG];
     int ngr;
     int64_t base;
+    /* Piecewise compilation (pa__pieces_compile): the digits restricted to a box, lo[d] + [0, dsize[d]);
+     * tables are refused, and a reference that wraps one whole digit asks for a split of the box there. */
+    int pieces;
+    int64_t rlo[MAXD];
+    int split_digit, nsplit;
+    int64_t split_at[8];
 } comp;
 
-enum { FAIL_IRREGULAR = 1 };         /* not compilable symbolically: fall back to one table */
+enum { FAIL_IRREGULAR = 1,           /* not compilable symbolically: fall back to one table */
+       SPLIT = 2 };                  /* piecewise mode: split the box at split_at[] of split_digit and retry */
+
+static int overflow(void)
+{
+    return pa__err(PA_ERR_RANGE, "offsets overflow 64 bits (they must lie within +-2^62)");
+}
 
 static int number_digits(comp *c, const pa_type *n)
 {
@@ -91,6 +103,8 @@ static int to_group(comp *c, symval *v)
     int in[MAXD] = {0}, dig[MAXD], nd = 0, work = 1 + v->np;
     int64_t n = 1, val[MAXD], inner[MAXP];
     group *g;
+    if (c->pieces)
+        return FAIL_IRREGULAR;        /* a piece is affine or the type is not piecewise affine */
     for (int i = 0; i < v->np; i++)
         in[v->p[i].digit] = 1;
     for (int k = 0; k < v->ng; k++)
@@ -116,19 +130,27 @@ static int to_group(comp *c, symval *v)
     g->n = n;
     g->live = 1;
     for (int64_t idx = 0; idx < n; idx++) {
-        int64_t x = v->cst, r = idx;
+        int64_t x = v->cst, r = idx, y;
+        int bad = 0;
         for (int i = nd - 1; i >= 0; i--) {
             val[dig[i]] = r % c->dsize[dig[i]];
             r /= c->dsize[dig[i]];
         }
-        for (int i = 0; i < v->np; i++)
-            x += v->p[i].coeff * ((val[v->p[i].digit] / inner[i]) % v->p[i].size);
+        for (int i = 0; i < v->np; i++) {
+            bad |= __builtin_mul_overflow(v->p[i].coeff, (val[v->p[i].digit] / inner[i]) % v->p[i].size, &y);
+            bad |= __builtin_add_overflow(x, y, &x);
+        }
         for (int k = 0; k < v->ng; k++) {
             const group *h = &c->gr[v->g[k]];
             int64_t hi = 0;
             for (int i = 0; i < h->ndig; i++)
                 hi = hi * c->dsize[h->dig[i]] + val[h->dig[i]];
-            x += h->table[hi];
+            bad |= __builtin_add_overflow(x, h->table[hi], &x);
+        }
+        if (bad) {
+            free(g->table);
+            g->table = NULL;
+            return overflow();
         }
         g->table[idx] = x;
     }
@@ -170,7 +192,8 @@ static int compose_part(const pa__layout *l, const part *p, part *out, int *nout
         if ((take <= avail && avail % take) || (take > avail && take % avail))
             return FAIL_IRREGULAR;
         sub[n].size = t;
-        sub[n++].coeff = l->modes[m].stride * rem;
+        if (__builtin_mul_overflow(l->modes[m].stride, rem, &sub[n++].coeff))
+            return FAIL_IRREGULAR;
         take /= t;
         rem = 1;
         m--;
@@ -194,8 +217,42 @@ static int coeff_cmp(const void *a, const void *b)
     return (x->coeff > y->coeff) - (x->coeff < y->coeff);
 }
 
+/*
+ * A reference wraps a value that is one whole digit d (times coeff, plus cst): the places where
+ * floor(value / |T|) changes split d into pieces on each of which the reference is affine.  Records up to 8 of
+ * them (relative to the digit's restricted range) and returns SPLIT, else FAIL_IRREGULAR.
+ */
+static int wrap_split(comp *c, const symval *v, const pa_type *T)
+{
+    const part *p = NULL;
+    for (int i = 0; i < v->np; i++)
+        if (v->p[i].coeff != 0 && v->p[i].size > 1) {
+            if (p)
+                return FAIL_IRREGULAR;
+            p = &v->p[i];
+        }
+    if (!p || v->ng || p->size != c->dsize[p->digit] || c->dnode[p->digit]->alias)
+        return FAIL_IRREGULAR;
+    int64_t m = T->size, k0 = v->cst, k = p->coeff, n = p->size, last, q0, q1;
+    if (__builtin_mul_overflow(k, n - 1, &last) || __builtin_add_overflow(last, k0, &last))
+        return FAIL_IRREGULAR;
+    q0 = (k0 - pa__floor_mod(k0, m)) / m;
+    q1 = (last - pa__floor_mod(last, m)) / m;
+    if ((q1 > q0 ? q1 - q0 : q0 - q1) > 8)
+        return FAIL_IRREGULAR;        /* many wraps: not a few pieces */
+    c->nsplit = 0;
+    c->split_digit = p->digit;
+    if (k > 0)
+        for (int64_t q = q0 + 1; q <= q1; q++)      /* first d with k0 + k*d >= q*m */
+            c->split_at[c->nsplit++] = (q * m - k0 + k - 1) / k;
+    else
+        for (int64_t q = q0; q > q1; q--)           /* first d with k0 + k*d < q*m */
+            c->split_at[c->nsplit++] = (k0 - q * m) / -k + 1;
+    return c->nsplit ? SPLIT : FAIL_IRREGULAR;
+}
+
 /* x -> T(x mod |T|) on an affine value; FAIL_IRREGULAR when that is not affine. */
-static int compose_ref(symval *v, const pa_type *T)
+static int compose_ref(comp *c, symval *v, const pa_type *T)
 {
     const pa__layout *l = T->inst->has_func ? NULL : pa__type_layout(T);
     int64_t lo = v->cst, hi = v->cst;
@@ -212,27 +269,48 @@ static int compose_ref(symval *v, const pa_type *T)
         else
             hi += span;
     }
-    if (lo < 0 || hi >= T->size)
-        return FAIL_IRREGULAR;        /* the reference wraps */
+    if (lo < 0 || hi >= T->size) {
+        /* Every value in one period of the reference: the modulo takes the same multiple of |T| from all. */
+        int64_t q = (lo - pa__floor_mod(lo, T->size)) / T->size;
+        if (hi - q * T->size < T->size) {
+            v->cst -= q * T->size;
+            lo -= q * T->size;
+            hi -= q * T->size;
+        }
+    }
+    if (lo < 0 || hi >= T->size)      /* the reference wraps */
+        return c->pieces ? wrap_split(c, v, T) : FAIL_IRREGULAR;
     if (l->nmodes <= 1) {
         int64_t st = l->nmodes ? l->modes[0].stride : 0;
-        v->cst = l->base + st * v->cst;
+        int bad = __builtin_mul_overflow(st, v->cst, &v->cst) | __builtin_add_overflow(v->cst, l->base, &v->cst);
         for (int i = 0; i < v->np; i++)
-            v->p[i].coeff *= st;
-        return 0;
+            bad |= __builtin_mul_overflow(v->p[i].coeff, st, &v->p[i].coeff);
+        return bad ? overflow() : 0;
     }
-    if (v->cst != 0)
+    /* A part running backwards (a step(-k), a reversal) is read as its mirror image: coeff*p equals
+     * coeff*(size-1) + |coeff|*(size-1-p), and the mirrored digit's pieces through the target are the
+     * mirrors of p's pieces, so each gets a negative stride and its span in the constant. */
+    int64_t cst = v->cst, back = 0;
+    char reflected[MAXP] = {0};
+    for (int i = 0; i < v->np; i++)
+        if (v->p[i].coeff < 0 && v->p[i].size > 1) {
+            if (__builtin_mul_overflow(v->p[i].coeff, v->p[i].size - 1, &back) || __builtin_add_overflow(cst, back, &cst))
+                return FAIL_IRREGULAR;
+            reflected[i] = 1;
+            v->p[i].coeff = -v->p[i].coeff;
+        }
+    if (cst != 0)
         return FAIL_IRREGULAR;
     for (int i = 0; i < v->np; i++)
         if (v->p[i].coeff > 0 && v->p[i].size > 1)
             sorted[ns++] = v->p[i];
-        else if (v->p[i].coeff < 0)
-            return FAIL_IRREGULAR;
     qsort(sorted, (size_t)ns, sizeof *sorted, coeff_cmp);
     for (int i = 1; i < ns; i++)
         if (sorted[i].coeff < sorted[i - 1].coeff * sorted[i - 1].size)
             return FAIL_IRREGULAR;    /* parts overlap: the sum would carry between the target's modes */
+    cst = l->base;
     for (int i = 0; i < v->np; i++) {
+        int first = nout;
         if (nout + 16 > MAXP)
             return FAIL_IRREGULAR;
         if (v->p[i].coeff == 0 || v->p[i].size == 1) {
@@ -242,10 +320,15 @@ static int compose_ref(symval *v, const pa_type *T)
         } else if (compose_part(l, &v->p[i], out, &nout)) {
             return FAIL_IRREGULAR;
         }
+        for (int j = first; reflected[i] && j < nout; j++) {
+            if (__builtin_mul_overflow(out[j].coeff, out[j].size - 1, &back) || __builtin_add_overflow(cst, back, &cst))
+                return FAIL_IRREGULAR;
+            out[j].coeff = -out[j].coeff;
+        }
     }
     memcpy(v->p, out, (size_t)nout * sizeof *out);
     v->np = nout;
-    v->cst = l->base;
+    v->cst = cst;
     return 0;
 }
 
@@ -256,12 +339,18 @@ static int apply_chain(comp *c, const pa_type *n, symval *v)
         const pa__fn *f = &n->fn[k];
         group *g;
         if (f->kind == PA__F_DISP) {
-            v->cst += f->disp;
+            if (__builtin_add_overflow(v->cst, f->disp, &v->cst))
+                return pa__err(PA_ERR_RANGE, "%s: a displacement overflows 64 bits", n->name);
+            continue;
+        }
+        if (f->kind == PA__F_STEP) {
+            if ((st = scale(c, v, f->disp)))
+                return pa__err_wrap(st, "%s: step(%lld)", n->name, (long long)f->disp);
             continue;
         }
         if (f->kind == PA__F_REF && v->ng == 0) {
             symval save = *v;
-            if ((st = compose_ref(v, f->target)) != FAIL_IRREGULAR)
+            if ((st = compose_ref(c, v, f->target)) != FAIL_IRREGULAR)
                 if (st == 0)
                     continue;
             if (st != FAIL_IRREGULAR)
@@ -273,9 +362,18 @@ static int apply_chain(comp *c, const pa_type *n, symval *v)
                 return st;
         g = &c->gr[v->g[0]];
         int64_t saved = pa__walk_budget_begin(WALK_CAP);
-        for (int64_t i = 0; i < g->n; i++)
-            g->table[i] = f->kind == PA__F_REF ? pa__node_offset_fast(f->target, pa__floor_mod(g->table[i], f->target->size))
-                                               : f->fn(g->table[i], f->ctx);
+        int bad = 0;
+        for (int64_t i = 0; i < g->n && !bad; i++) {
+            int64_t x = f->kind == PA__F_REF ? pa__node_offset_fast(f->target, pa__floor_mod(g->table[i], f->target->size))
+                                             : f->fn(g->table[i], f->ctx);
+            bad = x < -PA__MAX_OFFSET || x > PA__MAX_OFFSET;
+            g->table[i] = x;
+        }
+        if (bad) {
+            pa__walk_budget_end(saved);
+            return pa__err(PA_ERR_RANGE, "%s: an offset of its %s overflows (offsets must lie within +-2^62)", n->name,
+                           f->kind == PA__F_REF ? "reference" : "function");
+        }
         if (pa__walk_budget_end(saved))
             return pa__err(PA_ERR_UNSUPPORTED, "%s: a reference in the layout is too costly to tabulate (more than %lld dimension visits)",
                            n->name, (long long)WALK_CAP);
@@ -285,7 +383,8 @@ static int apply_chain(comp *c, const pa_type *n, symval *v)
 
 static int finalize(comp *c, symval *v)
 {
-    c->base += v->cst;
+    if (__builtin_add_overflow(c->base, v->cst, &c->base))
+        return overflow();
     for (int i = 0; i < v->np; i++) {
         if (c->nfp >= MAXP)
             return FAIL_IRREGULAR;
@@ -319,10 +418,12 @@ static int sym(comp *c, const pa_type *n, symval *v)
             if (!(c->alias[d] = pa__type_layout(n->alias)))
                 return PA_ERR_NOMEM;
             c->kind[d] = 2;
-            c->base += c->alias[d]->base;
+            if (__builtin_add_overflow(c->base, c->alias[d]->base, &c->base))
+                return overflow();
             return 0;
         }
-        v->p[0] = (part){d, 0, n->size, 1};
+        v->p[0] = (part){d, 0, c->dsize[d], 1};
+        v->cst = c->rlo[d];
         v->np = 1;
         v->touched = 1;
     }
@@ -335,7 +436,10 @@ static int sym(comp *c, const pa_type *n, symval *v)
             free(w);
             return st ? st : FAIL_IRREGULAR;
         }
-        v->cst += w->cst;
+        if (__builtin_add_overflow(v->cst, w->cst, &v->cst)) {
+            free(w);
+            return overflow();
+        }
         memcpy(v->p + v->np, w->p, (size_t)w->np * sizeof *w->p);
         v->np += w->np;
         memcpy(v->g + v->ng, w->g, (size_t)w->ng * sizeof *w->g);
@@ -435,7 +539,11 @@ static int whole_table(pa_type *t, pa__layout *l)
         return pa__err(PA_ERR_NOMEM, "no memory for a gather table of %lld offsets", (long long)t->size);
     int64_t saved = pa__walk_budget_begin(WALK_CAP);
     for (int64_t i = 0; i < t->size; i++)
-        table[i] = pa__node_offset_fast(t, i);
+        if ((table[i] = pa__node_offset_fast(t, i)) == PA_BAD_OFFSET) {
+            pa__walk_budget_end(saved);
+            free(table);
+            return PA_ERR_RANGE;          /* the walk has said which index */
+        }
     if (pa__walk_budget_end(saved)) {
         free(table);
         return pa__err(PA_ERR_UNSUPPORTED, "%s is too irregular to compile and too costly (more than %lld dimension visits) to tabulate",
@@ -451,12 +559,14 @@ static int whole_table(pa_type *t, pa__layout *l)
     return PA_OK;
 }
 
-static void extent(pa__layout *l)
+/* The extent, computed without overflow; PA_ERR_RANGE when an offset (or a partial sum of the modes' parts,
+ * which the copy kernels form) would leave +-PA__MAX_OFFSET. */
+static int extent(const pa_type *t, pa__layout *l)
 {
-    l->min_off = l->max_off = l->base;
+    __int128 lo_all = l->base, hi_all = l->base, lo_part = l->base, hi_part = l->base;
     for (int i = 0; i < l->nmodes; i++) {
         const pa__mode *m = &l->modes[i];
-        int64_t lo = 0, hi = 0;
+        __int128 lo = 0, hi = 0;
         if (m->table) {
             lo = hi = m->table[0];
             for (int64_t k = 1; k < m->size; k++) {
@@ -464,13 +574,100 @@ static void extent(pa__layout *l)
                 hi = m->table[k] > hi ? m->table[k] : hi;
             }
         } else if (m->stride < 0) {
-            lo = m->stride * (m->size - 1);
+            lo = (__int128)m->stride * (m->size - 1);
         } else {
-            hi = m->stride * (m->size - 1);
+            hi = (__int128)m->stride * (m->size - 1);
         }
-        l->min_off += lo;
-        l->max_off += hi;
+        lo_all += lo;
+        hi_all += hi;
+        lo_part += lo < 0 ? lo : 0;
+        hi_part += hi > 0 ? hi : 0;
     }
+    if (lo_part < -PA__MAX_OFFSET || hi_part > PA__MAX_OFFSET)
+        return pa__err(PA_ERR_RANGE, "%s: its offsets reach %s%lld..%lld (they must lie within +-2^62)", t->name,
+                       lo_all < -PA__MAX_OFFSET || hi_all > PA__MAX_OFFSET ? "" : "partial sums beyond ",
+                       (long long)(lo_all < INT64_MIN ? INT64_MIN : lo_all > INT64_MAX ? INT64_MAX : lo_all),
+                       (long long)(hi_all > INT64_MAX ? INT64_MAX : hi_all < INT64_MIN ? INT64_MIN : hi_all));
+    l->min_off = (int64_t)lo_all;
+    l->max_off = (int64_t)hi_all;
+    return PA_OK;
+}
+
+/* The symbolic compilation of a node whose digits are numbered: its value, then up through its ancestors. */
+static int run(comp *c, pa_type *t, symval *v, pa__layout *l)
+{
+    int st = sym(c, t, v);
+    /* The position travels up through the ancestors, as in the walk. */
+    for (const pa_type *n = t; !st && v->touched && n->parent; n = n->parent) {
+        if ((st = scale(c, v, n->stride_in_parent)))
+            break;
+        if (n->parent->nfn && !(st = apply_chain(c, n->parent, v)) && n->parent->fixed) {
+            st = finalize(c, v);
+            break;
+        }
+    }
+    if (!st && v->touched)
+        st = finalize(c, v);
+    if (!st)
+        st = assemble(c, t, l);
+    return st;
+}
+
+int pa__layout_compile_box(const pa_type *t, const int64_t *lo, const int64_t *len, pa__layout *l, int *split_digit,
+                           int64_t *split_at, int *nsplit)
+{
+    comp *c = calloc(1, sizeof *c);
+    symval *v = malloc(sizeof *v);
+    int st;
+    *nsplit = 0;
+    if (!c || !v) {
+        free(c);
+        free(v);
+        return pa__err(PA_ERR_NOMEM, "no memory while compiling a layout");
+    }
+    memset(l, 0, sizeof *l);
+    c->pieces = 1;
+    if (t->alias || number_digits(c, t)) {
+        st = PA_ERR_UNSUPPORTED;
+        goto done;
+    }
+    for (int d = 0; d < c->nd; d++) {
+        c->rlo[d] = lo[d];
+        c->dsize[d] = len[d];
+    }
+    st = run(c, (pa_type *)t, v, l);
+    if (st == SPLIT) {
+        *split_digit = c->split_digit;
+        *nsplit = c->nsplit;
+        memcpy(split_at, c->split_at, (size_t)c->nsplit * sizeof *split_at);
+        st = PA_OK;
+    } else if (st == PA_OK) {
+        l->size = 1;
+        for (int d = 0; d < c->nd; d++)
+            l->size *= len[d];
+        pa__layout_coalesce(l);
+        st = l->affine ? extent(t, l) : PA_ERR_UNSUPPORTED;
+    } else if (st > 0) {
+        st = PA_ERR_UNSUPPORTED;      /* not piecewise affine */
+    }
+done:
+    for (int i = 0; i < c->ngr; i++)
+        free(c->gr[i].table);
+    free(c);
+    free(v);
+    return st;
+}
+
+int pa__layout_digits(const pa_type *t, int64_t *dsize)
+{
+    comp *c = calloc(1, sizeof *c);
+    int nd = -1;
+    if (c && !t->alias && !number_digits(c, t)) {
+        nd = c->nd;
+        memcpy(dsize, c->dsize, (size_t)nd * sizeof *dsize);
+    }
+    free(c);
+    return nd;
 }
 
 int pa__layout_compile(const pa_type *ct, pa__layout **out)
@@ -496,20 +693,7 @@ int pa__layout_compile(const pa_type *ct, pa__layout **out)
     }
     st = number_digits(c, t);
     if (!st)
-        st = sym(c, t, v);
-    /* The position travels up through the ancestors, as in the walk. */
-    for (const pa_type *n = t; !st && v->touched && n->parent; n = n->parent) {
-        if ((st = scale(c, v, n->stride_in_parent)))
-            break;
-        if (n->parent->nfn && !(st = apply_chain(c, n->parent, v)) && n->parent->fixed) {
-            st = finalize(c, v);
-            break;
-        }
-    }
-    if (!st && v->touched)
-        st = finalize(c, v);
-    if (!st)
-        st = assemble(c, t, l);
+        st = run(c, t, v, l);
     if (st == FAIL_IRREGULAR) {
         for (int i = 0; i < c->ngr; i++)
             if (c->gr[i].live && c->gr[i].table) {
@@ -522,7 +706,7 @@ int pa__layout_compile(const pa_type *ct, pa__layout **out)
     if (!st) {
         l->size = t->size;
         pa__layout_coalesce(l);
-        extent(l);
+        st = extent(t, l);
     }
 done:
     pa__walk_budget_end(budget);

@@ -15,6 +15,7 @@ static void item_free(pa__item *it)
         pa__adim_free(it->dims[i]);
     free(it->dims);
     free(it->func);
+    free(it->on);
 }
 
 void pa__adim_free(pa__adim *d)
@@ -36,6 +37,7 @@ void pa__decl_free(pa__decl *d)
         pa__inst_free(d->insts);
         d->insts = n;
     }
+    pa__inst_free(d->unbound);
     for (int i = 0; i < d->nparams; i++) {
         free(d->pnames[i]);
         free(d->ptypes[i]);
@@ -79,14 +81,38 @@ static int parse_dims(pa__lexer *lx, pa__adim ***dims, int *ndims, int depth)
     return PA_OK;
 }
 
+/* "on <mtt>" after a reference (the manual's T on<mtt>), or nothing. */
+int pa__parse_on(pa__lexer *lx, char **on)
+{
+    int st;
+    if (lx->kind != PA__T_IDENT || strcmp(lx->ident, "on") != 0 || pa__lex_peekc(lx) != '<')
+        return PA_OK;
+    if ((st = pa__lex_next(lx)) || (st = pa__lex_next(lx)))   /* "on" and '<' */
+        return st;
+    if (lx->kind != PA__T_IDENT)
+        return pa__syntax(lx, "a memory or thread type in on<...>");
+    if (pa__mtt_kind_of(lx->ident) == PA__MTT_NONE)
+        return pa__err(PA_ERR_MTT, "at column %d: '%s' in on<...> is not a memory or thread type", lx->col,
+                       lx->ident);
+    if (!(*on = pa__strdup(lx->ident)))
+        return pa__err(PA_ERR_NOMEM, "no memory while parsing");
+    if ((st = pa__lex_next(lx)))
+        return st;
+    if (!pa__lex_is(lx, '>'))
+        return pa__syntax(lx, "'>' to close on<");
+    return pa__lex_next(lx);
+}
+
 static int parse_ref(pa__lexer *lx, pa__item *it)
 {
     int st;
     it->kind = PA__I_REF;
     if (!(it->ref = pa__strdup(lx->ident)))
         return pa__err(PA_ERR_NOMEM, "no memory while parsing");
-    if ((st = pa__lex_next(lx)) || !pa__lex_is(lx, '<'))
+    if ((st = pa__lex_next(lx)))
         return st;
+    if (!pa__lex_is(lx, '<'))
+        return pa__parse_on(lx, &it->on);
     do {
         if ((st = pa__lex_next(lx)) || (st = grow((void **)&it->args, it->nargs, sizeof *it->args)))
             return st;
@@ -96,13 +122,15 @@ static int parse_ref(pa__lexer *lx, pa__item *it)
     } while (pa__lex_is(lx, ','));
     if (!pa__lex_is(lx, '>'))
         return pa__syntax(lx, "',' or '>' after a parameter");
-    return pa__lex_next(lx);
+    if ((st = pa__lex_next(lx)))
+        return st;
+    return pa__parse_on(lx, &it->on);
 }
 
 static int parse_call(pa__lexer *lx, pa__item *it)
 {
-    int st, is_disp = strcmp(lx->ident, "disp") == 0;
-    it->kind = is_disp ? PA__I_DISP : PA__I_FUNC;
+    int st, is_step = strcmp(lx->ident, "step") == 0, is_disp = is_step || strcmp(lx->ident, "disp") == 0;
+    it->kind = is_step ? PA__I_STEP : is_disp ? PA__I_DISP : PA__I_FUNC;
     if ((st = pa__lex_next(lx)) || (st = pa__lex_next(lx)))   /* the name and '(' */
         return st;
     if (is_disp) {
@@ -117,13 +145,14 @@ static int parse_call(pa__lexer *lx, pa__item *it)
             return st;
     }
     if (!pa__lex_is(lx, ')'))
-        return pa__syntax(lx, is_disp ? "')' to close disp(" : "')' to close func(");
+        return pa__syntax(lx, is_step ? "')' to close step(" : is_disp ? "')' to close disp(" : "')' to close func(");
     return pa__lex_next(lx);
 }
 
 static int is_call(const pa__lexer *lx)
 {
-    return lx->kind == PA__T_IDENT && (strcmp(lx->ident, "disp") == 0 || strcmp(lx->ident, "func") == 0) &&
+    return lx->kind == PA__T_IDENT &&
+           (strcmp(lx->ident, "disp") == 0 || strcmp(lx->ident, "func") == 0 || strcmp(lx->ident, "step") == 0) &&
            pa__lex_peekc(lx) == '(';
 }
 
@@ -139,7 +168,7 @@ static int parse_item(pa__lexer *lx, pa__item *it, int after_hash, int depth)
         return parse_call(lx, it);
     if (after_hash) {
         if (lx->kind != PA__T_IDENT)
-            return pa__syntax(lx, "a type name, disp(...), func(...) or '[' after '#'");
+            return pa__syntax(lx, "a type name, disp(...), step(...), func(...) or '[' after '#'");
         return parse_ref(lx, it);
     }
     it->kind = PA__I_EXPR;

@@ -47,6 +47,19 @@ int pa__plan_make(const pa__layout *dst, const pa__layout *src, size_t elm, cons
  * two sides overlap in memory.  \return PA_OK or an error.
  */
 int pa__copy_walk(const pa_type *dt, void *dst, const pa_type *st, const void *src);
+
+/* A copy with a piecewise-affine side (copy_pieces.c): one plan per piece, with the pieces' bases. */
+typedef struct pa__piece_plan {
+    int n;
+    struct { pa__plan *plan; int64_t dbase, sbase, size; } *e;
+} pa__piece_plan;
+/** Plans a copy piece by piece when either side has pieces.  \return PA_OK with pp filled, PA_ERR_UNSUPPORTED
+ *  (no error set) when this path does not apply, or another error. */
+int pa__piece_plan_make(const pa_type *dt, const pa_type *st, size_t elm, const pa__mem_ops *dm,
+                        const pa__mem_ops *sm, pa__piece_plan *pp);
+int pa__piece_plan_exec(const pa__piece_plan *pp, void *dst, const void *src, void *stream, int async);
+int pa__piece_plan_explain(const pa__piece_plan *pp, char *buf, size_t len);
+void pa__piece_plan_free(pa__piece_plan *pp);
 /** Its one-line explanation, as pa__plan_explain. */
 int pa__copy_walk_explain(const pa_type *dt, const pa_type *st, char *buf, size_t len);
 

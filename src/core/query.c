@@ -32,19 +32,19 @@ int pa_declare(pa_scope *s, const char *name, const char *text)
     if (!pa__valid_name(name))
         return pa__err(PA_ERR_INVAL, "'%s' is not a valid type name (an identifier not ending in _<digit>)", name);
     pa__scope_lock(s);
-    for (pa__decl *e = s->decls; e; e = e->next)
-        if (strcmp(e->name, name) == 0) {
-            pa__scope_unlock(s);
-            return pa__err(PA_ERR_EXISTS, "type '%s' is already declared in this scope as \"%s\"", name, e->text);
-        }
+    pa__decl *e = pa__names_get(&s->decl_names, name);
+    if (e) {
+        pa__scope_unlock(s);
+        return pa__err(PA_ERR_EXISTS, "type '%s' is already declared in this scope as \"%s\"", name, e->text);
+    }
     if ((st = pa__parse_decl(s, text, &d)) || (st = check_refs(s, d, d->root)))
         goto fail;
     if (!(d->name = pa__strdup(name))) {
         st = pa__err(PA_ERR_NOMEM, "no memory for a declaration");
         goto fail;
     }
-    d->next = s->decls;
-    s->decls = d;
+    if ((st = pa__scope_add_decl(s, d)))
+        goto fail;
     pa__scope_unlock(s);
     return PA_OK;
 fail:
@@ -98,16 +98,27 @@ const pa_type *pa_type_get(pa_scope *s, const char *ref)
             return NULL;
         }
     }
+    char *on = NULL;
+    if (pa__parse_on(&lx, &on))
+        return NULL;
     if (lx.kind != PA__T_EOF) {
-        pa__syntax(&lx, "'<' or the end of the type reference");
+        free(on);
+        pa__syntax(&lx, on ? "the end of the type reference" : "'<', \"on<mtt>\" or the end of the type reference");
         return NULL;
     }
+    const pa_type *t = NULL;
     pa__scope_lock(s);
     st = pa__split_ref(s, name, &d, path, &depth);
-    if (st == PA_OK)
+    /* The bare name of a type with parameters is its unbound handle, for pa_type_bind. */
+    if (st == PA_OK && nargs == 0 && depth == 0 && d->nparams > 0 && !on)
+        st = pa__inst_unbound(d, &in);
+    else if (st == PA_OK)
         st = pa__inst_get(d, args, nargs, &in);
+    if (st == PA_OK && (t = pa__node_path(in->root, path, depth, ref)) && on)
+        t = pa__type_on(t, on);
     pa__scope_unlock(s);
-    return st ? NULL : pa__node_path(in->root, path, depth, ref);
+    free(on);
+    return t;
 }
 
 const pa_type *pa_type_parse(pa_scope *s, const char *text)
@@ -137,32 +148,40 @@ fail:
     return NULL;
 }
 
+int pa__dim_path(const char *path, int *idx, int max)
+{
+    int n = 0;
+    for (const char *p = path; *p; p++) {
+        if (p != path && *p++ != '_')
+            return -1;
+        if (*p < '0' || *p > '9' || n >= max)
+            return -1;
+        idx[n++] = *p - '0';
+    }
+    return n;
+}
+
 const pa_type *pa_type_dim(const pa_type *t, const char *path)
 {
-    int idx[PA__MAX_DEPTH], n = 0;
+    int idx[PA__MAX_DEPTH], n;
     if (!LIVE(t, "pa_type_dim"))
         return NULL;
     if (!path) {
         pa__err(PA_ERR_INVAL, "pa_type_dim: NULL path");
         return NULL;
     }
-    for (const char *p = path; *p; p++) {
-        if (*p == '_' && p == path)
-            continue;
-        if (*p < '0' || *p > '9' || n >= PA__MAX_DEPTH || (p[1] && p[1] != '_')) {
-            pa__err(PA_ERR_DIM, "'%s' is not a dimension path such as \"0_1\"", path);
-            return NULL;
-        }
-        idx[n++] = *p - '0';
-        if (p[1])
-            p++;
+    if ((n = pa__dim_path(path, idx, PA__MAX_DEPTH)) < 0) {
+        pa__err(PA_ERR_DIM, "'%s' is not a dimension path: \"\" or digits joined by '_', such as \"0_1\"", path);
+        return NULL;
     }
+    if (pa__bound(t, "pa_type_dim"))
+        return NULL;
     return pa__node_path(t, idx, n, t->name);
 }
 
 const pa_type *pa_type_child(const pa_type *t, int i)
 {
-    if (!LIVE(t, "pa_type_child"))
+    if (!LIVE(t, "pa_type_child") || pa__bound(t, "pa_type_child"))
         return NULL;
     if (i < 0 || i >= t->nchild) {
         pa__err(PA_ERR_DIM, "%s has %d sub-dimensions; there is no sub-dimension %d", t->name, t->nchild, i);
@@ -216,17 +235,17 @@ pa_scope *pa_type_scope(const pa_type *t)
 
 int64_t pa_size(const pa_type *t)
 {
-    return LIVE(t, "pa_size") ? t->size : -1;
+    return !LIVE(t, "pa_size") ? -1 : t->inst->unbound ? (pa__bound(t, "pa_size"), -1) : t->size;
 }
 
 int pa_ndim(const pa_type *t)
 {
-    return LIVE(t, "pa_ndim") ? t->nchild : -1;
+    return !LIVE(t, "pa_ndim") ? -1 : t->inst->unbound ? (pa__bound(t, "pa_ndim"), -1) : t->nchild;
 }
 
 int pa_nleaves(const pa_type *t)
 {
-    return LIVE(t, "pa_nleaves") ? t->nleaves : -1;
+    return !LIVE(t, "pa_nleaves") ? -1 : t->inst->unbound ? (pa__bound(t, "pa_nleaves"), -1) : t->nleaves;
 }
 
 const char *pa_elm(const pa_type *t)
@@ -257,7 +276,7 @@ const char *pa_type_name(const pa_type *t)
 int64_t pa_offset(const pa_type *t, int64_t i)
 {
     const pa__layout *l;
-    if (!LIVE(t, "pa_offset"))
+    if (!LIVE(t, "pa_offset") || pa__bound(t, "pa_offset"))
         return PA_BAD_OFFSET;
     if (i < 0 || i >= t->size) {
         pa__err(PA_ERR_RANGE, "index %lld is outside %s, whose size is %lld", (long long)i, t->name,
@@ -301,6 +320,8 @@ int64_t pa_offset_nd(const pa_type *t, int n, const int64_t *idx)
         pa__err(PA_ERR_INVAL, "pa_offset_nd: NULL index");
         return PA_BAD_OFFSET;
     }
+    if (pa__bound(t, "pa_offset_nd"))
+        return PA_BAD_OFFSET;
     if (n == 1)
         return pa_offset(t, idx[0]);
     if (n == t->nchild) {
@@ -344,6 +365,35 @@ int pa_cnt(const pa_type *t)
     return pa_stp(t) == 1;
 }
 
+/* The extent of a type the compiler refused, by walking every index (kept on the node). */
+static int walk_extent(const pa_type *t, int64_t *min_off, int64_t *max_off)
+{
+    pa_type *n = (pa_type *)t;
+    int st = PA_OK;
+    pa__scope_lock(t->inst->decl->scope);
+    if (!n->walk_extent_done) {
+        int64_t lo = 0, hi = 0;
+        for (int64_t k = 0; k < t->size && st == PA_OK; k++) {
+            int64_t o = pa__node_offset(t, k);
+            if (o == PA_BAD_OFFSET)
+                st = PA_ERR_RANGE;
+            lo = k == 0 || o < lo ? o : lo;
+            hi = k == 0 || o > hi ? o : hi;
+        }
+        if (st == PA_OK) {
+            n->walk_lo = lo;
+            n->walk_hi = hi;
+            n->walk_extent_done = 1;
+        }
+    }
+    pa__scope_unlock(t->inst->decl->scope);
+    if (st == PA_OK) {
+        *min_off = n->walk_lo;
+        *max_off = n->walk_hi;
+    }
+    return st;
+}
+
 int pa_extent(const pa_type *t, int64_t *min_off, int64_t *max_off)
 {
     const pa__layout *l;
@@ -351,11 +401,23 @@ int pa_extent(const pa_type *t, int64_t *min_off, int64_t *max_off)
         return PA_ERR_INVAL;
     if (!min_off || !max_off)
         return pa__err(PA_ERR_INVAL, "pa_extent: NULL argument");
-    if (!(l = pa__type_layout(t)))
+    if (pa__bound(t, "pa_extent"))
+        return PA_ERR_PARAM;
+    if ((l = pa__type_layout(t))) {
+        *min_off = l->min_off;
+        *max_off = l->max_off;
+        return PA_OK;
+    }
+    if (t->layout_status != PA_ERR_UNSUPPORTED)
         return t->layout_status ? t->layout_status : PA_ERR_NOMEM;
-    *min_off = l->min_off;
-    *max_off = l->max_off;
-    return PA_OK;
+    /* Refused as one layout (too irregular for its size): the pieces' extent, else the walk's, once. */
+    const pa__pieces *p = pa__type_pieces(t);
+    if (p) {
+        *min_off = p->min_off;
+        *max_off = p->max_off;
+        return PA_OK;
+    }
+    return walk_extent(t, min_off, max_off);
 }
 
 int pa_nparams(const pa_type *t)
@@ -371,6 +433,8 @@ static int list_params(const pa_type *t, char *buf, size_t len, int what)
         return PA_ERR_INVAL;
     if (!buf && len)
         return pa__err(PA_ERR_INVAL, "NULL buffer");
+    if (what == 2 && pa__bound(t, "pa_para"))
+        return PA_ERR_PARAM;
     if (len)
         buf[0] = '\0';
     for (int i = 0; i < pa_nparams(t); i++) {
@@ -400,4 +464,55 @@ int pa_vars(const pa_type *t, char *buf, size_t len)
 int pa_para(const pa_type *t, char *buf, size_t len)
 {
     return list_params(t, buf, len, 2);
+}
+
+/* T on<mtt>: a pure reference to t made with the builder in t's scope, with the mtt asked for; its nodes are
+ * named "<t's dimension> on<mtt>". */
+static int rename_on(pa_type *n, const char *mtt)
+{
+    size_t len = strlen(n->alias->name) + strlen(mtt) + 6;
+    char *name = malloc(len);
+    if (!name)
+        return pa__err(PA_ERR_NOMEM, "no memory for a type name");
+    snprintf(name, len, "%s on<%s>", n->alias->name, mtt);
+    free(n->name);
+    n->name = name;
+    n->on = 1;
+    for (int i = 0; i < n->nchild; i++)
+        if (rename_on(n->child[i], mtt))
+            return PA_ERR_NOMEM;
+    return PA_OK;
+}
+
+const pa_type *pa__type_on(const pa_type *t, const char *mtt)
+{
+    pa_scope *s = t->inst->decl->scope;
+    if (pa__bound(t, "on<...>"))
+        return NULL;
+    if (pa__mtt_kind_of(mtt) == PA__MTT_NONE) {
+        pa__err(PA_ERR_MTT, "%s on<%s>: '%s' is not a memory or thread type", t->name, mtt, mtt);
+        return NULL;
+    }
+    if (strcmp(t->mtt, "distributed") == 0) {
+        pa__err(PA_ERR_UNSUPPORTED, "%s on<%s>: %s is distributed (a thread and a memory type); choosing the "
+                "memory or thread types of its parts is not supported", t->name, mtt, t->name);
+        return NULL;
+    }
+    if (strcmp(t->mtt, mtt) == 0)
+        return t;
+    pa_builder *b = pa_builder_create(s, mtt, NULL);
+    pa_dim *root = b ? pa_dim_ref(b, t) : NULL;
+    const pa_type *r = root ? pa_builder_finish(b, root, NULL) : (pa_builder_destroy(b), NULL);
+    if (!r || rename_on((pa_type *)r, mtt))
+        return NULL;
+    return r;
+}
+
+const pa_type *pa_type_on(const pa_type *t, const char *mtt)
+{
+    if (!t || !mtt) {
+        pa__err(PA_ERR_INVAL, "pa_type_on: NULL %s", t ? "mtt" : "type");
+        return NULL;
+    }
+    return pa__type_on(t, mtt);
 }

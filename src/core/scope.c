@@ -82,6 +82,10 @@ void pa_scope_destroy(pa_scope *s)
         free(e->name);
         free(e);
     }
+    pa__names_free(&s->decl_names);
+    pa__names_free(&s->var_names);
+    pa__names_free(&s->func_names);
+    pa__names_free(&s->elm_names);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
@@ -102,12 +106,12 @@ int pa_scope_set_int(pa_scope *s, const char *name, int64_t value)
     if (!s || !pa__valid_name(name))
         return pa__err(PA_ERR_INVAL, "pa_scope_set_int: %s", s ? "invalid variable name" : "scope is NULL");
     pa__scope_lock(s);
-    for (v = s->vars; v; v = v->next)
-        if (strcmp(v->name, name) == 0)
-            break;
+    v = pa__names_get(&s->var_names, name);
     if (!v) {
         v = calloc(1, sizeof *v);
-        if (!v || !(v->name = pa__strdup(name))) {
+        if (!v || !(v->name = pa__strdup(name)) || pa__names_put(&s->var_names, v->name, v)) {
+            if (v)
+                free(v->name);
             free(v);
             pa__scope_unlock(s);
             return pa__err(PA_ERR_NOMEM, "pa_scope_set_int: no memory");
@@ -125,12 +129,13 @@ int pa_scope_get_int(const pa_scope *s, const char *name, int64_t *out)
 {
     if (!name || !out)
         return pa__err(PA_ERR_INVAL, "pa_scope_get_int: NULL argument");
-    for (; s; s = s->parent)
-        for (const struct pa__var *v = s->vars; v; v = v->next)
-            if (strcmp(v->name, name) == 0) {
-                *out = v->value;
-                return PA_OK;
-            }
+    for (; s; s = s->parent) {
+        const struct pa__var *v = pa__names_get(&s->var_names, name);
+        if (v) {
+            *out = v->value;
+            return PA_OK;
+        }
+    }
     return pa__err(PA_ERR_NAME, "variable '%s' is not set", name);
 }
 
@@ -140,13 +145,14 @@ int pa_scope_def_func(pa_scope *s, const char *name, pa_offset_fn fn, void *ctx)
     if (!s || !fn || !pa__valid_name(name))
         return pa__err(PA_ERR_INVAL, "pa_scope_def_func: NULL scope or function, or invalid name");
     pa__scope_lock(s);
-    for (f = s->funcs; f; f = f->next)
-        if (strcmp(f->name, name) == 0) {
-            pa__scope_unlock(s);
-            return pa__err(PA_ERR_EXISTS, "offset function '%s' is already defined", name);
-        }
+    if (pa__names_get(&s->func_names, name)) {
+        pa__scope_unlock(s);
+        return pa__err(PA_ERR_EXISTS, "offset function '%s' is already defined", name);
+    }
     f = calloc(1, sizeof *f);
-    if (!f || !(f->name = pa__strdup(name))) {
+    if (!f || !(f->name = pa__strdup(name)) || pa__names_put(&s->func_names, f->name, f)) {
+        if (f)
+            free(f->name);
         free(f);
         pa__scope_unlock(s);
         return pa__err(PA_ERR_NOMEM, "pa_scope_def_func: no memory");
@@ -161,13 +167,14 @@ int pa_scope_def_func(pa_scope *s, const char *name, pa_offset_fn fn, void *ctx)
 
 int pa__scope_find_func(pa_scope *s, const char *name, pa_offset_fn *fn, void **ctx)
 {
-    for (; s; s = s->parent)
-        for (struct pa__func *f = s->funcs; f; f = f->next)
-            if (strcmp(f->name, name) == 0) {
-                *fn = f->fn;
-                *ctx = f->ctx;
-                return PA_OK;
-            }
+    for (; s; s = s->parent) {
+        struct pa__func *f = pa__names_get(&s->func_names, name);
+        if (f) {
+            *fn = f->fn;
+            *ctx = f->ctx;
+            return PA_OK;
+        }
+    }
     return PA_ERR_NAME;
 }
 
@@ -191,10 +198,11 @@ size_t pa__scope_elm_size(pa_scope *s, const char *name)
         if (*end == '\0' && n >= 1 && n <= 4096)
             return n;
     }
-    for (; s; s = s->parent)
-        for (struct pa__elm *e = s->elms; e; e = e->next)
-            if (strcmp(e->name, name) == 0)
-                return e->size;
+    for (; s; s = s->parent) {
+        struct pa__elm *e = pa__names_get(&s->elm_names, name);
+        if (e)
+            return e->size;
+    }
     return 0;
 }
 
@@ -209,7 +217,9 @@ int pa_scope_def_elm(pa_scope *s, const char *name, size_t size)
         return pa__err(PA_ERR_EXISTS, "element type '%s' is already defined", name);
     }
     e = calloc(1, sizeof *e);
-    if (!e || !(e->name = pa__strdup(name))) {
+    if (!e || !(e->name = pa__strdup(name)) || pa__names_put(&s->elm_names, e->name, e)) {
+        if (e)
+            free(e->name);
         free(e);
         pa__scope_unlock(s);
         return pa__err(PA_ERR_NOMEM, "pa_scope_def_elm: no memory");
@@ -223,9 +233,20 @@ int pa_scope_def_elm(pa_scope *s, const char *name, size_t size)
 
 pa__decl *pa__scope_find_decl(pa_scope *s, const char *name)
 {
-    for (; s; s = s->parent)
-        for (pa__decl *d = s->decls; d; d = d->next)
-            if (strcmp(d->name, name) == 0)
-                return d;
+    for (; s; s = s->parent) {
+        pa__decl *d = pa__names_get(&s->decl_names, name);
+        if (d)
+            return d;
+    }
     return NULL;
+}
+
+int pa__scope_add_decl(pa_scope *s, pa__decl *d)
+{
+    int st = pa__names_put(&s->decl_names, d->name, d);
+    if (st == PA_OK) {
+        d->next = s->decls;
+        s->decls = d;
+    }
+    return st;
 }

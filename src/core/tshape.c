@@ -70,6 +70,8 @@ int pa__tshape_of(const pa_type *t, pa__tshape *out)
 {
     shape_walk w = {out, t};
     memset(out, 0, sizeof *out);
+    if (pa__bound(t, "thread type"))
+        return PA_ERR_PARAM;
     int st = add_node(&w, t, "", 0);
     if (st < 0)
         return st;

@@ -11,6 +11,9 @@
 #define PA__MAX_DEPTH 32        /* nesting of brackets and of references */
 #define PA__MAX_NODES 4096      /* nodes in one instance, inherited sub-trees included */
 #define PA__MAX_SIZE (INT64_C(1) << 50)
+/* Every offset a type gives lies within +-PA__MAX_OFFSET: sums of a few of them never overflow 64 bits, and
+ * PA_BAD_OFFSET (INT64_MIN) is never a real offset. */
+#define PA__MAX_OFFSET (INT64_C(1) << 62)
 
 /* ---- lexer (lexer.c) ---- */
 
@@ -63,12 +66,12 @@ int pa__expr_format(const pa__expr *e, char *buf, size_t len);
 
 /* ---- declarations (parser.c) ---- */
 
-typedef enum { PA__I_EXPR, PA__I_REF, PA__I_DIMS, PA__I_DISP, PA__I_FUNC } pa__ikind;
+typedef enum { PA__I_EXPR, PA__I_REF, PA__I_DIMS, PA__I_DISP, PA__I_FUNC, PA__I_STEP } pa__ikind;
 
 struct pa__adim;
 typedef struct pa__item {
     pa__ikind kind;
-    pa__expr *expr;             /* EXPR: size; DISP: displacement */
+    pa__expr *expr;             /* EXPR: size; DISP: displacement; STEP: factor */
     char *ref;                  /* REF: "A_0_1" */
     pa__expr **args;            /* REF: <...> */
     int nargs;
@@ -78,6 +81,7 @@ typedef struct pa__item {
     char *func;                 /* FUNC by name */
     pa_offset_fn fn;            /* FUNC made by the builder */
     void *fn_ctx;
+    char *on;                   /* REF: "T on<mtt>", the memory or thread type asked for, else NULL */
     int col;
 } pa__item;
 
@@ -98,19 +102,22 @@ typedef struct pa__decl {
     pa__adim *root;
     pa_scope *scope;
     struct pa__inst *insts;     /* instances made from it (a list) */
+    struct pa__inst *unbound;   /* the handle of its bare name when it has parameters (pa_type_get "T") */
     struct pa__decl *next;      /* in its scope */
 } pa__decl;
 
 int pa__parse_decl(pa_scope *scope, const char *text, pa__decl **out);
+/** Reads "on <mtt>" when it stands at the lexer (else nothing); *on gets a copy of the mtt name. */
+int pa__parse_on(pa__lexer *lx, char **on);
 void pa__decl_free(pa__decl *d);
 void pa__adim_free(pa__adim *d);
 
 /* ---- instances (instance.c) ---- */
 
-typedef enum { PA__F_DISP, PA__F_REF, PA__F_FUNC } pa__fkind;
+typedef enum { PA__F_DISP, PA__F_REF, PA__F_FUNC, PA__F_STEP } pa__fkind;
 typedef struct pa__fn {
     pa__fkind kind;
-    int64_t disp;
+    int64_t disp;               /* DISP: added to the index; STEP: the index is multiplied by it */
     const pa_type *target;
     pa_offset_fn fn;
     void *ctx;
@@ -133,6 +140,7 @@ struct pa_type {
     int nfn;
     int fixed;                  /* the chain holds a reference or func: offsets are final */
     const pa_type *alias;       /* a pure reference: evaluates exactly as its target */
+    int on;                     /* made by on<mtt>: an alias of the same dimension in another mtt */
     const char *mtt;
     const char *elm;
     size_t elm_size;
@@ -141,6 +149,10 @@ struct pa_type {
     pa__layout *layout;         /* compiled on first use */
     int layout_status;          /* the error of a compilation that failed, kept so it is not retried */
     struct pa__dist_split *dist;  /* the split into process and local layouts, made on first use (dist.c) */
+    struct pa__pieces *pieces;  /* piecewise-affine form, made on first use when needed (layout_pieces.c) */
+    int pieces_done;            /* 1 once pieces was asked for (NULL then: none) */
+    int walk_extent_done;       /* pa_extent of a refused type without pieces: walked once */
+    int64_t walk_lo, walk_hi;
     int64_t **tables;           /* gather tables owned by this node's layout */
     int ntables;
     struct pa_type *next_alloc; /* every node of an instance, for freeing */
@@ -156,6 +168,7 @@ typedef struct pa__inst {
     int nnodes;
     int uses_vars;
     int has_func;               /* a func is reachable: offsets are asked of the user on demand */
+    int unbound;                /* a parameterised type's bare name: only pa_type_bind and names answer */
     uint64_t var_gen;           /* the scope's variable generation it was made with */
     struct pa__inst *next;      /* in its decl (or the scope's list of builder/anonymous instances) */
 } pa__inst;
@@ -167,8 +180,18 @@ int pa__inst_get(pa__decl *d, const int64_t *args, int nargs, pa__inst **out);
 void pa__inst_free(pa__inst *in);
 /** Resolves "Name_0_1" to a declaration and a path (digits), searching the scope and its parents. */
 int pa__split_ref(pa_scope *s, const char *ref, pa__decl **d, int *path, int *depth);
+/**
+ * The one rule for dimension paths (pa_type_dim, pa_tid_path, pa_sync, pa_dev_node, "A_0_1" in references):
+ * "" (the type itself) or digits joined by single '_' ("0", "0_1").  \return the number of digits (written to
+ * idx), or -1 for anything else ("_0", "0_", "_", "01", more than max levels).
+ */
+int pa__dim_path(const char *path, int *idx, int max);
 /** Follows a path of child indices from a node.  NULL with PA_ERR_DIM when a step does not exist. */
 const pa_type *pa__node_path(const pa_type *t, const int *path, int depth, const char *what);
+/** The unbound handle of a declaration with parameters (made once, kept with the declaration). */
+int pa__inst_unbound(pa__decl *d, pa__inst **out);
+/** T on<mtt>: the same offsets, sizes and sub-tree in another memory or thread type (query.c). */
+const pa_type *pa__type_on(const pa_type *t, const char *mtt);
 /** Makes an instance of a declaration tree built in memory (builder); takes ownership of d. */
 int pa__inst_from_decl(pa__decl *d, pa__inst **out);
 
@@ -179,7 +202,19 @@ pa_type *pa__node_alloc(void);
 /** Marks a node dead and returns it to the pool (its own allocations must be freed already). */
 void pa__node_release(pa_type *n);
 
-/* ---- scopes (scope.c) ---- */
+/* ---- scopes (scope.c, name_index.c) ---- */
+
+/* A hash table from a name to what it names; the key is owned by the value (name_index.c). */
+typedef struct pa__names {
+    size_t cap, n;
+    struct { const char *key; void *val; } *slot;
+} pa__names;
+
+/** What key names, or NULL. */
+void *pa__names_get(const pa__names *h, const char *key);
+/** Adds a name that is not there yet.  \return PA_OK or PA_ERR_NOMEM (nothing added). */
+int pa__names_put(pa__names *h, const char *key, void *val);
+void pa__names_free(pa__names *h);
 
 struct pa_scope {
     pa_scope *parent;
@@ -189,7 +224,11 @@ struct pa_scope {
     struct pa__elm { char *name; size_t size; struct pa__elm *next; } *elms;
     pa__decl *decls;
     pa__decl *anon;             /* anonymous and builder declarations */
+    pa__names decl_names, var_names, func_names, elm_names;   /* the four lists above, by name */
 };
+
+/** Adds a named declaration to a scope (its name must be new there).  \return PA_OK or PA_ERR_NOMEM. */
+int pa__scope_add_decl(pa_scope *s, pa__decl *d);
 
 void pa__scope_lock(pa_scope *s);
 void pa__scope_unlock(pa_scope *s);
@@ -213,5 +252,14 @@ int64_t pa__walk_budget_begin(int64_t visits);
 /** Restores the previous limit.  \return PA_ERR_UNSUPPORTED if the budget ran out meanwhile, else PA_OK. */
 int pa__walk_budget_end(int64_t saved);
 int pa__layout_compile(const pa_type *t, pa__layout **out);
+/**
+ * Compiles t restricted to a box of its digits (lo + [0, len) each) without tables.  \return PA_OK with l
+ * filled (affine), PA_OK with *nsplit > 0 when a reference wraps digit *split_digit at split_at[] (relative to
+ * lo) so that the box must be cut there first, or PA_ERR_UNSUPPORTED (not piecewise affine).
+ */
+int pa__layout_compile_box(const pa_type *t, const int64_t *lo, const int64_t *len, pa__layout *l, int *split_digit,
+                           int64_t *split_at, int *nsplit);
+/** The sizes of t's digits (its leaves and pure references, row-major).  \return their number, or -1. */
+int pa__layout_digits(const pa_type *t, int64_t *dsize);
 
 #endif

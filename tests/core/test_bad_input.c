@@ -28,7 +28,7 @@ static const bad malformed[] = {
     {"paged float [3]]", PA_ERR_PARSE, "column 16: expected '[' or the end of the declaration, found ']'"},
     {"paged float []", PA_ERR_PARSE, "column 14: expected a size"},
     {"paged float 3", PA_ERR_PARSE, "column 13: expected '[' to start the dimension tree, found 3"},
-    {"[3 # ]", PA_ERR_PARSE, "column 6: expected a type name, disp(...), func(...) or '[' after '#'"},
+    {"[3 # ]", PA_ERR_PARSE, "column 6: expected a type name, disp(...), step(...), func(...) or '[' after '#'"},
     {"[3 # 5]", PA_ERR_PARSE, "column 6: expected a type name"},
     {"[disp(3]", PA_ERR_PARSE, "column 8: expected ')' to close disp("},
     {"[4 # func()]", PA_ERR_PARSE, "column 11: expected the name of an offset function"},

@@ -35,8 +35,21 @@ static void gen_dim(pool *p, char *out, size_t len, int depth)
     char ref[64];
     const pa_type *t;
     int64_t sz, d;
-    int kind = (int)pa_rng_range(&rng, 0, depth >= 3 ? 5 : 7);
+    int kind = (int)pa_rng_range(&rng, 0, depth >= 3 ? 6 : 8);
     switch (kind) {
+    case 6: {                                /* steps and reversals: k # step(st) # disp(d) # X, in bounds */
+        int64_t st;
+        t = random_dim(p, ref, sizeof ref);
+        sz = pa_size(t);
+        do
+            st = pa_rng_range(&rng, -3, 3);
+        while (st == 0);
+        d = pa_rng_range(&rng, 0, sz - 1);
+        sz = st > 0 ? (sz - 1 - d) / st + 1 : d / -st + 1;
+        snprintf(out, len, "[%lld # step(%lld) # disp(%lld) # %s]", (long long)pa_rng_range(&rng, 1, sz),
+                 (long long)st, (long long)d, ref);
+        return;
+    }
     case 0: case 1:                          /* plain */
         snprintf(out, len, "[%lld]", (long long)pa_rng_range(&rng, 1, 6));
         return;
@@ -59,6 +72,7 @@ static void gen_dim(pool *p, char *out, size_t len, int depth)
         random_dim(p, ref, sizeof ref);
         snprintf(out, len, "[%lld # %s]", (long long)pa_rng_range(&rng, 1, 8), ref);
         return;
+    case 7:
     default: {                               /* sub-dimensions, maybe with a chain */
         int n = (int)pa_rng_range(&rng, 1, 3);
         size_t l;

@@ -58,6 +58,7 @@ static const kernel_of kernels[] = {
     {"loops", {pa__kern_loops, NULL}},
     {"transpose", {pa__kern_transpose, pa__kern_transpose_nt}},
     {"gather", {pa__kern_gather, NULL}},
+    {"reverse", {pa__kern_reverse, pa__kern_reverse_nt}},
 };
 
 static const kernel_of *kernels_named(const char *name)
@@ -234,7 +235,9 @@ END_TEST
 
 START_TEST(test_negative_and_broadcast)
 {
-    check_copy(L(1, 0, 2000, 1), L(2, 1999, 50, 40, -40, -1), 4, "loops");         /* reversed source */
+    check_copy(L(1, 0, 2000, 1), L(2, 1999, 50, 40, -40, -1), 4, "reverse");       /* reversed source */
+    check_copy(L(2, 2999, 3, 1000, -1000, -1), L(1, 0, 3000, 1), 8, "reverse");    /* reversed destination */
+    check_copy(L(2, 0, 7, 333, 400, 1), L(2, 333, 7, 333, 400, -1), 2, "reverse"); /* rows reversed */
     check_copy(L(1, 1999, 2000, -1), L(1, 1999, 2000, -1), 4, "memcpy");           /* reversed both */
     check_copy(L(2, 0, 30, 40, 40, 1), L(2, 29 * 40, 30, 40, -40, 1), 8, "memcpy_runs");   /* rows flipped */
     check_copy(L(2, 0, 100, 64, 64, 1), L(2, 0, 100, 64, 0, 1), 4, "memcpy_runs");  /* a row repeated */

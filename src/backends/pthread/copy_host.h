@@ -29,6 +29,9 @@ int pa__kern_transpose(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_nt(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_runs_nt(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_transpose_nt(const pa__copy_shape *s, char *dst, const char *src);
+/* Reversals: the innermost mode has stride 1 on one side and -1 on the other (copy_reverse.c). */
+int pa__kern_reverse(const pa__copy_shape *s, char *dst, const char *src);
+int pa__kern_reverse_nt(const pa__copy_shape *s, char *dst, const char *src);
 /* Rows with streaming stores for a copy on one thread (four interleaved prefetched streams per row). */
 int pa__kern_memcpy_runs_nt1(const pa__copy_shape *s, char *dst, const char *src);
 /** Streaming copy for a copy on one thread: 16 KiB blocks as four interleaved, prefetched 4 KiB streams. */

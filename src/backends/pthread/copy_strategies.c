@@ -104,6 +104,19 @@ static int probe_loops(const pa__copy_shape *s, double *cost, char *why, size_t 
     return 1;
 }
 
+/* ---- reversals: stride 1 on one side, -1 on the other ------------------------------------------------------- */
+
+static int probe_reverse(const pa__copy_shape *s, double *cost, char *why, size_t len)
+{
+    int in = s->nmodes - 1;
+    if (!host(s) || !all_affine(s) || s->elm > 8 || 16 % s->elm || s->dst_stride[in] * s->src_stride[in] != -1)
+        return 0;
+    double bytes = (double)pa__bytes(s->total, s->elm);
+    *cost = 2 * bytes / PA__BW_BYTES_PER_NS + (double)(s->total / s->size[in]) * PA__T_LOOP_START;
+    snprintf(why, len, "rows of %lld elements reversed in 16-byte vectors", (long long)s->size[in]);
+    return 1;
+}
+
 /* ---- cache-blocked transpose -------------------------------------------------------------------------------- */
 
 static int probe_transpose(const pa__copy_shape *s, double *cost, char *why, size_t len)
@@ -148,8 +161,10 @@ static const pa__strategy memcpy_runs = {"memcpy_runs", probe_memcpy_runs, exec_
 static const pa__strategy loops = {"loops", probe_loops, exec_host, NULL};
 static const pa__strategy transpose = {"transpose", probe_transpose, exec_host, NULL};
 static const pa__strategy gather = {"gather", probe_gather, exec_host, NULL};
+static const pa__strategy reverse = {"reverse", probe_reverse, exec_host, NULL};
 
-const pa__strategy *const pa__host_strategies[] = {&memcpy_one, &memcpy_runs, &transpose, &loops, &gather, NULL};
+const pa__strategy *const pa__host_strategies[] = {&memcpy_one, &memcpy_runs, &transpose, &loops, &gather, &reverse,
+                                                   NULL};
 
 /*
  * How each strategy runs: its kernels (with ordinary and with streaming stores) and the bytes per thread below
@@ -186,6 +201,7 @@ static const host_run host_runs[] = {
     {&transpose, pa__kern_transpose, pa__kern_transpose_nt, pa__kern_transpose_nt, 256 * KiB, 8 * MiB},
     {&loops, pa__kern_loops, NULL, NULL, 256 * KiB, 0},
     {&gather, pa__kern_gather, NULL, NULL, 256 * KiB, 0},
+    {&reverse, pa__kern_reverse, pa__kern_reverse_nt, pa__kern_reverse_nt, 1 * MiB, 16 * MiB},
 };
 
 static const host_run *host_run_of(const pa__plan *p)
