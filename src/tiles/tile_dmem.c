@@ -60,8 +60,8 @@ static const char kernel_fmt[] =
     "        %s(s, t, threadIdx.x, %d, (const void *)&arg);\n        __syncthreads();\n"
     "        %s\n        __syncthreads();\n    }\n}\n";
 
-static int generate(const pa_type *src_o, const pa_type *dst_o, const pa_type *inner, int mode, const char *source,
-                    const char *fn, size_t words, int nt, char **out)
+int pa__tile_dmem_source(const pa_type *src_o, const pa_type *dst_o, const pa_type *inner, int mode,
+                         const char *source, const char *fn, size_t words, int nt, char **out)
 {
     pa_tilegen *g = NULL;
     pa__tbuf k = {0};
@@ -130,7 +130,7 @@ static int run(const pa_type *src_o, const void *src, const pa_type *dst_o, void
     int nt = S >= NT_MAX ? NT_MAX : (int)((S + 31) / 32 * 32);
     size_t words = arg_size == 0 ? 1 : (arg_size + 7) / 8;
     char *source_all = NULL;
-    int st = generate(src_o, dst_o, inner, mode, source, fn, words, nt, &source_all);
+    int st = pa__tile_dmem_source(src_o, dst_o, inner, mode, source, fn, words, nt, &source_all);
     if (st != PA_OK)
         return st;
     pa_cuda_function f;

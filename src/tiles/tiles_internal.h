@@ -119,6 +119,14 @@ int pa__gemm_config(const pa_gemm_config *in, size_t esz, pa_gemm_config *out, c
 int pa__gemm_generate(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *config,
                       char **source, pa_gemm_info *info);
 
+/**
+ * The source of pa_tile_dmem's kernel (tile_dmem.c; entry "pa_tile_kernel") for tiles of inner between src_o and
+ * dst_o, mode PA_ITILE/PA_OTILE/PA_IOTILE, the user's source and function, an argument of words 8-byte words,
+ * nt threads per block.  \return PA_OK and *out (the caller frees it); PA_ERR_NODEV without the CUDA backend.
+ */
+int pa__tile_dmem_source(const pa_type *src_o, const pa_type *dst_o, const pa_type *inner, int mode,
+                         const char *source, const char *fn, size_t words, int nt, char **out);
+
 /** The memory of a type for the tiles: dmem, smem, rmem; -1 with PA_ERR_MTT set for any other. */
 int pa__tmem_of(const pa_type *t, const char *what);
 

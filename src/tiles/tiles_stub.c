@@ -51,3 +51,10 @@ int pa_tile2_dmem(const pa_type *src_outer, const void *src, const pa_type *dst_
     (void)arg_size;
     return no_cuda("pa_tile2_dmem");
 }
+
+int pa__tile_dmem_source(const pa_type *src_o, const pa_type *dst_o, const pa_type *inner, int mode,
+                         const char *source, const char *fn, size_t words, int nt, char **out)
+{
+    (void)src_o, (void)dst_o, (void)inner, (void)mode, (void)source, (void)fn, (void)words, (void)nt, (void)out;
+    return no_cuda("pa_tile_dmem");
+}
