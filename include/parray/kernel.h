@@ -19,8 +19,11 @@
  * #plcuda_sanity_check <callback> (run before the launch; 0 rejects the arguments), #plcuda_cpu_fallback
  * <callback> (run instead when the kernel asks for a recheck on the CPU) and #plcuda_include "<name>" (a device
  * library: "math" — arithmetic with overflow checks, "matrix" — matrix access, "tile" — grid-stride loops, block
- * reductions and shared-memory tiles, "device" — <parray/device.h>;
- * PG-Strom's "cuda_mathlib.h" and "cuda_matrix.h" are accepted as math and matrix).
+ * reductions and shared-memory tiles, "device" — <parray/device.h>, "time" — PostgreSQL dates and timestamps,
+ * "text" — string compare and LIKE, "dynpara" — kernels that launch kernels (the function is then linked with
+ * CUDA's device runtime); PG-Strom's "cuda_mathlib.h", "cuda_matrix.h", "cuda_timelib.h", "cuda_textlib.h" and
+ * "cuda_dynpara.h" are accepted as those, and "cuda_numeric.h" and "cuda_money.h" are refused with
+ * PA_ERR_UNSUPPORTED and the reason).
  *
  * The signature is C-like: "ret (arg, arg, ...)".  Scalars: char, signed char, unsigned char, short,
  * unsigned short, int, unsigned (int), long, unsigned long, long long, unsigned long long, int8_t .. uint64_t,

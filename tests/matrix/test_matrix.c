@@ -36,6 +36,12 @@ START_TEST(test_format)
 }
 END_TEST
 
+static void add_index(void *elem, int64_t k, void *arg)
+{
+    int elm = *(int *)arg;
+    mx_put(elm, elem, mx_load(elm, elem) + (double)k);
+}
+
 /* The (row, column) type: offsets, a copy from row-major rows, and a plan that is not an element walk. */
 START_TEST(test_type_view)
 {
@@ -69,6 +75,12 @@ START_TEST(test_type_view)
         for (int64_t i = 0; i < 5; i++)
             for (int64_t j = 0; j < 7; j++)
                 ck_assert(mx_get(m, i, j) == (double)(i * 7 + j + 1));
+        /* pa_map over the matrix's type visits every element once, by (row, column) flat index */
+        PA_CK_OK(pa_map(t, m, add_index, &elm));
+        for (int64_t i = 0; i < 5; i++)
+            for (int64_t j = 0; j < 7; j++)
+                ck_assert(mx_get(m, i, j) == (double)(i * 7 + j + 1) + (double)(i * 7 + j));
+        PA_CK_OK(pa_matrix_check(m));   /* the header is not an element */
         char why[256];
         ck_assert_int_gt(pa_copy_explain(t, rows, why, sizeof why), 0);
         ck_assert_msg(!strstr(why, "walk") && !strstr(why, "gather"), "%s", why);
