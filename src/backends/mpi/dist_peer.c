@@ -88,6 +88,8 @@ static int fall_back(pa_mpi__dplan *p)
     pa_mpi__buffers_free(p);
     p->peer_refused = 1;
     int st = pa_mpi__buffer_plans(p);
+    if (st == PA_OK)
+        st = pa_mpi__self_plans(p);   /* the staged route's own block (dist_self.c) */
     if (st == PA_OK && getenv("PA_PLAN_INFO") && strcmp(getenv("PA_PLAN_INFO"), "0") != 0) {
         pa_mpi__dplan_explain(p, line, sizeof line);
         fprintf(stderr, "parray plan (rank %d): peer copies are not possible here (not one host, or CUDA IPC "
@@ -102,7 +104,7 @@ int pa_mpi__peer_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src
     if (!p->peer_sbuf && !map_peers(p, comm)) {
         if ((st = fall_back(p)) != PA_OK)
             return st;
-        return pa_mpi__dplan_exec(p, comm, dst, src);
+        return pa_mpi__dplan_exec(p, comm, dst, src, p->timed ? &p->times : NULL);
     }
     st = pa__plan_exec(p->pack, p->sbuf, 0, src, p->send_base);
     int bst = pa_mpi__check(MPI_Barrier(comm), "MPI_Barrier");   /* every block packed */

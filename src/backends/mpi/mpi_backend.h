@@ -77,6 +77,14 @@ typedef enum pa_mpi__route {
                                 buffers (dist_peer.c) */
 } pa_mpi__route;
 
+/* Seconds a plan spent, summed over its runs (PA_MPI_TIMES=1; dist_copy.c prints them at exit). */
+typedef struct pa_mpi__times {
+    double make;                     /* making the plan: its lists, host or device plans and buffers */
+    double pack, self, mpi, unpack;  /* the collective kinds' steps; self: the own block (dist_self.c) */
+    double total;                    /* whole copies, checks included */
+    long runs;
+} pa_mpi__times;
+
 /*
  * A plan for one rank of one communicator size.  The elements a rank sends are ordered by destination rank,
  * then by flat index; those it receives by source rank, then by flat index, so that both ends of every pair
@@ -113,6 +121,13 @@ typedef struct pa_mpi__dplan {
     pthread_mutex_t run_lock;        /* copies through the same buffers from several threads take turns */
     int64_t *tables[2];              /* gather tables of send_l and recv_l when not affine */
     int owns_etype;                  /* etype was made (and is freed) by the plan */
+    /* ALLTOALL with blocks that split both layouts: the own block copied in place (dist_self.c) */
+    pa__plan *self, *blk_pack, *blk_unpack;   /* own block send_l -> recv_l; one block to or from a buffer */
+    int *xcount;                     /* MPI_Alltoallv send and receive counts with the own block zero */
+    int64_t send_boff, recv_boff;    /* the own block's first element in src and dst */
+    int64_t send_lo, send_hi, recv_lo, recv_hi;   /* the elements send_l and recv_l reach (the overlap test) */
+    int timed;                       /* PA_MPI_TIMES=1 when the plan was made */
+    pa_mpi__times times;
     /* the cache key */
     pa__dist_split key_dst, key_src;
     struct pa_mpi__dplan *next;
@@ -125,6 +140,8 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
 void pa_mpi__dplan_free(pa_mpi__dplan *p);
 /** The one-line explanation of a plan, as pa_copy_explain gives it.  \return as snprintf. */
 int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len);
+/** Prints a plan's times (PA_MPI_TIMES=1) to stderr: one line, as pa_mpi__dplan_explain's plus the times. */
+void pa_mpi__times_print(const pa_mpi__dplan *p);
 /** The name of a plan's kind as the MPI call it maps to ("MPI_Alltoall"). */
 const char *pa_mpi__kind_name(pa_mpi__kind k);
 
@@ -172,9 +189,27 @@ uint64_t pa_mpi__memo_epoch(void);
  *  changed (a process array's task starts or ends, pa_mpi_main starts or ends), or cached plans are freed. */
 void pa_mpi__memo_invalidate(void);
 
+/* ---- the own block of an all-to-all (dist_self.c) ------------------------------------------------------ */
+
+/** Makes the self and block plans of an ALLTOALL plan whose layouts split into blocks (else leaves them NULL:
+ *  the plain run); after pa_mpi__buffer_plans and the element type.  PA_MPI_SELF=0: never.  \return PA_OK or
+ *  an error. */
+int pa_mpi__self_plans(pa_mpi__dplan *p);
+/** Frees them. */
+void pa_mpi__self_free(pa_mpi__dplan *p);
+/** 1 when a run of p on these arrays may copy the own block in place: p has the plans, and the bytes the run
+ *  reads do not overlap those it writes. */
+int pa_mpi__self_usable(const pa_mpi__dplan *p, const void *dst, const void *src);
+/** Runs an all-to-all that way: pack the other blocks, copy the own one, MPI_Alltoallv of the others, unpack.
+ *  Adds the steps' seconds to *t when t is not NULL.  \return PA_OK or an error. */
+int pa_mpi__self_run(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t);
+
 /* ---- execution (dist_exec.c) --------------------------------------------------------------------------- */
 
-/** Runs a plan on comm (collective over comm for the collective kinds).  \return PA_OK or an error. */
-int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src);
+/** Runs a plan on comm (collective over comm for the collective kinds).  Adds the steps' seconds to *t when t
+ *  is not NULL.  \return PA_OK or an error. */
+int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t);
+/** A monotonic clock, seconds. */
+double pa_mpi__clock(void);
 
 #endif
