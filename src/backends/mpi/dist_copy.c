@@ -160,7 +160,7 @@ static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void
                      "pointer is NULL", pa_type_name(st), pa_type_name(dt), p->rank,
                      !dst && p->nrecv ? "receives" : "sends", (long long)(!dst && p->nrecv ? p->nrecv : p->nsend),
                      !dst && p->nrecv ? "destination" : "source");
-    else if (p->sbuf || p->rbuf || p->timed) {   /* buffers or the times: one run at a time */
+    else if (p->sbuf || p->rbuf || p->route == PA_MPI__ROUTE_SHM || p->timed) {   /* buffers, times: one run at a time */
         pthread_mutex_lock(&p->run_lock);
         double t0 = p->timed ? pa_mpi__clock() : 0;
         rc = pa_mpi__dplan_exec(p, comm, dst, src, p->timed ? &p->times : NULL);
@@ -200,8 +200,9 @@ int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)
                     p->nprocs == 1 ? "" : "es", pa_mpi__kind_name(p->kind), pattern, p->rank, (long long)p->nsend,
                     (long long)p->nrecv, how, !p->self ? "" : p->recv_mem && p->send_mem
                     ? "; own block copied on the GPU, not through MPI" : "; own block copied in place, not through MPI",
-                    !device ? "" : "; route: ",
-                    !device ? "" : p->kind == PA_MPI__LOCAL ? "a copy on the GPU" : pa_mpi__route_name(p->route));
+                    !device && p->route != PA_MPI__ROUTE_SHM ? "" : "; route: ",
+                    !device && p->route != PA_MPI__ROUTE_SHM ? "" : p->kind == PA_MPI__LOCAL ? "a copy on the GPU"
+                    : pa_mpi__route_name(p->route));
 }
 
 void pa_mpi__times_print(const pa_mpi__dplan *p)

@@ -113,6 +113,8 @@ int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const v
     default:
         if (p->route == PA_MPI__ROUTE_PEER)   /* may remake the plan (its first run), under the plan's lock */
             return pa_mpi__peer_run((pa_mpi__dplan *)p, comm, dst, src);
+        if (p->route == PA_MPI__ROUTE_SHM)    /* the same */
+            return pa_mpi__shm_run((pa_mpi__dplan *)p, comm, dst, src, t);
         return run_collective(p, comm, dst, src, t);
     }
 }

@@ -294,6 +294,7 @@ void pa_mpi__dplan_free(pa_mpi__dplan *p)
     if (p->owns_etype && pa_mpi__running())
         MPI_Type_free(&p->etype);
     pa_mpi__peer_free(p);
+    pa_mpi__shm_free(p);
     pa_mpi__buffers_free(p);
     free(p->tables[0]);
     free(p->tables[1]);

@@ -5,7 +5,7 @@
  * run packs it, hands it to MPI (which copies it once more) and unpacks it: three passes over 1/P of the data,
  * and for a device side staged through pinned memory, two trips over PCIe.  Where both of this rank's layouts
  * split into blocks of blk elements (an affine layout whose inner modes multiply to blk, a mode split in two
- * where needed), the plan gets:
+ * where needed), the plan gets (the shared-memory route, dist_shm.c, runs on the block plans too):
  *  - a self plan: block r of the send layout straight into block r of the receive layout (one copy, on the GPU
  *    when both sides are there);
  *  - block pack and unpack plans, run once per other rank with that block's base, so that only the blocks that
@@ -69,14 +69,20 @@ static void extent(const pa__layout *l, int64_t *lo, int64_t *hi)
     }
 }
 
+int pa_mpi__self_blocks(const pa_mpi__dplan *p)
+{
+    pa__layout b;
+    return p->kind == PA_MPI__ALLTOALL && block_layout(&p->send_l, p->blk, &b) && block_layout(&p->recv_l, p->blk, &b);
+}
+
 int pa_mpi__self_plans(pa_mpi__dplan *p)
 {
     const char *env = getenv("PA_MPI_SELF");
     pa__layout sb, rb, dense;
     int st, device = p->send_mem || p->recv_mem;
-    if ((env && strcmp(env, "0") == 0) || p->kind != PA_MPI__ALLTOALL || p->route == PA_MPI__ROUTE_PEER ||
-        p->nprocs < 2 || p->blk < 1 || !block_layout(&p->send_l, p->blk, &sb) ||
-        !block_layout(&p->recv_l, p->blk, &rb))
+    int off = env && strcmp(env, "0") == 0, shm = p->route == PA_MPI__ROUTE_SHM;
+    if ((off && !shm) || p->kind != PA_MPI__ALLTOALL || p->route == PA_MPI__ROUTE_PEER || p->nprocs < 2 ||
+        p->blk < 1 || !block_layout(&p->send_l, p->blk, &sb) || !block_layout(&p->recv_l, p->blk, &rb))
         return PA_OK;   /* the plain run */
     memset(&dense, 0, sizeof dense);
     dense.size = p->blk;
@@ -84,8 +90,9 @@ int pa_mpi__self_plans(pa_mpi__dplan *p)
     dense.affine = 1;
     dense.max_off = p->blk - 1;
     dense.modes[0] = (pa__mode){.size = p->blk, .stride = 1};
-    if ((st = pa__plan_get(&rb, &sb, p->elm, device ? p->recv_ops : NULL, device ? p->send_ops : NULL,
-                           &p->self)) != PA_OK)
+    /* the shared-memory route (dist_shm.c) needs the block plans; with PA_MPI_SELF=0 it gets no self plan */
+    if (!off && (st = pa__plan_get(&rb, &sb, p->elm, device ? p->recv_ops : NULL, device ? p->send_ops : NULL,
+                                   &p->self)) != PA_OK)
         return st;
     if (!p->send_direct && (st = pa__plan_get(&dense, &sb, p->elm, p->buf_mem[0], p->send_mem, &p->blk_pack)) != PA_OK)
         return st;

@@ -73,8 +73,10 @@ typedef enum pa_mpi__route {
     PA_MPI__ROUTE_HOST,      /* both sides in host memory */
     PA_MPI__ROUTE_DEVICE,    /* a side in device memory, and MPI moves device memory: device buffers */
     PA_MPI__ROUTE_STAGED,    /* a side in device memory, staged through pinned host buffers */
-    PA_MPI__ROUTE_PEER       /* both sides in device memory on one host: copies between the processes' device
+    PA_MPI__ROUTE_PEER,      /* both sides in device memory on one host: copies between the processes' device
                                 buffers (dist_peer.c) */
+    PA_MPI__ROUTE_SHM        /* both sides in host memory on one host: packed into shared memory, unpacked by
+                                the receivers (dist_shm.c) */
 } pa_mpi__route;
 
 /* Seconds a plan spent, summed over its runs (PA_MPI_TIMES=1; dist_copy.c prints them at exit). */
@@ -126,6 +128,8 @@ typedef struct pa_mpi__dplan {
     int *xcount;                     /* MPI_Alltoallv send and receive counts with the own block zero */
     int64_t send_boff, recv_boff;    /* the own block's first element in src and dst */
     int64_t send_lo, send_hi, recv_lo, recv_hi;   /* the elements send_l and recv_l reach (the overlap test) */
+    char **shm_seg;                  /* SHM: every process's segment, mapped here (NULL before the first run) */
+    int shm_refused;                 /* the shared-memory route could not be set up: plain host route instead */
     int timed;                       /* PA_MPI_TIMES=1 when the plan was made */
     pa_mpi__times times;
     /* the cache key */
@@ -173,6 +177,18 @@ int pa_mpi__peer_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src
 /** Unmaps the other processes' send buffers. */
 void pa_mpi__peer_free(pa_mpi__dplan *p);
 
+/* ---- host all-to-alls through shared memory on one host (dist_shm.c) ---------------------------------- */
+
+/** 1 when a plan may take the shared-memory route: an all-to-all of host memory that needs packing, whose
+ *  layouts split into blocks, PA_MPI_SHM not 0 (whether all processes share a host is asked at the first run). */
+int pa_mpi__shm_possible(const pa_mpi__dplan *p);
+/** Runs a SHM plan (collective); at its first run it makes and maps the segments, or remakes the plan for the
+ *  plain host route where that is not possible on every process.  Adds the steps' seconds to *t (the barriers
+ *  count as MPI).  \return PA_OK or an error. */
+int pa_mpi__shm_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t);
+/** Unmaps the segments. */
+void pa_mpi__shm_free(pa_mpi__dplan *p);
+
 /* ---- the per-thread memo of recent distributed copies (dist_memo.c) ------------------------------------ */
 
 /** The plan and communicator this thread last used to copy st to dt, or NULL when it has none that still
@@ -197,6 +213,9 @@ void pa_mpi__memo_invalidate(void);
 int pa_mpi__self_plans(pa_mpi__dplan *p);
 /** Frees them. */
 void pa_mpi__self_free(pa_mpi__dplan *p);
+/** 1 when both of p's layouts split into blocks of p->blk elements (an ALLTOALL plan whose send_l and recv_l
+ *  are set). */
+int pa_mpi__self_blocks(const pa_mpi__dplan *p);
 /** 1 when a run of p on these arrays may copy the own block in place: p has the plans, and the bytes the run
  *  reads do not overlap those it writes. */
 int pa_mpi__self_usable(const pa_mpi__dplan *p, const void *dst, const void *src);
