@@ -205,6 +205,12 @@ int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)
                     : pa_mpi__route_name(p->route));
 }
 
+int pa_mpi__env_on(const char *name, atomic_int *once)
+{
+    static const char *const words[] = {"0", "1"};
+    return pa__env_choice(name, words, 2, 1, once);
+}
+
 void pa_mpi__times_print(const pa_mpi__dplan *p)
 {
     char line[512];

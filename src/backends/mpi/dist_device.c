@@ -9,7 +9,7 @@
  *    says so at run time); a contiguous device side is then handed to MPI in place, others are packed on the
  *    GPU into a device buffer;
  *  - "copies between the processes' device buffers" for an all-to-all whose processes share one host
- *    (dist_peer.c), where MPI does not move device memory and PA_MPI_PEER=1 (opt-in: not yet run on a GPU);
+ *    (dist_peer.c), where MPI does not move device memory (PA_MPI_PEER=0 turns it off);
  *  - "staged through pinned host buffers" otherwise: the pack plan moves the device side into a pinned buffer
  *    (the layout change happens on the GPU, then one DMA), MPI moves host memory, the unpack plan moves the
  *    pinned buffer back into the device side.

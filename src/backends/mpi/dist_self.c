@@ -77,10 +77,10 @@ int pa_mpi__self_blocks(const pa_mpi__dplan *p)
 
 int pa_mpi__self_plans(pa_mpi__dplan *p)
 {
-    const char *env = getenv("PA_MPI_SELF");
+    static atomic_int warned;
     pa__layout sb, rb, dense;
     int st, device = p->send_mem || p->recv_mem;
-    int off = env && strcmp(env, "0") == 0, shm = p->route == PA_MPI__ROUTE_SHM;
+    int off = !pa_mpi__env_on("PA_MPI_SELF", &warned), shm = p->route == PA_MPI__ROUTE_SHM;
     if ((off && !shm) || p->kind != PA_MPI__ALLTOALL || p->route == PA_MPI__ROUTE_PEER || p->nprocs < 2 ||
         p->blk < 1 || !block_layout(&p->send_l, p->blk, &sb) || !block_layout(&p->recv_l, p->blk, &rb))
         return PA_OK;   /* the plain run */

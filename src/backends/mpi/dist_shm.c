@@ -29,10 +29,10 @@
 
 int pa_mpi__shm_possible(const pa_mpi__dplan *p)
 {
-    const char *env = getenv("PA_MPI_SHM");
+    static atomic_int warned;
     return !p->shm_refused && !p->send_mem && !p->recv_mem && p->kind == PA_MPI__ALLTOALL && p->nprocs > 1 &&
            !(pa_mpi__contiguous(&p->send_l) && pa_mpi__contiguous(&p->recv_l)) && pa_mpi__self_blocks(p) &&
-           pa_mpi__running() && !(env && strcmp(env, "0") == 0);
+           pa_mpi__running() && pa_mpi__env_on("PA_MPI_SHM", &warned);
 }
 
 static size_t seg_bytes(const pa_mpi__dplan *p)

@@ -146,6 +146,9 @@ void pa_mpi__dplan_free(pa_mpi__dplan *p);
 int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len);
 /** Prints a plan's times (PA_MPI_TIMES=1) to stderr: one line, as pa_mpi__dplan_explain's plus the times. */
 void pa_mpi__times_print(const pa_mpi__dplan *p);
+/** A switch of the MPI backend that is on unless set to 0 (PA_MPI_SELF, PA_MPI_SHM, PA_MPI_PEER): 1 or 0; a value
+ *  other than 0 or 1 warns once and counts as 1. */
+int pa_mpi__env_on(const char *name, atomic_int *once);
 /** The name of a plan's kind as the MPI call it maps to ("MPI_Alltoall"). */
 const char *pa_mpi__kind_name(pa_mpi__kind k);
 
