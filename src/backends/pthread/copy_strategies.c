@@ -198,7 +198,7 @@ typedef struct host_run {
 static const host_run host_runs[] = {
     {&memcpy_one, pa__kern_memcpy, pa__kern_memcpy_nt, pa__kern_memcpy, 1 * MiB, 16 * MiB},
     {&memcpy_runs, pa__kern_memcpy_runs, pa__kern_memcpy_runs_nt, pa__kern_memcpy_runs_nt1, 1 * MiB, 16 * MiB},
-    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, pa__kern_transpose_nt, 256 * KiB, 8 * MiB},
+    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, pa__kern_transpose_nt1, 256 * KiB, 8 * MiB},
     {&loops, pa__kern_loops, NULL, NULL, 256 * KiB, 0},
     {&gather, pa__kern_gather, NULL, NULL, 256 * KiB, 0},
     {&reverse, pa__kern_reverse, pa__kern_reverse_nt, pa__kern_reverse_nt, 1 * MiB, 16 * MiB},
