@@ -50,7 +50,7 @@ for s in "${steps[@]}"; do
     fftbench)
         for p in 1 2 4; do
             echo "== bench/fft P=$p"
-            timeout 100 mpirun --oversubscribe -np $p $b/bench/fft --repeats=3 256 512 1024 2>&1
+            timeout 100 mpirun --oversubscribe --bind-to none -np $p $b/bench/fft --repeats=3 256 512 1024 2>&1
             echo "exit $?"
         done > "$logs/fftbench.log" 2>&1
         grep -E "^==|^P12|^N=|fft-total|alltoall|exit" "$logs/fftbench.log" | head -40 ;;
