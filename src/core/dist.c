@@ -185,10 +185,10 @@ static int append_list(pa__dist_split *s, pa__layout *own, int64_t *t, int64_t n
 /* Appends a window [n # ... # DIST]: for each of its indices, DIST's process and local offsets. */
 static int append_window(pa__dist_split *s, const pa_type *n, const pa_type *target)
 {
-    const pa__dist_split *ts = pa__type_dist_split(target);
-    int st;
-    if (!ts)
-        return pa__err_wrap(PA_ERR_INVAL, "distributed type %s", pa_type_name(pa_type_root(n)));
+    const pa__dist_split *ts;
+    int st = pa__dist_split_get(target, &ts);
+    if (st != PA_OK)
+        return pa__err_wrap(st, "distributed type %s", pa_type_name(pa_type_root(n)));
     if ((st = merge_mtt(n, &s->thread_mtt, ts->thread_mtt)) != PA_OK ||
         (st = merge_mtt(n, &s->memory_mtt, ts->memory_mtt)) != PA_OK)
         return st;
@@ -282,49 +282,63 @@ void pa__dist_split_release(pa__dist_split *s)
     s->nowned = 0;
 }
 
-const pa__dist_split *pa__type_dist_split(const pa_type *t)
+int pa__dist_split_get(const pa_type *t, const pa__dist_split **out)
 {
     pa__dist_split *d = __atomic_load_n(&((pa_type *)t)->dist, __ATOMIC_ACQUIRE);
     pa_scope *s = t->inst->decl->scope;
+    int st = PA_OK;
+    *out = d;
     if (d)
-        return d;
-    if (pa__bound(t, "a distributed copy"))
-        return NULL;
+        return PA_OK;
+    if ((st = pa__bound(t, "a distributed copy")) != PA_OK)
+        return st;
     pa__scope_lock(s);
     if (!(d = t->dist)) {
         d = malloc(sizeof *d);
         if (!d)
-            pa__err(PA_ERR_NOMEM, "%s: no memory for its distributed layouts", pa_type_name(t));
-        else if (pa__dist_split_of(t, d) != PA_OK)
+            st = pa__err(PA_ERR_NOMEM, "%s: no memory for its distributed layouts", pa_type_name(t));
+        else if ((st = pa__dist_split_of(t, d)) != PA_OK)
             free(d), d = NULL;
         else
             __atomic_store_n(&((pa_type *)t)->dist, d, __ATOMIC_RELEASE);
     }
     pa__scope_unlock(s);
-    return d;
+    *out = d;
+    return st;
 }
 
-const pa__dist_ops *pa__dist_ops_for(const pa_type *dt, const pa_type *st)
+const pa__dist_split *pa__type_dist_split(const pa_type *t)
 {
-    const pa__dist_split *d = pa__type_dist_split(dt), *s = d ? pa__type_dist_split(st) : NULL;
-    if (!d || !s)
-        return NULL;
+    const pa__dist_split *d;
+    return pa__dist_split_get(t, &d) == PA_OK ? d : NULL;
+}
+
+int pa__dist_ops_for(const pa_type *dt, const pa_type *st, const pa__dist_ops **out)
+{
+    const pa__dist_split *d, *s;
+    int rc;
+    *out = NULL;
+    if ((rc = pa__dist_split_get(dt, &d)) != PA_OK || (rc = pa__dist_split_get(st, &s)) != PA_OK)
+        return rc;
     const char *thr = *d->thread_mtt ? d->thread_mtt : s->thread_mtt;
     if (*d->thread_mtt && *s->thread_mtt && strcmp(d->thread_mtt, s->thread_mtt) != 0)
         return pa__err(PA_ERR_UNSUPPORTED, "copy from %s (over %s) to %s (over %s): distributed over different "
-                       "thread types", pa_type_name(st), s->thread_mtt, pa_type_name(dt), d->thread_mtt), NULL;
-    if (strcmp(thr, "pthd") == 0)
-        return &pa__pthd_dist_ops;
+                       "thread types", pa_type_name(st), s->thread_mtt, pa_type_name(dt), d->thread_mtt);
+    if (strcmp(thr, "pthd") == 0) {
+        *out = &pa__pthd_dist_ops;
+        return PA_OK;
+    }
     if (strcmp(thr, "mpi") != 0)
         return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: copies of arrays distributed over %s threads "
                        "are not supported yet (only over mpi process arrays and pthd threads)", pa_type_name(st),
-                       pa_type_name(dt), *thr ? thr : "no"), NULL;
+                       pa_type_name(dt), *thr ? thr : "no");
 #if PA_HAVE_MPI
-    return &pa__mpi_dist_ops;
+    *out = &pa__mpi_dist_ops;
+    return PA_OK;
 #else
     return pa__err(PA_ERR_NODEV, "copy from %s to %s: arrays distributed over mpi processes need the MPI "
                    "backend, which this build does not have (configure with -Dmpi=enabled where Open MPI is "
-                   "installed)", pa_type_name(st), pa_type_name(dt)), NULL;
+                   "installed)", pa_type_name(st), pa_type_name(dt));
 #endif
 }
 
