@@ -1,8 +1,9 @@
 /*
  * Uneven distributions over pthd threads: windows [n # DIST] (darray's block and cyclic(k), docs/types.md)
  * over 1 to 6 threads, sizes 1 to 13.  Inside pa_for every thread copies its part of a shared array into its
- * own local array (some threads own nothing and pass NULL), then its part back into another shared array; the
- * local arrays are checked against darray's rules written out here and the shared copy element by element.
+ * own local array (some threads own nothing and pass NULL), then its part back into another shared array, then
+ * (all-to-all) into the other distribution (block <-> cyclic(2)); the local arrays are checked against darray's
+ * rules written out here and the shared copy element by element.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 #define MAXL 16
 
 static pa_scope *scope;
-static int global[13], back[13], local[MAXT][MAXL];
+static int global[13], back[13], local[MAXT][MAXL], other[MAXT][MAXL];
 static int64_t owned[MAXT];
 
 static int parts(pa_ctx *ctx, void *arg)
@@ -28,6 +29,8 @@ static int parts(pa_ctx *ctx, void *arg)
         mine[i] = mine[i] < 0 ? mine[i] : -mine[i];
     if (st == PA_OK)
         st = pa_copy(pa_type_get(scope, "G"), back, pa_type_get(scope, "U"), mine);
+    if (st == PA_OK)   /* the all-to-all into the other distribution (cyclic(2) or block): every thread */
+        st = pa_copy(pa_type_get(scope, "V"), other[t], pa_type_get(scope, "U"), mine);
     return st;
 }
 
@@ -35,12 +38,13 @@ static void one(int p, int n, int cyclic, int k)
 {
     char text[256];
     int b = (n + p - 1) / p, c = (n + p * k - 1) / (p * k);
+    int c2 = (n + 2 * p - 1) / (2 * p);   /* V: cyclic(2) when U is block, block when U is cyclic */
     if (cyclic)
         snprintf(text, sizeof text, "P = pthd [%d]\nL = paged int [%d][%d]\nU = [%d # [#L_0][#P][#L_1]]\n"
-                 "G = paged int [%d]", p, c, k, n, n);
+                 "G = paged int [%d]\nM = paged int [%d]\nV = [%d # [#P][#M]]", p, c, k, n, n, b, n);
     else
-        snprintf(text, sizeof text, "P = pthd [%d]\nL = paged int [%d]\nU = [%d # [#P][#L]]\nG = paged int [%d]",
-                 p, b, n, n);
+        snprintf(text, sizeof text, "P = pthd [%d]\nL = paged int [%d]\nU = [%d # [#P][#L]]\nG = paged int [%d]\n"
+                 "M = paged int [%d][2]\nV = [%d # [#M_0][#P][#M_1]]", p, b, n, n, c2, n);
     PA_CK_OK(pa_scope_create(NULL, &scope));
     PA_CK_OK(pa_declare_text(scope, text));
     memset(owned, 0, sizeof owned);
@@ -50,13 +54,16 @@ static void one(int p, int n, int cyclic, int k)
         global[i] = 10 + i, back[i] = 0;
     for (int t = 0; t < MAXT; t++)
         for (int i = 0; i < MAXL; i++)
-            local[t][i] = -1;
+            local[t][i] = other[t][i] = -1;
     PA_CK_OK(pa_for(pa_type_get(scope, "P"), parts, NULL, 0));
     for (int i = 0; i < n; i++) {
         int t = cyclic ? i / k % p : i / b, l = cyclic ? i / (k * p) * k + i % k : i % b;
         ck_assert_msg(local[t][l] == -(10 + i), "%s\n: element %d on thread %d at %d is %d", text, i, t, l,
                       local[t][l]);
         ck_assert_int_eq(back[i], -(10 + i));
+        int vt = cyclic ? i / b : i / 2 % p, vl = cyclic ? i % b : i / (2 * p) * 2 + i % 2;
+        ck_assert_msg(other[vt][vl] == -(10 + i), "%s\n: redistributed element %d on thread %d at %d is %d", text,
+                      i, vt, vl, other[vt][vl]);
     }
     pa_scope_destroy(scope);
 }
