@@ -2,7 +2,8 @@
 # The GPU side of issue 19 (the type model), for one run on the lent machine (one GPU or several): builds with
 # CUDA and MPI, runs the all-to-all between threads over device memory (section 1.4: each pthd thread's arrays on
 # GPU tid mod the GPU count, so with several GPUs the pulls are copies between GPUs), the cross-GPU executor's
-# suite, the uneven distributions (host and MPI) and the distributed dmem copies, then packs the logs into
+# suite, the uneven distributions (host and MPI) and the distributed dmem copies, and the host bench rows of the
+# cyclic shift and the reversal against memcpy on all of the host's cores (target 0.70), then packs the logs into
 # $OUT/types.tgz (or ./gpu-types-out/types.tgz).
 #
 #     scripts/gpu-types.sh [BUILD_DIR]      (default /tmp/b-types)
@@ -29,7 +30,7 @@ run() {
 mkdir -p "$out"
 { nvidia-smi -L; nvcc --version | tail -n 1; git -C "$root" log --oneline -1; } >"$logs/device.txt" 2>&1
 if [ ! -f "$b/build.ninja" ]; then
-    meson setup "$b" -Dcuda=enabled -Dbench=false >"$logs/setup.log" 2>&1 || status=1
+    meson setup "$b" -Dcuda=enabled -Dbuildtype=release >"$logs/setup.log" 2>&1 || status=1
 fi
 if ninja -C "$b" -j16 >"$logs/build.log" 2>&1; then
     for t in dist_threads_dmem cuda_devices threads_dist threads_uneven core_uneven mpi_uneven mpi_uneven_np3 \
@@ -37,6 +38,8 @@ if ninja -C "$b" -j16 >"$logs/build.log" 2>&1; then
         run "test-$t" meson test -C "$b" --no-rebuild --print-errorlogs "$t"
     done
     cp "$b/meson-logs/testlog.txt" "$logs/" 2>/dev/null
+    run bench-shift timeout 300 "$b/bench/copy_host" 11 --case "cyclic shift"
+    run bench-reversal timeout 300 "$b/bench/copy_host" 11 --case "reversal"
 else
     echo "build failed" | tee -a "$logs/summary.txt"
     status=1
