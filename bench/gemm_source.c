@@ -2,7 +2,8 @@
  * bench/gemm_source — prints the tiled gemm's generated CUDA source (pa_gemm_dmem_source) for n x n row-major
  * float matrices, so that the compiler's resource report can be read without a GPU:
  *
- *     gemm_source [n [bm bn bk tm tn threads]] > g.cu && nvcc -arch=sm_90 -cubin -Xptxas -v -I include g.cu
+ *     gemm_source [n [bm bn bk tm tn threads [lanes_n [min_blocks [stages]]]]] > g.cu &&
+ *         nvcc -arch=sm_90 -cubin -Xptxas -v -I include g.cu
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,8 @@ int main(int argc, char **argv)
     int n = argc > 1 ? atoi(argv[1]) : 4096;
     pa_gemm_config c, *cfg = NULL;
     if (argc > 7) {
-        c = (pa_gemm_config){atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]), 0, 0};
+        c = (pa_gemm_config){atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]),
+                             argc > 8 ? atoi(argv[8]) : 0, argc > 9 ? atoi(argv[9]) : 0, argc > 10 ? atoi(argv[10]) : 0};
         cfg = &c;
     }
     pa_scope *s;

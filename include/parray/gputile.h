@@ -153,7 +153,10 @@ PA_API int pa_tile2_dmem(const pa_type *src_outer, const void *src, const pa_typ
 /**
  * A gemm kernel's shape: block tile bm x bn, k-step bk, threads, each thread's tm x tn results; lanes_n: how
  * many lanes of a warp lie along n (the rest along m; 0: the threads along n, at most 32);
- * min_blocks: resident blocks per multiprocessor asked of the compiler (0: 2 for blocks of up to 256 threads).
+ * min_blocks: resident blocks per multiprocessor asked of the compiler (0: 2 for blocks of up to 256 threads);
+ * stages: how the tiles of A and B reach shared memory: 1 through registers into two shared buffers (the next
+ * tiles loaded while the current ones are multiplied), 2 to 8 by asynchronous copies (cp.async) into that many
+ * shared buffers, stages - 1 tiles in flight; 0 the default.
  */
 typedef struct pa_gemm_config {
     int bm, bn, bk;
@@ -161,6 +164,7 @@ typedef struct pa_gemm_config {
     int threads;
     int lanes_n;
     int min_blocks;
+    int stages;
 } pa_gemm_config;
 
 /** What a gemm ran, for benchmarks: the shape, the kernel's resources and the occupancy. */
