@@ -8,54 +8,16 @@
 #include <mpi.h>
 #include <pthread.h>
 
+#include "mpi_services.h"
 #include "plan.h"
 
-/* ---- communicators (mpi_comm.c) ------------------------------------------------------------------------ */
+/* ---- communicators (mpi_comm.c; the rest in mpi_services.h) ----------------------------------------------- */
 
-/** 1 when MPI is initialised and not finalised, so that MPI calls may be made. */
-int pa_mpi__running(void);
-/** The communicator distributed copies of the calling thread use: its process array's, else MPI_COMM_WORLD. */
-MPI_Comm pa_mpi__comm(void);
 /** Sets (or, with MPI_COMM_NULL, clears) the calling thread's process-array communicator.  \return the
  *  previous setting, for restoring it. */
 MPI_Comm pa_mpi__set_comm(MPI_Comm comm);
 /** Rank and size of the current communicator: 0 and 1 when MPI is not running (a single process). */
 void pa_mpi__where(int *rank, int *nprocs);
-/** Turns an MPI error code into PA_ERR_SYS with MPI's text and the call's name; PA_OK for MPI_SUCCESS. */
-int pa_mpi__check(int rc, const char *call);
-
-/* ---- for backends built on this one (the Global Arrays backend): procs_world.c ------------------------ */
-
-/**
- * The world ranks of comm's processes in comm's rank order.  \return PA_OK (*out malloc'd, *n its length) or
- * PA_ERR_NOMEM.
- */
-int pa_mpi__members(MPI_Comm comm, int32_t **out, int *n);
-
-/* A world call's handler: run by every rank of MPI_COMM_WORLD with the requesting array's world ranks. */
-typedef int (*pa_mpi__world_fn)(const int32_t *members, int n, const void *arg, size_t len);
-
-/**
- * Registers a handler under a name of at most 31 characters, before main (from a constructor), identically in
- * every process.  \return PA_OK, PA_ERR_INVAL or PA_ERR_RANGE (more than 8 handlers).
- */
-int pa_mpi__world_register(const char *name, pa_mpi__world_fn fn);
-
-/**
- * A world call: collective over the calling process array (every process of pa_mpi__comm() calls it with the
- * same arguments); every rank of MPI_COMM_WORLD then runs the handler together: the array's processes here,
- * rank 0 in the loop where it waits for its array, the idle ranks in their idle loop.  Possible only under
- * pa_mpi_main, and only when every rank outside the array is idle (not in another array, nested or not).
- * \return the handler's status on this process, or (on every process of the array, without running it)
- *         PA_ERR_UNSUPPORTED (not under pa_mpi_main, ranks busy elsewhere), PA_ERR_NAME (no such handler) or
- *         PA_ERR_NOMEM.
- */
-int pa_mpi__world_call(const char *name, const void *arg, size_t len);
-
-/** Sets the function run on a process after each task of a process array ends there (NULL: none). */
-void pa_mpi__on_task_end(void (*fn)(void));
-/** Sets the function run by every process before pa_mpi_main returns, after main (NULL: none). */
-void pa_mpi__on_main_end(void (*fn)(void));
 
 /* ---- distributed-copy plans (dist_plan.c) -------------------------------------------------------------- */
 
@@ -113,10 +75,39 @@ typedef struct pa_mpi__dplan {
     pthread_mutex_t run_lock;        /* copies through the same buffers from several threads take turns */
     int64_t *tables[2];              /* gather tables of send_l and recv_l when not affine */
     int owns_etype;                  /* etype was made (and is freed) by the plan */
+    double cost_ns;                  /* the chosen pattern's estimate (dist_patterns.c) */
+    int runner_up;                   /* the next cheapest pattern's kind, -1 when none applied */
+    double runner_up_ns;
+    char why[256];                   /* the chosen pattern's reason */
     /* the cache key */
     pa__dist_split key_dst, key_src;
     struct pa_mpi__dplan *next;
 } pa_mpi__dplan;
+
+/* ---- the patterns as strategies (dist_patterns.c) ------------------------------------------------------ */
+
+/* The constants of the patterns' estimates. */
+typedef struct pa_mpi__cost_model {
+    double latency_ns;               /* one message */
+    double net_bytes_per_ns;         /* the transport's bandwidth for one process */
+    double host_bytes_per_ns;        /* packing and unpacking on the host (read + write) */
+} pa_mpi__cost_model;
+extern const pa_mpi__cost_model pa_mpi__cost;
+
+/* A pattern: the kind it makes, and its probe of the count matrix (summarised). */
+struct pa_mpi__summary;
+typedef struct pa_mpi__pattern {
+    pa_mpi__kind kind;
+    int (*probe)(const struct pa_mpi__summary *s, const pa_mpi__cost_model *m, double *ns, char *why, size_t len);
+} pa_mpi__pattern;
+
+/** The patterns, in probing order (for tests: *n of them). */
+const pa_mpi__pattern *pa_mpi__patterns(int *n);
+/**
+ * Probes every pattern on the count matrix c (nprocs x nprocs, source-major) and sets the plan's kind, roots,
+ * block, estimate, reason and runner-up from the cheapest.  \return PA_OK or PA_ERR_UNSUPPORTED (none applies).
+ */
+int pa_mpi__pattern_choose(pa_mpi__dplan *p, const int64_t *c);
 
 /** Makes the plan for dst <- src on this rank.  \return PA_OK or an error naming the types. */
 int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, size_t elm, int rank, int nprocs,
@@ -188,5 +179,13 @@ int pa_mpi__gamem_explain(const pa__dist_split *d, const pa__dist_split *s, size
 
 /** Runs a plan on comm (collective over comm for the collective kinds).  \return PA_OK or an error. */
 int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src);
+
+/* ---- the backend's parts in its description (backend_mpi.c) ----------------------------------------------- */
+
+extern const pa__mem_ops pa__mem_mpimem_ops;
+/** The hooks for arrays distributed over mpi process arrays (dist_copy.c). */
+extern const pa__dist_ops pa__mpi_dist_ops;
+/** Process arrays (procs_launch.c). */
+extern const pa__launcher pa__mpi_launcher;
 
 #endif

@@ -9,6 +9,7 @@
  * only near the crossovers.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "copy_host.h"
 
@@ -156,12 +157,18 @@ static int probe_gather(const pa__copy_shape *s, double *cost, char *why, size_t
 
 static int exec_host(const pa__plan *p, void *dst, const void *src);
 
-static const pa__strategy memcpy_one = {"memcpy", probe_memcpy, exec_host, NULL};
-static const pa__strategy memcpy_runs = {"memcpy_runs", probe_memcpy_runs, exec_host, NULL};
-static const pa__strategy loops = {"loops", probe_loops, exec_host, NULL};
-static const pa__strategy transpose = {"transpose", probe_transpose, exec_host, NULL};
-static const pa__strategy gather = {"gather", probe_gather, exec_host, NULL};
-static const pa__strategy reverse = {"reverse", probe_reverse, exec_host, NULL};
+static double predict_host(const pa__plan *p);
+
+#define HOST_STRATEGY(var, name, probe)                                                                       \
+    static const pa__strategy var = {name, probe, exec_host, NULL, pa__host_threads, pa__host_streams,         \
+                                     pa__host_threads_note, predict_host}
+HOST_STRATEGY(memcpy_one, "memcpy", probe_memcpy);
+HOST_STRATEGY(memcpy_runs, "memcpy_runs", probe_memcpy_runs);
+HOST_STRATEGY(loops, "loops", probe_loops);
+HOST_STRATEGY(transpose, "transpose", probe_transpose);
+HOST_STRATEGY(gather, "gather", probe_gather);
+HOST_STRATEGY(reverse, "reverse", probe_reverse);
+#undef HOST_STRATEGY
 
 const pa__strategy *const pa__host_strategies[] = {&memcpy_one, &memcpy_runs, &transpose, &loops, &gather, &reverse,
                                                    NULL};
@@ -198,7 +205,7 @@ typedef struct host_run {
 static const host_run host_runs[] = {
     {&memcpy_one, pa__kern_memcpy, pa__kern_memcpy_nt, pa__kern_memcpy, 1 * MiB, 16 * MiB},
     {&memcpy_runs, pa__kern_memcpy_runs, pa__kern_memcpy_runs_nt, pa__kern_memcpy_runs_nt1, 1 * MiB, 16 * MiB},
-    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, pa__kern_transpose_nt, 256 * KiB, 8 * MiB},
+    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, pa__kern_transpose_nt1, 256 * KiB, 8 * MiB},
     {&loops, pa__kern_loops, NULL, NULL, 256 * KiB, 0},
     {&gather, pa__kern_gather, NULL, NULL, 256 * KiB, 0},
     {&reverse, pa__kern_reverse, pa__kern_reverse_nt, pa__kern_reverse_nt, 1 * MiB, 16 * MiB},
@@ -210,6 +217,19 @@ static const host_run *host_run_of(const pa__plan *p)
         if (host_runs[i].strategy == p->strategy)
             return &host_runs[i];
     return NULL;
+}
+
+int pa__host_kernels_of(const char *strategy, pa__copy_kernel kernel[3])
+{
+    for (size_t i = 0; i < sizeof host_runs / sizeof host_runs[0]; i++)
+        if (strcmp(host_runs[i].strategy->name, strategy) == 0) {
+            const host_run *r = &host_runs[i];
+            kernel[0] = r->kernel;
+            kernel[1] = r->kernel_nt;
+            kernel[2] = r->kernel_nt1 != r->kernel && r->kernel_nt1 != r->kernel_nt ? r->kernel_nt1 : NULL;
+            return 1;
+        }
+    return 0;
 }
 
 int pa__host_threads(const pa__plan *p)
@@ -237,6 +257,12 @@ int pa__host_threads_note(const pa__plan *p, char *buf, size_t len)
         return snprintf(buf, len, "%s", "");
     return snprintf(buf, len, "; threads: one per %lld KiB, at most %d (this process's share of the CPUs)",
                     (long long)(r->chunk / KiB), pa__copy_threads_limit());
+}
+
+/* The probe's one-thread estimate shared by the threads the plan runs on. */
+static double predict_host(const pa__plan *p)
+{
+    return p->cost_ns / pa__host_threads(p);
 }
 
 static int exec_host(const pa__plan *p, void *dst, const void *src)
