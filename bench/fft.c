@@ -267,7 +267,7 @@ static int task(pa_ctx *ctx, void *arg)
             }
         }
         double med[5], a2a, a2a_mpi;
-        char plan[512];
+        char plan[1024];
         for (int q = 0; q < 5; q++)
             med[q] = median(ph[q], repeats);
         alltoall(&c, (pk_route)route, a, b, &a2a, &a2a_mpi, plan, sizeof plan);

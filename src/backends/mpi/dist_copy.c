@@ -118,7 +118,7 @@ static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, in
         }
         static atomic_int warned;
         if (pa__env_flag("PA_PLAN_INFO", &warned)) {
-            char line[512];
+            char line[1024];
             pa_mpi__dplan_explain(*out, line, sizeof line);
             fprintf(stderr, "parray plan (rank %d): %s\n", rank, line);
         }
@@ -148,11 +148,36 @@ static int plan_for(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, i
     return PA_OK;
 }
 
+/* A gamem array on one side and an mpi-distributed one on the other (dist_gamem.c): *yes, with the checks of
+ * prepare and the splits. */
+static int gamem_route(const pa_type *dt, const pa_type *st, const pa__dist_split **d, const pa__dist_split **s,
+                       int *yes, char *names, size_t len)
+{
+    int rc;
+    *yes = 0;
+    if ((rc = pa__dist_split_get(dt, d)) != PA_OK || (rc = pa__dist_split_get(st, s)) != PA_OK)
+        return rc;
+    if (!pa_mpi__gamem_pair(*d, *s))
+        return PA_OK;
+    snprintf(names, len, "from %s to %s", pa_type_name(st), pa_type_name(dt));
+    if (pa_size(dt) != pa_size(st) || pa_elm_size(dt) == 0 || pa_elm_size(dt) != pa_elm_size(st))
+        return pa__err(pa_size(dt) != pa_size(st) ? PA_ERR_SIZE : PA_ERR_ELM, "copy %s: sizes (%lld, %lld) or "
+                       "element sizes (%zu, %zu B) differ", names, (long long)pa_size(st), (long long)pa_size(dt),
+                       pa_elm_size(st), pa_elm_size(dt));
+    *yes = 1;
+    return PA_OK;
+}
+
 static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void *src)
 {
     pa_mpi__dplan *p;
     MPI_Comm comm;
-    int owned, rc = plan_for(dt, st, &p, &owned, &comm);
+    const pa__dist_split *gd, *gs;
+    char names[256];
+    int owned, yes, rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
+    if (rc != PA_OK || yes)
+        return rc != PA_OK ? rc : pa_mpi__gamem_copy(gd, dst, gs, src, pa_elm_size(dt), names);
+    rc = plan_for(dt, st, &p, &owned, &comm);
     if (rc != PA_OK)
         return rc;
     if ((p->nrecv > 0 && !dst) || (p->nsend > 0 && !src))
@@ -195,14 +220,19 @@ int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)
     default: snprintf(pattern, sizeof pattern, "uneven pairs"); break;
     }
     int device = p->send_mem || p->recv_mem;
-    return snprintf(buf, len, "distributed copy %lld x %zu B over %d process%s: strategy=%s (%s); rank %d sends "
-                    "%lld and receives %lld \xe2\x80\x94 %s%s%s%s", (long long)p->total, p->elm, p->nprocs,
-                    p->nprocs == 1 ? "" : "es", pa_mpi__kind_name(p->kind), pattern, p->rank, (long long)p->nsend,
-                    (long long)p->nrecv, how, !p->self ? "" : p->recv_mem && p->send_mem
-                    ? "; own block copied on the GPU, not through MPI" : "; own block copied in place, not through MPI",
-                    !device && p->route != PA_MPI__ROUTE_SHM ? "" : "; route: ",
-                    !device && p->route != PA_MPI__ROUTE_SHM ? "" : p->kind == PA_MPI__LOCAL ? "a copy on the GPU"
-                    : pa_mpi__route_name(p->route));
+    char next[96] = "";
+    if (p->runner_up >= 0)
+        snprintf(next, sizeof next, "; next: %s at %.3g us", pa_mpi__kind_name((pa_mpi__kind)p->runner_up),
+                 p->runner_up_ns * 1e-3);
+    int routed = device || p->route == PA_MPI__ROUTE_SHM;
+    return snprintf(buf, len, "distributed copy %lld x %zu B over %d process%s: strategy=%s (%s) predicted=%.3g us; "
+                    "rank %d sends %lld and receives %lld \xe2\x80\x94 %s; %s%s%s%s%s", (long long)p->total, p->elm,
+                    p->nprocs, p->nprocs == 1 ? "" : "es", pa_mpi__kind_name(p->kind), pattern, p->cost_ns * 1e-3,
+                    p->rank, (long long)p->nsend, (long long)p->nrecv, p->why, how, !p->self ? ""
+                    : p->recv_mem && p->send_mem ? "; own block copied on the GPU, not through MPI"
+                    : "; own block copied in place, not through MPI", !routed ? "" : "; route: ",
+                    !routed ? "" : p->kind == PA_MPI__LOCAL ? "a copy on the GPU" : pa_mpi__route_name(p->route),
+                    next);
 }
 
 int pa_mpi__env_on(const char *name, atomic_int *once)
@@ -213,7 +243,7 @@ int pa_mpi__env_on(const char *name, atomic_int *once)
 
 void pa_mpi__times_print(const pa_mpi__dplan *p)
 {
-    char line[512];
+    char line[1024];
     const pa_mpi__times *t = &p->times;
     double n = t->runs > 0 ? (double)t->runs : 1;
     pa_mpi__dplan_explain(p, line, sizeof line);
@@ -225,7 +255,12 @@ void pa_mpi__times_print(const pa_mpi__dplan *p)
 static int dist_explain(const pa_type *dt, const pa_type *st, char *buf, size_t len)
 {
     pa_mpi__dplan *p;
-    int owned, rc = prepare(dt, st, &p, &owned);
+    const pa__dist_split *gd, *gs;
+    char names[256];
+    int owned, yes, rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
+    if (rc != PA_OK || yes)
+        return rc != PA_OK ? rc : pa_mpi__gamem_explain(gd, gs, pa_elm_size(dt), buf, len, names);
+    rc = prepare(dt, st, &p, &owned);
     if (rc != PA_OK)
         return rc;
     rc = pa_mpi__dplan_explain(p, buf, len);

@@ -82,7 +82,7 @@ static int map_peers(pa_mpi__dplan *p, MPI_Comm comm)
 /* Remakes the plan's buffers for the staged route (every process does, having agreed). */
 static int fall_back(pa_mpi__dplan *p)
 {
-    char line[512];
+    char line[1024];
     pa__plan_unref(p->pack);
     pa__plan_unref(p->unpack);
     p->pack = p->unpack = NULL;

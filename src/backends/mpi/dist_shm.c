@@ -119,7 +119,7 @@ static int fall_back(pa_mpi__dplan *p)
     if (st == PA_OK)
         st = pa_mpi__self_plans(p);
     if (st == PA_OK && getenv("PA_PLAN_INFO") && strcmp(getenv("PA_PLAN_INFO"), "0") != 0) {
-        char line[512];
+        char line[1024];
         pa_mpi__dplan_explain(p, line, sizeof line);
         fprintf(stderr, "parray plan (rank %d): shared memory is not possible here (not one host, or no POSIX "
                 "shared memory): %s\n", p->rank, line);

@@ -94,10 +94,39 @@ typedef struct pa_mpi__dplan {
     int shm_refused;                 /* the shared-memory route could not be set up: plain host route instead */
     int timed;                       /* PA_MPI_TIMES=1 when the plan was made */
     pa_mpi__times times;
+    double cost_ns;                  /* the chosen pattern's estimate (dist_patterns.c) */
+    int runner_up;                   /* the next cheapest pattern's kind, -1 when none applied */
+    double runner_up_ns;
+    char why[256];                   /* the chosen pattern's reason */
     /* the cache key */
     pa__dist_split key_dst, key_src;
     struct pa_mpi__dplan *next;
 } pa_mpi__dplan;
+
+/* ---- the patterns as strategies (dist_patterns.c) ------------------------------------------------------ */
+
+/* The constants of the patterns' estimates. */
+typedef struct pa_mpi__cost_model {
+    double latency_ns;               /* one message */
+    double net_bytes_per_ns;         /* the transport's bandwidth for one process */
+    double host_bytes_per_ns;        /* packing and unpacking on the host (read + write) */
+} pa_mpi__cost_model;
+extern const pa_mpi__cost_model pa_mpi__cost;
+
+/* A pattern: the kind it makes, and its probe of the count matrix (summarised). */
+struct pa_mpi__summary;
+typedef struct pa_mpi__pattern {
+    pa_mpi__kind kind;
+    int (*probe)(const struct pa_mpi__summary *s, const pa_mpi__cost_model *m, double *ns, char *why, size_t len);
+} pa_mpi__pattern;
+
+/** The patterns, in probing order (for tests: *n of them). */
+const pa_mpi__pattern *pa_mpi__patterns(int *n);
+/**
+ * Probes every pattern on the count matrix c (nprocs x nprocs, source-major) and sets the plan's kind, roots,
+ * block, estimate, reason and runner-up from the cheapest.  \return PA_OK or PA_ERR_UNSUPPORTED (none applies).
+ */
+int pa_mpi__pattern_choose(pa_mpi__dplan *p, const int64_t *c);
 
 /** Makes the plan for dst <- src on this rank.  \return PA_OK or an error naming the types. */
 int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, size_t elm, int rank, int nprocs,
@@ -187,6 +216,18 @@ int pa_mpi__self_usable(const pa_mpi__dplan *p, const void *dst, const void *src
 /** Runs an all-to-all that way: pack the other blocks, copy the own one, MPI_Alltoallv of the others, unpack.
  *  Adds the steps' seconds to *t when t is not NULL.  \return PA_OK or an error. */
 int pa_mpi__self_run(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t);
+
+/* ---- gamem <-> mpi-distributed copies (dist_gamem.c) ---------------------------------------------------- */
+
+/** 1 when one side is a gamem array (not distributed) and the other is distributed over mpi processes. */
+int pa_mpi__gamem_pair(const pa__dist_split *d, const pa__dist_split *s);
+/** Such a copy, collective over the current communicator: each rank moves its own part one-sidedly between
+ *  two barriers.  names is "from S to D" for messages.  \return PA_OK or an error. */
+int pa_mpi__gamem_copy(const pa__dist_split *d, void *dst, const pa__dist_split *s, const void *src, size_t elm,
+                       const char *names);
+/** This rank's explanation of such a copy.  \return as snprintf, or an error. */
+int pa_mpi__gamem_explain(const pa__dist_split *d, const pa__dist_split *s, size_t elm, char *buf, size_t len,
+                          const char *names);
 
 /* ---- execution (dist_exec.c) --------------------------------------------------------------------------- */
 
