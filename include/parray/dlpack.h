@@ -117,7 +117,7 @@ PA_API int pa_dlpack_export(const pa_type *type, void *data, DLManagedTensor **o
  * memory stays the tensor's (see the top of this header).  The type's declaration is the strided form
  * [n # step(s) # disp(d) # [M]] per dimension (pa_type_format shows it).
  * \return PA_OK, or (*type and *data untouched) PA_ERR_INVAL (NULL argument, ndim < 0 or above 32, NULL data
- *         or shape, a byte offset that is not a whole number of elements), PA_ERR_MTT (another device type),
+ *         or shape), PA_ERR_MTT (another device type),
  *         PA_ERR_ELM (another data type, naming code, bits and lanes), PA_ERR_RANGE (a size below 1, or offsets
  *         beyond the library's ±2^62) or PA_ERR_NOMEM.
  */

@@ -13,6 +13,7 @@
 #include "plcuda.h"
 #include "rtc_internal.h"
 #include "testutil.h"
+#include "tile_kernel.h"
 
 /* The cubin of a function's source for sm_90 (a memory-cache hit after pa_kernel_compile). */
 static const unsigned char *cubin_of(const pa_kernel *k, size_t *n)
@@ -109,6 +110,17 @@ START_TEST(test_tile_cubin)
 }
 END_TEST
 
+/* plcuda_gpu's tile function (tests/cuda/tile_kernel.h) compiles, so that its run on the GPU fails only there. */
+START_TEST(test_tile_scale_cubin)
+{
+    pa_kernel *k;
+    PA_CK_OK(pa_kernel_create("tile_scale", tile_scale_sig, tile_scale_src, tile_scale_funcs, 1, &k));
+    int st = pa_kernel_compile(k, 90);
+    ck_assert_msg(st == PA_OK, "%s", pa_last_error());
+    pa_kernel_destroy(k);
+}
+END_TEST
+
 /*
  * The control block and the matrix header have one layout on both sides: NVRTC checks the host's sizes (it has
  * no offsetof; both are plain structs of naturally aligned fields, so equal sizes of equal field lists agree).
@@ -184,6 +196,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_gpu_add_cubin);
     tcase_add_test(tc, test_full_cubin);
     tcase_add_test(tc, test_tile_cubin);
+    tcase_add_test(tc, test_tile_scale_cubin);
     tcase_add_test(tc, test_layouts_agree);
     tcase_add_test(tc, test_compile_error_lines);
     suite_add_tcase(s, tc);
