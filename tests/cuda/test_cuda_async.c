@@ -6,7 +6,8 @@
  *     another factor) and two maps (an increment, then an affine map over a transposed window whose argument is
  *     changed after the call: the map must use the bytes it was given) followed by pa_copy_async to the host,
  *     all checked element by element after one synchronisation;
- *   - the default stream (NULL) and the refusals (NULL threads or function, a map over paged memory).
+ *   - the default stream (NULL) and the refusals (NULL threads or function, a map over paged memory);
+ *   - pa_cuda_function_info on the compiled kernel.
  * Without a GPU the suite exits 77 (skipped).
  */
 #include <stdio.h>
@@ -59,6 +60,13 @@ START_TEST(for_async_in_order)
     const pa_type *from = pa_type_get(s, "FROM"), *to = pa_type_get(s, "TO"), *hf = pa_type_get(s, "HF");
     pa_cuda_function fn;
     PA_CK_OK(pa_cuda_compile("async_for", async_scale_src, "scale", &fn));
+    /* What the driver says of it: a few registers, no spills, blocks of 256 fit and several are resident. */
+    pa_cuda_fninfo info;
+    PA_CK_OK(pa_cuda_function_info(fn, 256, 0, &info));
+    ck_assert_msg(info.registers > 0 && info.registers <= 255 && info.max_threads >= 256 && info.blocks_per_sm >= 1 &&
+                  info.local_bytes == 0, "registers %d, max threads %d, blocks/SM %d, local %d", info.registers,
+                  info.max_threads, info.blocks_per_sm, info.local_bytes);
+    PA_CK_ERR(pa_cuda_function_info(NULL, 256, 0, &info), PA_ERR_INVAL);
     int64_t n = pa_size(from);
     float *a = pa_create(from), *b = pa_create(from), *hb = pa_create(hf), *out = pa_create(hf);
     ck_assert_msg(a && b && hb && out, "%s", pa_last_error());

@@ -58,6 +58,8 @@ START_TEST(test_no_gpu)
 #endif
     PA_CK_ERR(pa_cuda_set_device(0), PA_ERR_NODEV);
     PA_CK_ERR(pa_cuda_get_device(), PA_ERR_NODEV);
+    pa_cuda_fninfo info;
+    PA_CK_ERR(pa_cuda_function_info((pa_cuda_function)0x1, 128, 0, &info), PA_ERR_NODEV);
     ck_assert_int_eq(pa_mtt_available("dmem"), 0);
     ck_assert_int_eq(pa_mtt_available("pinned"), 0);
     ck_assert_int_eq(pa_mtt_available("paged"), 1);
