@@ -274,7 +274,7 @@ static unsigned char *extent_buffer(const pa_type *t, int e, int64_t *lo, int64_
 static void copy_apart(const pa_type *dt, const pa_type *st, int e, uint8_t salt)
 {
     int64_t dlo, dhi, slo, shi, n = pa_size(dt);
-    unsigned char *dbase, *sbase, *d = extent_buffer(dt, e, &dlo, &dhi, &dbase);
+    unsigned char *dbase = NULL, *sbase = NULL, *d = extent_buffer(dt, e, &dlo, &dhi, &dbase);
     unsigned char *s = extent_buffer(st, e, &slo, &shi, &sbase);
     size_t dbytes = (size_t)(dhi - dlo + 1) * (size_t)e, sbytes = (size_t)(shi - slo + 1) * (size_t)e;
     unsigned char *want = malloc(dbytes);
