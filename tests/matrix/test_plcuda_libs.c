@@ -1,4 +1,4 @@
-/* parray tests — the PL/CUDA device libraries "time", "text" and "dynpara" (PG-Strom's cuda_timelib.h,
+/* parray tests — the PL/CUDA device libraries "time", "text" and "dynpara" (every public function of each) (PG-Strom's cuda_timelib.h,
  * cuda_textlib.h, cuda_dynpara.h), and the matrix module's GPU multiply kernel.
  *
  * Built twice: plcuda_libs_compile compiles every function for sm_90 with NVRTC (and links the dynpara one
@@ -42,6 +42,39 @@ static const char ts_src[] =
     "    o[2] = pa_ts_trunc(ts, PA_TRUNC_WEEK); o[3] = pa_ts_trunc(ts, PA_TRUNC_MONTH);\n"
     "    o[4] = pa_ts_trunc(ts, PA_TRUNC_QUARTER); o[5] = pa_ts_trunc(ts, PA_TRUNC_YEAR);\n"
     "    o[6] = pa_ts_hour(ts); o[7] = pa_ts_minute(ts); o[8] = pa_ts_to_unix(ts);\n"
+    "  }\n"
+    "#plcuda_end\n";
+
+/* The date and time parts the other kernels do not reach: for timestamp i, 8 longs (see test_time_parts). */
+static const char parts_src[] =
+    "#plcuda_include \"time\"\n"
+    "#plcuda_include \"tile\"\n"
+    "#plcuda_begin\n"
+    "#plcuda_num_threads n_stamps\n"
+    "  PA_FOR_EACH(i, arg1_len) {\n"
+    "    long ts = arg1[i], *o = arg2 + 8 * i;\n"
+    "    int date = pa_ts_date(ts), y = pa_date_year(date);\n"
+    "    o[0] = date; o[1] = pa_ts_time(ts); o[2] = pa_ts_from_date(date);\n"
+    "    o[3] = y * 10000L + pa_date_month(date) * 100 + pa_date_day(date);\n"
+    "    o[4] = pa_is_leap(y); o[5] = pa_days_in_month(y, pa_date_month(date));\n"
+    "    o[6] = (long)(pa_ts_second(ts) * 1000000.0 + 0.5); o[7] = pa_ts_from_unix(pa_ts_to_unix(ts));\n"
+    "  }\n"
+    "#plcuda_end\n";
+
+/* Equality, prefix and character length of string i against string i of the second set, and every byte of the
+ * first set through lower (even i) or upper (odd i) ASCII case. */
+static const char textfn_src[] =
+    "#plcuda_include \"text\"\n"
+    "#plcuda_include \"tile\"\n"
+    "#plcuda_begin\n"
+    "#plcuda_num_threads n_like\n"
+    "  PA_FOR_EACH(i, arg2_len - 1) {\n"
+    "    const char *s = arg1 + arg2[i], *p = arg3 + arg4[i];\n"
+    "    long sl = arg2[i + 1] - arg2[i], pl = arg4[i + 1] - arg4[i];\n"
+    "    arg5[i] = pa_text_eq(s, sl, p, pl) | pa_text_starts_with(s, sl, p, pl) << 1\n"
+    "            | (int)pa_text_char_length(s, sl) << 2;\n"
+    "    for (long j = 0; j < sl; j++)\n"
+    "      arg6[arg2[i] + j] = (char)(i % 2 ? pa_text_upper_ascii(s[j]) : pa_text_lower_ascii(s[j]));\n"
     "  }\n"
     "#plcuda_end\n";
 
@@ -110,6 +143,8 @@ START_TEST(test_compile_sm90)
         {"badday", "int (int)", badday_src},
         {"like", "void (char[], int[], char[], int[], inout int[])", like_src},
         {"dynpara", "long (inout int[])", dynpara_src},
+        {"parts", "void (long[], inout long[])", parts_src},
+        {"textfn", "void (char[], int[], char[], int[], inout int[], inout char[])", textfn_src},
     };
     for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) {
         pa_kernel *k = make(fs[i].name, fs[i].sig, fs[i].src);
@@ -338,6 +373,118 @@ START_TEST(test_like)
 }
 END_TEST
 
+/* pa_ts_date/time/from_date, pa_date_year/month/day, pa_is_leap, pa_days_in_month, pa_ts_second,
+ * pa_ts_from_unix against libc's gmtime_r and timegm. */
+START_TEST(test_time_parts)
+{
+    pa_rng rng = {pa_test_seed("plcuda time parts")};
+    int n = 5000;
+    int64_t *ts = malloc(sizeof(int64_t) * (size_t)n), *out = malloc(sizeof(int64_t) * 8 * (size_t)n);
+    for (int i = 0; i < n; i++)
+        ts[i] = i < 4 ? (int64_t[]){0, -1, 5097600000000LL, -2208988800000001LL}[i]   /* 2000-02-29, 1930-01-01 - 1 us */
+                      : pa_rng_range(&rng, -4000000000LL, 4000000000LL) * 1000000 + pa_rng_range(&rng, 0, 999999);
+    pa_kernel *k = make("parts", "void (long[], inout long[])", parts_src);
+    pa_arg args[] = {PA_ARG_N(ts, n), PA_ARG_N(out, 8 * n)};
+    PA_CK_OK(pa_kernel_call(k, args, 2, NULL));
+    for (int i = 0; i < n; i++) {
+        int64_t us = ts[i], secs = us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000), usec = us - secs * 1000000;
+        int64_t date = secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
+        time_t t = (time_t)(secs + 946684800);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        int y = tm.tm_year + 1900, leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        struct tm first = tm, next;
+        first.tm_mday = 1;
+        first.tm_hour = first.tm_min = first.tm_sec = 0;
+        next = first;
+        next.tm_mon += 1;
+        int64_t *o = out + 8 * i;
+        ck_assert_msg(o[0] == date, "ts %lld: date %lld, want %lld", (long long)us, (long long)o[0], (long long)date);
+        ck_assert_int_eq(o[1], us - date * 86400000000LL);
+        ck_assert_int_eq(o[2], date * 86400000000LL);
+        ck_assert_msg(o[3] == y * 10000L + (tm.tm_mon + 1) * 100 + tm.tm_mday, "ts %lld: %lld, libc %d-%d-%d",
+                      (long long)us, (long long)o[3], y, tm.tm_mon + 1, tm.tm_mday);
+        ck_assert_int_eq(o[4], leap);
+        ck_assert_int_eq(o[5], (int64_t)(timegm(&next) - timegm(&first)) / 86400);
+        ck_assert_int_eq(o[6], tm.tm_sec * 1000000LL + usec);
+        ck_assert_int_eq(o[7], secs * 1000000);
+    }
+    pa_kernel_destroy(k);
+    free(ts);
+    free(out);
+}
+END_TEST
+
+/* pa_text_eq, pa_text_starts_with, pa_text_char_length (UTF-8 characters) and the ASCII case functions. */
+START_TEST(test_text_functions)
+{
+    pa_rng rng = {pa_test_seed("plcuda text")};
+    static const char *const fixed[][2] = {
+        {"hello", "hello"}, {"hello", "hell"}, {"hell", "hello"}, {"", ""}, {"abc", ""}, {"caf\xc3\xa9", "caf"},
+        {"Hello World", "hello world"}, {"\xc3\xa9\xc3\xa9", "\xc3\xa9"},
+    };
+    const char *alpha[] = {"a", "B", "z", "\xc3\xa9", "Q", "!"};
+    int n = 3000, nf = (int)(sizeof fixed / sizeof *fixed);
+    char *sb = malloc((size_t)n * 40), *pb = malloc((size_t)n * 40), *cased = malloc((size_t)n * 40);
+    int *so = malloc(sizeof(int) * (size_t)(n + 1)), *po = malloc(sizeof(int) * (size_t)(n + 1));
+    int *res = malloc(sizeof(int) * (size_t)n), sl = 0, pl = 0;
+    for (int i = 0; i < n; i++) {
+        so[i] = sl;
+        po[i] = pl;
+        if (i < nf) {
+            sl += sprintf(sb + sl, "%s", fixed[i][0]);
+            pl += sprintf(pb + pl, "%s", fixed[i][1]);
+            continue;
+        }
+        int len = (int)pa_rng_range(&rng, 0, 6);
+        for (int k = 0; k < len; k++)
+            sl += sprintf(sb + sl, "%s", alpha[pa_rng_range(&rng, 0, 5)]);
+        /* A prefix of the string, the whole string or another one. */
+        int kind = (int)pa_rng_range(&rng, 0, 2), take = kind == 2 ? 0 : (int)pa_rng_range(&rng, 0, sl - so[i]);
+        if (kind == 1)
+            take = sl - so[i];
+        memcpy(pb + pl, sb + so[i], (size_t)take);
+        pl += take;
+        if (kind == 2)
+            for (int k = (int)pa_rng_range(&rng, 0, 4); k > 0; k--)
+                pl += sprintf(pb + pl, "%s", alpha[pa_rng_range(&rng, 0, 5)]);
+    }
+    so[n] = sl;
+    po[n] = pl;
+    memset(res, 0xA5, sizeof(int) * (size_t)n);
+    memset(cased, 0, (size_t)sl + 1);
+    pa_kernel *k = make("textfn", "void (char[], int[], char[], int[], inout int[], inout char[])", textfn_src);
+    pa_arg args[] = {PA_ARG_N(sb, sl), PA_ARG_N(so, n + 1), PA_ARG_N(pb, pl), PA_ARG_N(po, n + 1), PA_ARG_N(res, n),
+                     PA_ARG_N(cased, sl > 0 ? sl : 1)};
+    PA_CK_OK(pa_kernel_call(k, args, 6, NULL));
+    int fixed_eq[] = {1, 0, 0, 1, 0, 0, 0, 0}, fixed_starts[] = {1, 1, 0, 1, 1, 1, 0, 1}, fixed_len[] = {5, 5, 4, 0, 3, 4, 11, 2};
+    for (int i = 0; i < n; i++) {
+        const char *s = sb + so[i], *p = pb + po[i];
+        int sn = so[i + 1] - so[i], pn = po[i + 1] - po[i];
+        int eq = sn == pn && memcmp(s, p, (size_t)sn) == 0, starts = pn <= sn && memcmp(s, p, (size_t)pn) == 0;
+        int chars = 0;
+        for (int j = 0; j < sn; j++)
+            chars += ((unsigned char)s[j] & 0xC0) != 0x80;
+        ck_assert_msg((res[i] & 1) == eq && ((res[i] >> 1) & 1) == starts && (res[i] >> 2) == chars,
+                      "'%.*s' vs '%.*s': eq %d starts %d chars %d, want %d %d %d", sn, s, pn, p, res[i] & 1,
+                      (res[i] >> 1) & 1, res[i] >> 2, eq, starts, chars);
+        if (i < nf)
+            ck_assert_msg(eq == fixed_eq[i] && starts == fixed_starts[i] && chars == fixed_len[i], "fixed case %d", i);
+        for (int j = 0; j < sn; j++) {
+            unsigned char c = (unsigned char)s[j], want = c;
+            if (i % 2 == 0 && c >= 'A' && c <= 'Z')
+                want = (unsigned char)(c + 32);
+            if (i % 2 == 1 && c >= 'a' && c <= 'z')
+                want = (unsigned char)(c - 32);
+            ck_assert_msg((unsigned char)cased[so[i] + j] == want, "string %d byte %d: %02x, want %02x", i, j,
+                          (unsigned char)cased[so[i] + j], want);
+        }
+    }
+    pa_kernel_destroy(k);
+    free(sb), free(pb), free(cased), free(so), free(po), free(res);
+}
+END_TEST
+
 START_TEST(test_dynpara)
 {
     int n = 100000;
@@ -371,6 +518,8 @@ int main(void)
     tcase_add_test(tc, test_timestamps);
     tcase_add_test(tc, test_like);
     tcase_add_test(tc, test_dynpara);
+    tcase_add_test(tc, test_time_parts);
+    tcase_add_test(tc, test_text_functions);
     suite_add_tcase(su, tc);
     return pa_test_run(su);
 }
