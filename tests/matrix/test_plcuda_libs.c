@@ -78,6 +78,54 @@ static const char textfn_src[] =
     "  }\n"
     "#plcuda_end\n";
 
+/* One checked operation of the "math" library, chosen by arg1: add, sub, mul, div (arg1 % 4) of int, long, float,
+ * double (arg1 / 4), on (arg2, arg3) for the integers and (arg4, arg5) for the floating point types. */
+static const char mathop_src[] =
+    "#plcuda_include \"math\"\n"
+    "#plcuda_begin\n"
+    "  if (get_global_id() == 0) {\n"
+    "    int a = (int)arg2, b = (int)arg3; float fa = (float)arg4, fb = (float)arg5;\n"
+    "    double r = 0;\n"
+    "    switch (arg1) {\n"
+    "    case 0: r = pa_add_int(kcxt, a, b); break;\n"
+    "    case 1: r = pa_sub_int(kcxt, a, b); break;\n"
+    "    case 2: r = pa_mul_int(kcxt, a, b); break;\n"
+    "    case 3: r = pa_div_int(kcxt, a, b); break;\n"
+    "    case 4: r = (double)pa_add_long(kcxt, arg2, arg3); break;\n"
+    "    case 5: r = (double)pa_sub_long(kcxt, arg2, arg3); break;\n"
+    "    case 6: r = (double)pa_mul_long(kcxt, arg2, arg3); break;\n"
+    "    case 7: r = (double)pa_div_long(kcxt, arg2, arg3); break;\n"
+    "    case 8: r = pa_add_float(kcxt, fa, fb); break;\n"
+    "    case 9: r = pa_sub_float(kcxt, fa, fb); break;\n"
+    "    case 10: r = pa_mul_float(kcxt, fa, fb); break;\n"
+    "    case 11: r = pa_div_float(kcxt, fa, fb); break;\n"
+    "    case 12: r = pa_add_double(kcxt, arg4, arg5); break;\n"
+    "    case 13: r = pa_sub_double(kcxt, arg4, arg5); break;\n"
+    "    case 14: r = pa_mul_double(kcxt, arg4, arg5); break;\n"
+    "    case 15: r = pa_div_double(kcxt, arg4, arg5); break;\n"
+    "    }\n"
+    "    *retval = r;\n"
+    "  }\n"
+    "#plcuda_end\n";
+
+/* pa_ts_make of the seven fields. */
+static const char tsmake_src[] =
+    "#plcuda_include \"time\"\n"
+    "#plcuda_begin\n"
+    "  *retval = pa_ts_make(kcxt, arg1, arg2, arg3, arg4, arg5, arg6, arg7);\n"
+    "#plcuda_end\n";
+
+/* As dynpara_src with pa_dp_launch_ex: blocks of 96 threads, out[i] = 5 i + 1. */
+static const char dynpara_ex_src[] =
+    "#plcuda_include \"dynpara\"\n"
+    "#plcuda_decl\n"
+    "__global__ void fill(int *out, long n, int a) { long i = pa_global_id(); if (i < n) out[i] = a * (int)i + 1; }\n"
+    "#plcuda_begin\n"
+    "  if (pa_global_id() == 0) pa_dp_launch_ex(kcxt, fill, arg1_len, 96, 0, arg1, arg1_len, 5);\n"
+    "#plcuda_post\n"
+    "  if (pa_global_id() == 0) { long s = 0; for (long i = 0; i < arg1_len; i++) s += arg1[i]; *retval = s; }\n"
+    "#plcuda_end\n";
+
 /* A day that does not exist raises 22008 at line 3. */
 static const char badday_src[] =
     "#plcuda_include \"time\"\n"
@@ -145,6 +193,9 @@ START_TEST(test_compile_sm90)
         {"dynpara", "long (inout int[])", dynpara_src},
         {"parts", "void (long[], inout long[])", parts_src},
         {"textfn", "void (char[], int[], char[], int[], inout int[], inout char[])", textfn_src},
+        {"mathop", "double (int, long, long, double, double)", mathop_src},
+        {"tsmake", "long (int, int, int, int, int, int, int)", tsmake_src},
+        {"dynpara_ex", "long (inout int[])", dynpara_ex_src},
     };
     for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) {
         pa_kernel *k = make(fs[i].name, fs[i].sig, fs[i].src);
@@ -485,6 +536,67 @@ START_TEST(test_text_functions)
 }
 END_TEST
 
+/* Each checked operation: a result in range, then an overflow (22003) and, for div, a division by zero (22012). */
+START_TEST(test_math)
+{
+    static const struct { int op; long long la, lb; double da, db, want; int err; } cases[] = {
+        {0, 7, -3, 0, 0, 4, 0}, {1, 7, -3, 0, 0, 10, 0}, {2, 7, -3, 0, 0, -21, 0}, {3, 7, -3, 0, 0, -2, 0},
+        {0, 2147483647, 1, 0, 0, 0, 22003}, {1, -2147483647LL - 1, 1, 0, 0, 0, 22003},
+        {2, 65536, 65536, 0, 0, 0, 22003}, {3, 5, 0, 0, 0, 0, 22012}, {3, -2147483647LL - 1, -1, 0, 0, 0, 22003},
+        {4, 5000000000LL, 3, 0, 0, 5000000003.0, 0}, {5, 5000000000LL, 3, 0, 0, 4999999997.0, 0},
+        {6, 5000000000LL, 3, 0, 0, 15000000000.0, 0}, {7, 5000000000LL, 3, 0, 0, 1666666666.0, 0},
+        {4, 9223372036854775807LL, 1, 0, 0, 0, 22003}, {5, -9223372036854775807LL - 1, 1, 0, 0, 0, 22003},
+        {6, 4294967296LL, 4294967296LL, 0, 0, 0, 22003}, {7, 1, 0, 0, 0, 0, 22012},
+        {7, -9223372036854775807LL - 1, -1, 0, 0, 0, 22003},
+        {8, 0, 0, 1.5, -0.25, 1.25, 0}, {9, 0, 0, 1.5, -0.25, 1.75, 0}, {10, 0, 0, 1.5, -0.25, -0.375, 0},
+        {11, 0, 0, 1.5, -0.25, -6, 0}, {8, 0, 0, 3e38, 3e38, 0, 22003}, {9, 0, 0, -3e38, 3e38, 0, 22003},
+        {10, 0, 0, 1e30, 1e30, 0, 22003}, {11, 0, 0, 1, 0, 0, 22012},
+        {12, 0, 0, 2.5, 0.5, 3, 0}, {13, 0, 0, 2.5, 0.5, 2, 0}, {14, 0, 0, 2.5, 0.5, 1.25, 0}, {15, 0, 0, 2.5, 0.5, 5, 0},
+        {12, 0, 0, 1.7e308, 1.7e308, 0, 22003}, {13, 0, 0, -1.7e308, 1.7e308, 0, 22003},
+        {14, 0, 0, 1e300, 1e300, 0, 22003}, {15, 0, 0, 1, 0, 0, 22012},
+    };
+    pa_kernel *k = make("mathop", "double (int, long, long, double, double)", mathop_src);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int op = cases[i].op;
+        int64_t la = cases[i].la, lb = cases[i].lb;
+        double da = cases[i].da, db = cases[i].db, r = -12345;
+        pa_arg args[] = {PA_ARG(&op), PA_ARG(&la), PA_ARG(&lb), PA_ARG(&da), PA_ARG(&db)};
+        int st = pa_kernel_call(k, args, 5, &r);
+        if (cases[i].err == 0) {
+            ck_assert_msg(st == PA_OK && r == cases[i].want, "case %zu (op %d): %s %g, want %g (%s)", i, op,
+                          pa_status_name(st), r, cases[i].want, pa_last_error());
+        } else {
+            char code[16];
+            snprintf(code, sizeof code, "%d", cases[i].err);
+            ck_assert_msg(st == PA_ERR_KERNEL && strstr(pa_last_error(), code), "case %zu (op %d): %s, want error %d "
+                          "(%s)", i, op, pa_status_name(st), cases[i].err, pa_last_error());
+        }
+    }
+    pa_kernel_destroy(k);
+}
+END_TEST
+
+/* pa_ts_make: a valid timestamp against timegm, a day that does not exist (22008). */
+START_TEST(test_ts_make)
+{
+    pa_kernel *k = make("tsmake", "long (int, int, int, int, int, int, int)", tsmake_src);
+    int f[7] = {2024, 2, 29, 13, 45, 30, 123456};
+    int64_t r = 0;
+    pa_arg args[] = {PA_ARG(&f[0]), PA_ARG(&f[1]), PA_ARG(&f[2]), PA_ARG(&f[3]), PA_ARG(&f[4]), PA_ARG(&f[5]),
+                     PA_ARG(&f[6])};
+    PA_CK_OK(pa_kernel_call(k, args, 7, &r));
+    struct tm tm = {.tm_year = 124, .tm_mon = 1, .tm_mday = 29, .tm_hour = 13, .tm_min = 45, .tm_sec = 30};
+    ck_assert_int_eq(r, ((int64_t)timegm(&tm) - 946684800) * 1000000 + 123456);
+    f[0] = 2023;
+    PA_CK_ERR(pa_kernel_call(k, args, 7, &r), PA_ERR_KERNEL);
+    ck_assert_msg(strstr(pa_last_error(), "22008"), "%s", pa_last_error());
+    f[0] = 2024;
+    f[6] = 1000000;
+    PA_CK_ERR(pa_kernel_call(k, args, 7, &r), PA_ERR_KERNEL);
+    pa_kernel_destroy(k);
+}
+END_TEST
+
 START_TEST(test_dynpara)
 {
     int n = 100000;
@@ -497,6 +609,17 @@ START_TEST(test_dynpara)
     for (int i = 0; i < n; i++) {
         ck_assert_int_eq(a[i], 3 * i + 1);
         want += 3 * i + 1;
+    }
+    ck_assert_int_eq(sum, want);
+    pa_kernel_destroy(k);
+    /* pa_dp_launch_ex: blocks of 96, 5 i + 1. */
+    memset(a, 0xA5, sizeof(int) * (size_t)n);
+    k = make("dynpara_ex", "long (inout int[])", dynpara_ex_src);
+    PA_CK_OK(pa_kernel_call(k, args, 1, &sum));
+    want = 0;
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_eq(a[i], 5 * i + 1);
+        want += 5 * i + 1;
     }
     ck_assert_int_eq(sum, want);
     pa_kernel_destroy(k);
@@ -520,6 +643,8 @@ int main(void)
     tcase_add_test(tc, test_dynpara);
     tcase_add_test(tc, test_time_parts);
     tcase_add_test(tc, test_text_functions);
+    tcase_add_test(tc, test_math);
+    tcase_add_test(tc, test_ts_make);
     suite_add_tcase(su, tc);
     return pa_test_run(su);
 }

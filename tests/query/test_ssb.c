@@ -377,6 +377,10 @@ START_TEST(bad_arguments)
     ck_assert_ptr_null(pa_ssb_result_column(12, 3));
     ck_assert_ptr_null(pa_ssb_result_column(13, 0));
     ck_assert_ptr_null(pa_ssb_result_column(-1, 0));
+    /* The specification's SQL text of each query, with its group and order clauses. */
+    ck_assert_ptr_nonnull(strstr(pa_ssb_query_sql(pa_ssb_query_index("q2.1")), "group by d_year, p_brand1"));
+    ck_assert_ptr_nonnull(strstr(pa_ssb_query_sql(0), "lineorder"));
+    ck_assert_ptr_null(pa_ssb_query_sql(13));
     ck_assert_int_eq(pa_ssb_fact_bytes(db, 0), pa_ssb_rows(db, PA_SSB_LINEORDER) * 16);
     ck_assert_int_eq(pa_ssb_fact_bytes(db, 12), pa_ssb_rows(db, PA_SSB_LINEORDER) * 24);
     pa_ssb_destroy(db);
