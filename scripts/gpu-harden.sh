@@ -10,8 +10,11 @@
 #   2. starts the copy fuzzer in the background on FUZZ_JOBS cores (12) for FUZZ_SECONDS (170): libFuzzer's
 #      -fork mode where clang's fuzzer runtime links (a second, uninstrumented-sanitizer build), else the plain
 #      driver of random and mutated inputs of this build (copy_fuzz_random, fuzz/random_driver.c);
-#   3. meanwhile runs the GPU suites this work added or changed, the DLPack round trips (NumPy on the CPU, PyTorch
-#      and CuPy on the GPU: tests/python/dlpack_roundtrip.py) and records which Python packages are there;
+#   3. meanwhile runs the GPU suites this work added or changed (cuda_async: pa_cuda_for_async/map_async;
+#      plcuda_gpu and plcuda_libs_gpu: the tile, math, time, text and dynpara device helpers; the split suites that
+#      skip 77 where they cannot check; tiles_gpu's pa_gemm_dmem; query_ssb_gpu's launch/result), the DLPack round
+#      trips (NumPy on the CPU, PyTorch and CuPy on the GPU: tests/python/dlpack_roundtrip.py) and records which
+#      Python packages are there;
 #   4. records NVTX ranges: the nvtx_gpu suite's text timeline, and nsys profile + nsys stats where an nsys that
 #      writes reports is found (KINDS.md: none on the PATH so far);
 #   5. waits for the fuzzer and prints its executions ("executions: N");
@@ -101,9 +104,10 @@ fuzz_pid=$!
 } >"$logs/python.txt" 2>&1
 note "python: $(grep -E '^(numpy|torch|cupy) ' "$logs/python.txt" | tr '\n' ';')"
 t=$SECONDS
-suites=(cuda_async plcuda_gpu plcuda_compile plcuda_compile_nogpu cuda_errors_gpu cuda_errors_nogpu cuda_rtc
-    cuda_rtc_nogpu cuda_devices cuda_devices_two cuda_for cuda_copy query_ssb_gpu query_ssb tiles_gen core_dlpack
-    dlpack_numpy dlpack_torch_cuda dlpack_cupy nvtx nvtx_gpu host_copy_overlap core_stale fuzz_copy_random)
+suites=(cuda_async plcuda_gpu plcuda_compile plcuda_compile_nogpu plcuda_libs_gpu plcuda_libs_compile tiles_gpu
+    tiles_gen cuda_errors_gpu cuda_errors_nogpu cuda_rtc cuda_rtc_nogpu cuda_map_source cuda_devices cuda_devices_two
+    cuda_for cuda_copy query_ssb_gpu query_ssb core_dlpack dlpack_numpy dlpack_torch_cuda dlpack_cupy nvtx nvtx_gpu
+    host_copy_overlap core_stale fuzz_copy_random)
 meson test -C "$b" --no-rebuild --num-processes 4 --print-errorlogs "${suites[@]}" >"$logs/suites.log" 2>&1 ||
     status=1
 grep -E '^ *[0-9]+/[0-9]+ ' "$logs/suites.log" | tee -a "$summary"
