@@ -4,8 +4,8 @@
  *
  *     copy_fuzz_random [-seconds N] [-runs N] [-jobs J] [-seed S] [-max_len L] [-artifact_prefix P] [FILE...]
  *
- * Each FILE is run once first (the checked-in corpus), then each of J worker processes runs inputs of its own
- * seeded stream until the time or the run count is reached: half random bytes of random length up to L, half
+ * Each FILE is run once first (the checked-in corpus), then each of J worker processes (this process when J is
+ * 1) runs inputs of its own seeded stream until the time or the run count is reached: half random bytes of random length up to L, half
  * one of the FILEs with a few bytes changed.  The target reads its input as a stream of choices, so random
  * bytes are random cases; unlike libFuzzer nothing steers towards new coverage.  A target that aborts or faults
  * on an input is a finding: the worker writes the input to P + "crash-<seed>-<n>" from its signal handler (the
@@ -195,6 +195,13 @@ int main(int argc, char **argv)
            jobs == 1 ? "" : "s", (unsigned long long)seed, max_len, runs < 0 ? "until the time is up" : "run count");
     fflush(stdout);
     pid_t pids[MAX_JOBS];
+    if (jobs == 1) {   /* in this process: no fork (ThreadSanitizer builds, where the library may have threads) */
+        worker(seed, deadline, per_job, max_len, prefix, &counts[0]);
+        double dt = now() - t0;
+        printf("executions: %lld in %.1f s (%.0f a second), findings: 0\n", nfiles + counts[0], dt,
+               dt > 0 ? (nfiles + counts[0]) / dt : 0.0);
+        return 0;
+    }
     for (int j = 0; j < jobs; j++) {
         pids[j] = fork();
         if (pids[j] == 0) {
