@@ -157,9 +157,11 @@ static int probe_gather(const pa__copy_shape *s, double *cost, char *why, size_t
 
 static int exec_host(const pa__plan *p, void *dst, const void *src);
 
+static double predict_host(const pa__plan *p);
+
 #define HOST_STRATEGY(var, name, probe)                                                                       \
     static const pa__strategy var = {name, probe, exec_host, NULL, pa__host_threads, pa__host_streams,         \
-                                     pa__host_threads_note}
+                                     pa__host_threads_note, predict_host}
 HOST_STRATEGY(memcpy_one, "memcpy", probe_memcpy);
 HOST_STRATEGY(memcpy_runs, "memcpy_runs", probe_memcpy_runs);
 HOST_STRATEGY(loops, "loops", probe_loops);
@@ -203,7 +205,7 @@ typedef struct host_run {
 static const host_run host_runs[] = {
     {&memcpy_one, pa__kern_memcpy, pa__kern_memcpy_nt, pa__kern_memcpy, 1 * MiB, 16 * MiB},
     {&memcpy_runs, pa__kern_memcpy_runs, pa__kern_memcpy_runs_nt, pa__kern_memcpy_runs_nt1, 1 * MiB, 16 * MiB},
-    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, pa__kern_transpose_nt, 256 * KiB, 8 * MiB},
+    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, pa__kern_transpose_nt1, 256 * KiB, 8 * MiB},
     {&loops, pa__kern_loops, NULL, NULL, 256 * KiB, 0},
     {&gather, pa__kern_gather, NULL, NULL, 256 * KiB, 0},
     {&reverse, pa__kern_reverse, pa__kern_reverse_nt, pa__kern_reverse_nt, 1 * MiB, 16 * MiB},
@@ -217,12 +219,14 @@ static const host_run *host_run_of(const pa__plan *p)
     return NULL;
 }
 
-int pa__host_kernels_of(const char *strategy, pa__copy_kernel kernel[2])
+int pa__host_kernels_of(const char *strategy, pa__copy_kernel kernel[3])
 {
     for (size_t i = 0; i < sizeof host_runs / sizeof host_runs[0]; i++)
         if (strcmp(host_runs[i].strategy->name, strategy) == 0) {
-            kernel[0] = host_runs[i].kernel;
-            kernel[1] = host_runs[i].kernel_nt;
+            const host_run *r = &host_runs[i];
+            kernel[0] = r->kernel;
+            kernel[1] = r->kernel_nt;
+            kernel[2] = r->kernel_nt1 != r->kernel && r->kernel_nt1 != r->kernel_nt ? r->kernel_nt1 : NULL;
             return 1;
         }
     return 0;
@@ -253,6 +257,12 @@ int pa__host_threads_note(const pa__plan *p, char *buf, size_t len)
         return snprintf(buf, len, "%s", "");
     return snprintf(buf, len, "; threads: one per %lld KiB, at most %d (this process's share of the CPUs)",
                     (long long)(r->chunk / KiB), pa__copy_threads_limit());
+}
+
+/* The probe's one-thread estimate shared by the threads the plan runs on. */
+static double predict_host(const pa__plan *p)
+{
+    return p->cost_ns / pa__host_threads(p);
 }
 
 static int exec_host(const pa__plan *p, void *dst, const void *src)
