@@ -352,8 +352,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             copy_in_place(dt, st, e, fz_pick(&in, -8, 8), (uint8_t)flags);
 #endif
     }
+#ifndef COPY_FUZZ_NO_DIST   /* defined for the high-volume runs of local copies (tests/meson.build) */
     if (flags & 2)   /* and a copy between types distributed over pthd threads (copy_fuzz_dist.c) */
         fz_dist(&in);
+#endif
     pa_scope_destroy(s);
     return 0;
 }

@@ -9,7 +9,8 @@
 #   1. builds in /tmp/b-harden (CUDA, NVTX, no benchmarks) with 16 jobs;
 #   2. starts the copy fuzzer in the background on FUZZ_JOBS cores (12) for FUZZ_SECONDS (170): libFuzzer's
 #      -fork mode where clang's fuzzer runtime links (a second, uninstrumented-sanitizer build), else the plain
-#      driver of random and mutated inputs of this build (copy_fuzz_random, fuzz/random_driver.c);
+#      driver of random and mutated inputs of this build (fuzz/random_driver.c): copy_fuzz_random_local (local
+#      copies, the issue's copy target) on 10 jobs, copy_fuzz_random (with distributed copies) on 2;
 #   3. meanwhile runs the GPU suites this work added or changed (cuda_async: pa_cuda_for_async/map_async;
 #      plcuda_gpu and plcuda_libs_gpu: the tile, math, time, text and dynpara device helpers; the split suites that
 #      skip 77 where they cannot check; tiles_gpu's pa_gemm_dmem; query_ssb_gpu's launch/result), the DLPack round
@@ -81,14 +82,20 @@ if command -v clang >/dev/null 2>&1 && echo 'int LLVMFuzzerTestOneInput(const ch
     fi
 fi
 fuzz_dir=$(mktemp -d /tmp/harden-fuzz.XXXXXX)
+fuzz_dist_pid=
 if [ "$fuzz_kind" = libfuzzer ]; then
     note "fuzz: libFuzzer -fork=$fuzz_jobs for $fuzz_seconds s"
     /tmp/b-harden-fuzz/fuzz/copy_fuzz -fork="$fuzz_jobs" -max_total_time="$fuzz_seconds" -max_len=128 -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$fuzz_dir/" "$fuzz_dir" fuzz/copy_corpus \
         >"$logs/fuzz.log" 2>&1 &
 else
-    note "fuzz: no libFuzzer here; copy_fuzz_random -jobs=$fuzz_jobs for $fuzz_seconds s"
-    "$b/tests/copy_fuzz_random" -jobs="$fuzz_jobs" -seconds="$fuzz_seconds" -seed="$(date +%s)" \
+    # Local copies (the issue's copy target) on all but two jobs; the whole target, with the copies between
+    # types distributed over threads (several times slower: each starts threads), on the other two.
+    note "fuzz: no libFuzzer here; copy_fuzz_random_local -jobs=$((fuzz_jobs - 2)) and copy_fuzz_random -jobs=2 for $fuzz_seconds s"
+    "$b/tests/copy_fuzz_random" -jobs=2 -seconds="$fuzz_seconds" -seed="$(($(date +%s) + 7))" \
+        -artifact_prefix="$fuzz_dir/dist-" fuzz/copy_corpus >"$logs/fuzz-dist.log" 2>&1 &
+    fuzz_dist_pid=$!
+    "$b/tests/copy_fuzz_random_local" -jobs="$((fuzz_jobs - 2))" -seconds="$fuzz_seconds" -seed="$(date +%s)" \
         -artifact_prefix="$fuzz_dir/" fuzz/copy_corpus >"$logs/fuzz.log" 2>&1 &
 fi
 fuzz_pid=$!
@@ -148,12 +155,14 @@ if [ "$fuzz_kind" = libfuzzer ]; then
     execs=$(grep -E '^#[0-9]+' "$logs/fuzz.log" | tail -n 1 | sed -E 's/^#([0-9]+).*/\1/')
     note "fuzz (libFuzzer, $fuzz_jobs jobs, $fuzz_seconds s): executions: ${execs:-unknown}, status $fuzz_status"
 else
-    note "fuzz (random driver): $(grep -E '^executions:' "$logs/fuzz.log"), status $fuzz_status"
+    note "fuzz (random driver, local copies): $(grep -E '^executions:' "$logs/fuzz.log"), status $fuzz_status"
+    wait "$fuzz_dist_pid" || fuzz_status=1
+    note "fuzz (random driver, with distributed copies): $(grep -E '^executions:' "$logs/fuzz-dist.log")"
 fi
-if [ "$fuzz_status" -ne 0 ] || ls "$fuzz_dir"/crash-* >/dev/null 2>&1; then
+if [ "$fuzz_status" -ne 0 ] || ls "$fuzz_dir"/*crash-* >/dev/null 2>&1; then
     note "fuzz: FINDINGS (fuzz.log; inputs under fuzz-findings/)"
     mkdir -p "$logs/fuzz-findings"
-    cp "$fuzz_dir"/crash-* "$fuzz_dir"/timeout-* "$fuzz_dir"/oom-* "$logs/fuzz-findings/" 2>/dev/null
+    cp "$fuzz_dir"/*crash-* "$fuzz_dir"/timeout-* "$fuzz_dir"/oom-* "$logs/fuzz-findings/" 2>/dev/null
     status=1
 fi
 
