@@ -22,18 +22,6 @@ static int memory_of(const pa_type *t, const pa__mem_ops **out)
     return *out ? PA_OK : PA_ERR_MTT;
 }
 
-/* pa__type_layout() reports failure by NULL with the message set; its status is the message's "NAME:" prefix. */
-static int status_of_last_error(void)
-{
-    const char *msg = pa_last_error();
-#define PA__STATUS_MATCH(name, value, text)                                                             \
-    if ((value) != 0 && strncmp(msg, #name ":", strlen(#name ":")) == 0)                                  \
-        return value;
-    PA_STATUS_MAP(PA__STATUS_MATCH)
-#undef PA__STATUS_MATCH
-    return pa__err(PA_ERR_INVAL, "copy: a type could not be compiled into a layout");
-}
-
 /*
  * Checks a pair of types and finds their plan; *dl and *sl get the compiled layouts.  When the compiler refuses
  * a layout (PA_ERR_UNSUPPORTED: tables past its budget), the result is PA_OK with *out NULL: the copy walks.
@@ -66,10 +54,11 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
     int ps = pp ? pa__piece_plan_make(dt, st, de, dm, sm, pp) : PA_ERR_UNSUPPORTED;
     if (ps != PA_ERR_UNSUPPORTED)
         return ps;
-    if (!(*dl = pa__type_layout(dt)) || !(*sl = pa__type_layout(st))) {
-        int status = status_of_last_error();
+    int status = pa__layout_get(dt, dl);
+    if (status == PA_OK)
+        status = pa__layout_get(st, sl);
+    if (status != PA_OK)
         return status == PA_ERR_UNSUPPORTED ? PA_OK : status;
-    }
     return pa__plan_get(*dl, *sl, de, dm, sm, out);
 }
 
@@ -91,11 +80,13 @@ __attribute__((noinline)) static struct dist_memo *memo_here(void)
     return &dist_memo;
 }
 
-/* A copy with a distributed side goes to the backend of its thread type (MPI, pthd): 0 when neither is. */
-static int distributed(const pa_type *dt, const pa_type *st, const pa__dist_ops **ops)
+/* A copy with a distributed side goes to the backend of its thread type (MPI, pthd): 0 when neither is, else 1
+ * with *ops its hooks, or NULL and *status why there is none. */
+static int distributed(const pa_type *dt, const pa_type *st, const pa__dist_ops **ops, int *status)
 {
     struct dist_memo *m;
     *ops = NULL;
+    *status = PA_OK;
     if (pa__type_usable(dt, "copy") != PA_OK || pa__type_usable(st, "copy") != PA_OK)
         return 0;   /* prepare() says which */
     m = memo_here();
@@ -106,7 +97,7 @@ static int distributed(const pa_type *dt, const pa_type *st, const pa__dist_ops 
         }
     if (!pa__type_distributed(dt) && !pa__type_distributed(st))
         return 0;
-    if ((*ops = pa__dist_ops_for(dt, st))) {   /* not remembered without one: each copy then says why */
+    if ((*status = pa__dist_ops_for(dt, st, ops)) == PA_OK) {   /* not remembered without one: each copy says why */
         unsigned i = m->next++ % DIST_MEMO;
         pa__pair_set(&m->e[i].pair, dt, st);
         m->e[i].ops = *ops;
@@ -183,12 +174,13 @@ int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const v
     const pa__mem_ops *dm, *sm;
     const pa__dist_ops *ops;
     pa__plan *p = NULL;
-    if (distributed(dst_type, src_type, &ops))
-        return ops ? ops->copy(dst_type, dst, src_type, src) : status_of_last_error();
+    int st;
+    if (distributed(dst_type, src_type, &ops, &st))
+        return ops ? ops->copy(dst_type, dst, src_type, src) : st;
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
     pa__piece_plan pp = {0};
-    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp);
+    st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp);
     if (st == PA_OK && pp.n && (st = run_pieces(dst_type, dst, dm, src_type, src, sm, &pp, 0, NULL)) != 1)
         return st;
     if (st == 1)
@@ -204,14 +196,17 @@ int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_type, c
     const pa__mem_ops *dm, *sm;
     const pa__dist_ops *ops;
     pa__plan *p = NULL;
-    if (distributed(dst_type, src_type, &ops)) {   /* distributed copies are collective and synchronous */
-        int st = pa__stream_wait(stream);
+    int st;
+    if (distributed(dst_type, src_type, &ops, &st)) {   /* distributed copies are collective and synchronous */
+        if (!ops)
+            return st;
+        st = pa__stream_wait(stream);
         return st != PA_OK ? st : pa_copy(dst_type, dst, src_type, src);
     }
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
     pa__piece_plan pp = {0};
-    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp);
+    st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp);
     if (st == PA_OK && pp.n && (st = run_pieces(dst_type, dst, dm, src_type, src, sm, &pp, 1, stream)) != 1)
         return st;
     if (st == 1)
@@ -227,12 +222,13 @@ int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf,
     const pa__mem_ops *dm, *sm;
     const pa__dist_ops *ops;
     pa__plan *p = NULL;
+    int st;
     if (!buf && len > 0)
         return pa__err(PA_ERR_INVAL, "copy_explain: NULL buffer of length %zu", len);
-    if (distributed(dst_type, src_type, &ops))
-        return ops ? ops->explain(dst_type, src_type, buf, len) : status_of_last_error();
+    if (distributed(dst_type, src_type, &ops, &st))
+        return ops ? ops->explain(dst_type, src_type, buf, len) : st;
     pa__piece_plan pp = {0};
-    int st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp);
+    st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp);
     if (st != PA_OK)
         return st;
     if (pp.n) {

@@ -164,49 +164,63 @@ int pa__dist_split_of(const pa_type *t, pa__dist_split *out)
     return PA_OK;
 }
 
-const pa__dist_split *pa__type_dist_split(const pa_type *t)
+int pa__dist_split_get(const pa_type *t, const pa__dist_split **out)
 {
     pa__dist_split *d = __atomic_load_n(&((pa_type *)t)->dist, __ATOMIC_ACQUIRE);
     pa_scope *s = t->inst->decl->scope;
+    int st = PA_OK;
+    *out = d;
     if (d)
-        return d;
-    if (pa__bound(t, "a distributed copy"))
-        return NULL;
+        return PA_OK;
+    if ((st = pa__bound(t, "a distributed copy")) != PA_OK)
+        return st;
     pa__scope_lock(s);
     if (!(d = t->dist)) {
         d = malloc(sizeof *d);
         if (!d)
-            pa__err(PA_ERR_NOMEM, "%s: no memory for its distributed layouts", pa_type_name(t));
-        else if (pa__dist_split_of(t, d) != PA_OK)
+            st = pa__err(PA_ERR_NOMEM, "%s: no memory for its distributed layouts", pa_type_name(t));
+        else if ((st = pa__dist_split_of(t, d)) != PA_OK)
             free(d), d = NULL;
         else
             __atomic_store_n(&((pa_type *)t)->dist, d, __ATOMIC_RELEASE);
     }
     pa__scope_unlock(s);
-    return d;
+    *out = d;
+    return st;
 }
 
-const pa__dist_ops *pa__dist_ops_for(const pa_type *dt, const pa_type *st)
+const pa__dist_split *pa__type_dist_split(const pa_type *t)
 {
-    const pa__dist_split *d = pa__type_dist_split(dt), *s = d ? pa__type_dist_split(st) : NULL;
-    if (!d || !s)
-        return NULL;
+    const pa__dist_split *d;
+    return pa__dist_split_get(t, &d) == PA_OK ? d : NULL;
+}
+
+int pa__dist_ops_for(const pa_type *dt, const pa_type *st, const pa__dist_ops **out)
+{
+    const pa__dist_split *d, *s;
+    int rc;
+    *out = NULL;
+    if ((rc = pa__dist_split_get(dt, &d)) != PA_OK || (rc = pa__dist_split_get(st, &s)) != PA_OK)
+        return rc;
     const char *thr = *d->thread_mtt ? d->thread_mtt : s->thread_mtt;
     if (*d->thread_mtt && *s->thread_mtt && strcmp(d->thread_mtt, s->thread_mtt) != 0)
         return pa__err(PA_ERR_UNSUPPORTED, "copy from %s (over %s) to %s (over %s): distributed over different "
-                       "thread types", pa_type_name(st), s->thread_mtt, pa_type_name(dt), d->thread_mtt), NULL;
-    if (strcmp(thr, "pthd") == 0)
-        return &pa__pthd_dist_ops;
+                       "thread types", pa_type_name(st), s->thread_mtt, pa_type_name(dt), d->thread_mtt);
+    if (strcmp(thr, "pthd") == 0) {
+        *out = &pa__pthd_dist_ops;
+        return PA_OK;
+    }
     if (strcmp(thr, "mpi") != 0)
         return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: copies of arrays distributed over %s threads "
                        "are not supported yet (only over mpi process arrays and pthd threads)", pa_type_name(st),
-                       pa_type_name(dt), *thr ? thr : "no"), NULL;
+                       pa_type_name(dt), *thr ? thr : "no");
 #if PA_HAVE_MPI
-    return &pa__mpi_dist_ops;
+    *out = &pa__mpi_dist_ops;
+    return PA_OK;
 #else
     return pa__err(PA_ERR_NODEV, "copy from %s to %s: arrays distributed over mpi processes need the MPI "
                    "backend, which this build does not have (configure with -Dmpi=enabled where Open MPI is "
-                   "installed)", pa_type_name(st), pa_type_name(dt)), NULL;
+                   "installed)", pa_type_name(st), pa_type_name(dt));
 #endif
 }
 

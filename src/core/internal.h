@@ -73,7 +73,14 @@ typedef struct pa__layout {
     pa__mode modes[PA__MAX_MODES];
 } pa__layout;
 
-/** The compiled, coalesced layout of a type (made once, cached on the type).  NULL with the error set. */
+/**
+ * The compiled, coalesced layout of a type (made once, cached on the type) in *out.  \return PA_OK, or the
+ * status of the failure with the message set and *out NULL: PA_ERR_PARAM (an unbound type), PA_ERR_UNSUPPORTED
+ * (too irregular and too large: the copy walks or goes by pieces), PA_ERR_RANGE (offsets overflow),
+ * PA_ERR_NOMEM.
+ */
+int pa__layout_get(const pa_type *t, const pa__layout **out);
+/** pa__layout_get for callers that need only the layout: NULL on failure (the status is pa__layout_get's). */
 const pa__layout *pa__type_layout(const pa_type *t);
 /** Offset of flat index k through a compiled layout (0 <= k < size). */
 int64_t pa__layout_offset(const pa__layout *l, int64_t k);
@@ -239,7 +246,10 @@ int pa__type_distributed(const pa_type *t);
  *         too many modes) or a layout compilation error; the message names the type.
  */
 int pa__dist_split_of(const pa_type *t, pa__dist_split *out);
-/** The split of a type, made once and kept with the type (freed with it).  NULL with the error set. */
+/** The split of a type in *out, made once and kept with the type (freed with it).  \return PA_OK, or the
+ *  failure's status (pa__dist_split_of's, PA_ERR_PARAM, PA_ERR_NOMEM) with the message set and *out NULL. */
+int pa__dist_split_get(const pa_type *t, const pa__dist_split **out);
+/** pa__dist_split_get for callers that need only the split: NULL on failure. */
 const pa__dist_split *pa__type_dist_split(const pa_type *t);
 
 /**
@@ -259,8 +269,9 @@ typedef struct pa__dist_ops {
 extern const pa__dist_ops pa__pthd_dist_ops;
 /** The MPI backend's hooks (src/backends/mpi/dist_copy.c, built with PA_HAVE_MPI). */
 extern const pa__dist_ops pa__mpi_dist_ops;
-/** The hooks for a copy with at least one distributed side, or NULL with the error set (which backend). */
-const pa__dist_ops *pa__dist_ops_for(const pa_type *dt, const pa_type *st);
+/** The hooks for a copy with at least one distributed side in *out.  \return PA_OK, or the status with the
+ *  message set and *out NULL: no backend for the pair (PA_ERR_UNSUPPORTED, PA_ERR_NODEV) or a split's error. */
+int pa__dist_ops_for(const pa_type *dt, const pa_type *st, const pa__dist_ops **out);
 
 /* ---- thread arrays of other backends (src/core/dist.c: the table; MPI process arrays) ------------------ */
 

@@ -61,29 +61,38 @@ int pa__layout_format(const pa__layout *l, char *buf, size_t len)
     return snprintf(buf, len, "%s):%s)%s%lld", s, d, l->base < 0 ? "" : "+", (long long)l->base);
 }
 
-const pa__layout *pa__type_layout(const pa_type *t)
+int pa__layout_get(const pa_type *t, const pa__layout **out)
 {
     pa__layout *l = __atomic_load_n(&((pa_type *)t)->layout, __ATOMIC_ACQUIRE);
     pa_scope *s = t->inst->decl->scope;
+    int st = PA_OK;
+    *out = l;
     if (l)
-        return l;
-    if (pa__bound(t, "layout"))
-        return NULL;
+        return PA_OK;
+    if ((st = pa__bound(t, "layout")) != PA_OK)
+        return st;
     pa__scope_lock(s);
     l = t->layout;
     if (!l && t->layout_status) {
-        pa__err(t->layout_status, "%s could not be compiled into a layout (%s)", t->name,
-                t->layout_status == PA_ERR_RANGE ? "its offsets overflow: they must lie within +-2^62"
-                                                 : "too irregular and too large");
+        st = pa__err(t->layout_status, "%s could not be compiled into a layout (%s)", t->name,
+                     t->layout_status == PA_ERR_RANGE ? "its offsets overflow: they must lie within +-2^62"
+                                                      : "too irregular and too large");
     } else if (!l) {
-        int st = pa__layout_compile(t, &l);
+        st = pa__layout_compile(t, &l);
         if (st == PA_OK)
             __atomic_store_n(&((pa_type *)t)->layout, l, __ATOMIC_RELEASE);
         else if (st != PA_ERR_NOMEM)
             ((pa_type *)t)->layout_status = st;
     }
     pa__scope_unlock(s);
-    return l;
+    *out = l;
+    return st;
+}
+
+const pa__layout *pa__type_layout(const pa_type *t)
+{
+    const pa__layout *l;
+    return pa__layout_get(t, &l) == PA_OK ? l : NULL;
 }
 
 int pa_layout_format(const pa_type *t, char *buf, size_t len)
@@ -93,12 +102,12 @@ int pa_layout_format(const pa_type *t, char *buf, size_t len)
         return PA_ERR_INVAL;
     if (!buf && len)
         return pa__err(PA_ERR_INVAL, "pa_layout_format: NULL buffer");
-    if (!(l = pa__type_layout(t))) {
-        const pa__pieces *p = t->layout_status == PA_ERR_UNSUPPORTED ? pa__type_pieces(t) : NULL;
+    int st = pa__layout_get(t, &l);
+    if (st != PA_OK) {
+        const pa__pieces *p = st == PA_ERR_UNSUPPORTED ? pa__type_pieces(t) : NULL;
         if (p)
             return pa__pieces_format(p, buf, len);
-        pa__type_layout(t);           /* its message again, in case the pieces' attempt set another */
-        return t->inst->unbound ? PA_ERR_PARAM : t->layout_status ? t->layout_status : PA_ERR_NOMEM;
+        return pa__layout_get(t, &l);  /* its message again, in case the pieces' attempt set another */
     }
     return pa__layout_format(l, buf, len);
 }

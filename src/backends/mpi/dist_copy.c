@@ -95,8 +95,8 @@ static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, in
         return pa__err(PA_ERR_ELM, "distributed copy from %s (%zu-byte elements) to %s (%zu-byte elements): "
                        "element sizes %s", pa_type_name(st), se, pa_type_name(dt), de,
                        de == 0 || se == 0 ? "unspecified" : "differ");
-    if (!(d = pa__type_dist_split(dt)) || !(s = pa__type_dist_split(st)))
-        return PA_ERR_UNSUPPORTED;
+    if ((rc = pa__dist_split_get(dt, &d)) != PA_OK || (rc = pa__dist_split_get(st, &s)) != PA_OK)
+        return rc;
     pa_mpi__where(&rank, &nprocs);
     int cacheable = d->pid.affine && d->local.affine && s->pid.affine && s->local.affine;
     pthread_mutex_lock(&cache_lock);

@@ -164,14 +164,14 @@ static int make_plan(const pa__layout *sel, const pa__dist_split *d, const pa__d
 static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa__layout *ld, pa__layout *ls,
                        int64_t *count, int64_t *tid)
 {
-    const pa__dist_split *d = pa__type_dist_split(dt), *s = d ? pa__type_dist_split(st) : NULL;
+    const pa__dist_split *d, *s;
     const pa__layout *sel = NULL;
     const pa_ctx *ctx = pa__current_ctx();
     pa__layout key[4];
     int rc;
     *plan = NULL;
-    if (!d || !s)
-        return PA_ERR_UNSUPPORTED;
+    if ((rc = pa__dist_split_get(dt, &d)) != PA_OK || (rc = pa__dist_split_get(st, &s)) != PA_OK)
+        return rc;
     if ((rc = check(dt, d, st, s, &sel)) != PA_OK)
         return rc;
     if (!ctx)
