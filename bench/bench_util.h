@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "plan.h"
+#include "copy_host.h"
 
 static inline double now(void)
 {

@@ -28,8 +28,8 @@ static const char usage_text[] =
     "       parray ssb gen|load|export|run|check|sql [options]   (the Star Schema Benchmark, docs/ssb.md)\n"
     "       parray --help | --version\n"
     "\n"
-    "info prints this machine's topology (packages, cores, hardware threads, NUMA nodes, GPUs) and which\n"
-    "memory types are usable here.  The other commands read PARRAY type declarations into one scope, in the\n"
+    "info prints this machine's topology (packages, cores, hardware threads, NUMA nodes, GPUs), the backends\n"
+    "(on, off by PA_BACKENDS, not built) and which memory types are usable here.  The other commands read PARRAY type declarations into one scope, in the\n"
     "order given, then:\n"
     "  show TYPE...      prints, for each type or dimension, its name, memory type (mtt), element type and\n"
     "                    size, size, ndim, number of leaves, stp, cnt, extent, parameters, compiled layout\n"
@@ -370,6 +370,7 @@ int main(int argc, char **argv)
     if (strcmp(words[0], "info") == 0) {
         static const char *const mtts[] = {"paged", "numa", "mmap", "pinned", "dmem", "mpimem", "gamem"};
         status = pa_topology_print(stdout) == PA_OK ? 0 : EXIT_TYPE;
+        pa_backends_print(stdout);
         printf("memory types:");
         for (size_t k = 0; k < sizeof mtts / sizeof mtts[0]; k++)
             printf(" %s(%s)", mtts[k], pa_mtt_available(mtts[k]) ? "yes" : "no");

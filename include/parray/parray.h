@@ -12,6 +12,7 @@
 #include "tile.h"
 #include "gputile.h"
 #include "topology.h"
+#include "backend.h"
 #include "vmem.h"
 #include "cuda.h"
 #include "matrix.h"

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "plan.h"
+#include "backends.h"
 #include "trace.h"
 
 /* The memory ops of a type's mtt: NULL for unspecified ("any") memory, which is treated as host memory.  A
@@ -247,6 +247,6 @@ int pa_copy_set_threads(int nthreads)
 {
     if (nthreads < 0)
         return pa__err(PA_ERR_INVAL, "copy_set_threads: %d threads", nthreads);
-    pa__copy_threads_set(nthreads);
+    pa__backends_set_threads(nthreads);
     return PA_OK;
 }

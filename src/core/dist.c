@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pa_config.h"
+#include "backends.h"
 #include "type_internal.h"
 
 static int is_mixed(const pa_type *n)
@@ -206,33 +206,19 @@ int pa__dist_ops_for(const pa_type *dt, const pa_type *st, const pa__dist_ops **
     if (*d->thread_mtt && *s->thread_mtt && strcmp(d->thread_mtt, s->thread_mtt) != 0)
         return pa__err(PA_ERR_UNSUPPORTED, "copy from %s (over %s) to %s (over %s): distributed over different "
                        "thread types", pa_type_name(st), s->thread_mtt, pa_type_name(dt), d->thread_mtt);
-    if (strcmp(thr, "pthd") == 0) {
-        *out = &pa__pthd_dist_ops;
+    const pa__backend *owner;
+    if ((*out = pa__backends_dist(thr, &owner)))
         return PA_OK;
-    }
-    if (strcmp(thr, "mpi") != 0)
-        return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: copies of arrays distributed over %s threads "
-                       "are not supported yet (only over mpi process arrays and pthd threads)", pa_type_name(st),
-                       pa_type_name(dt), *thr ? thr : "no");
-#if PA_HAVE_MPI
-    *out = &pa__mpi_dist_ops;
-    return PA_OK;
-#else
-    return pa__err(PA_ERR_NODEV, "copy from %s to %s: arrays distributed over mpi processes need the MPI "
-                   "backend, which this build does not have (configure with -Dmpi=enabled where Open MPI is "
-                   "installed)", pa_type_name(st), pa_type_name(dt));
-#endif
-}
-
-const pa__launcher *pa__launcher_for(const char *mtt)
-{
-#if PA_HAVE_MPI
-    if (mtt && strcmp(mtt, "mpi") == 0)
-        return &pa__mpi_launcher;
-#else
-    (void)mtt;
-#endif
-    return NULL;
+    if (owner)
+        return pa__err(PA_ERR_NODEV, "copy from %s to %s: arrays distributed over %s threads need the %s backend, "
+                       "which is switched off (PA_BACKENDS)", pa_type_name(st), pa_type_name(dt), thr, owner->name);
+    if (strcmp(thr, "mpi") == 0)
+        return pa__err(PA_ERR_NODEV, "copy from %s to %s: arrays distributed over mpi processes need the MPI "
+                       "backend, which this build does not have (configure with -Dmpi=enabled where Open MPI is "
+                       "installed)", pa_type_name(st), pa_type_name(dt));
+    return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: copies of arrays distributed over %s threads "
+                   "are not supported yet (only over mpi process arrays and pthd threads)", pa_type_name(st),
+                   pa_type_name(dt), *thr ? thr : "no");
 }
 
 /* ---- lists of offsets as layouts ---------------------------------------------------------------------- */

@@ -166,15 +166,6 @@ typedef struct pa__mem_ops {
 const pa__mem_ops *pa__mem_find(const char *name);
 /** Kind of an mtt name (memory, thread, or not an mtt). */
 pa__mtt_kind pa__mtt_kind_of(const char *name);
-/**
- * Registers, before main (from a constructor), the allocator of a memory type that the registry lists without
- * one, with its copy strategies (NULL-terminated, or NULL): how the Global Arrays backend (src/backends/ga),
- * built into a separate static library, adds gamem.  \return PA_OK, or PA_ERR_MTT for a name the registry
- * does not list as a memory type.
- */
-int pa__mtt_register_late(const pa__mem_ops *ops, const struct pa__strategy *const *strategies);
-/** The strategies registered by pa__mtt_register_late, or NULL (for the planner). */
-const struct pa__strategy *const *pa__mtt_late_strategies(void);
 /** The memory type of a pointer made by pa_create (looked up in the allocation registry), or NULL. */
 const pa__mem_ops *pa__mem_of(const void *ptr);
 /** pa__mem_of for two pointers under one lock (a copy's destination and source). */
@@ -208,19 +199,21 @@ struct pa__strategy {
     int (*exec)(const struct pa__plan *plan, void *dst, const void *src);
     /* Queues the copy on a stream and returns (NULL: the strategy runs synchronously, after the stream). */
     int (*exec_async)(const struct pa__plan *plan, void *dst, const void *src, void *stream);
+    /* Optional, for the explanation: the host threads a plan runs on now (NULL: 1), whether it writes with
+     * streaming stores (NULL: no), and why it takes its threads (NULL: nothing to say). */
+    int (*threads)(const struct pa__plan *plan);
+    int (*streams)(const struct pa__plan *plan);
+    int (*threads_note)(const struct pa__plan *plan, char *buf, size_t len);
 };
 
 /**
  * Waits until everything queued on a stream (a cudaStream_t; NULL the default stream) has finished: what a
- * synchronous strategy does first in pa_copy_async.  The CUDA backend's; without it only NULL is a stream.
+ * synchronous strategy does first in pa_copy_async.  The core asks the backend with streams (CUDA); without
+ * one switched on, only NULL is a stream (src/core/backends.c).
  * \return PA_OK, PA_ERR_NODEV (a stream and no CUDA backend) or PA_ERR_SYS.
  */
 int pa__stream_wait(void *stream);
 
-/** The host strategies (src/backends/pthread/), NULL-terminated. */
-extern const pa__strategy *const pa__host_strategies[];
-/** The CUDA strategies (src/backends/cuda/copy_cuda_strategies.c, built with PA_HAVE_CUDA), NULL-terminated. */
-extern const pa__strategy *const pa__cuda_strategies[];
 
 /* ---- distributed types (src/core/dist.c; copies in the backend of the thread type) -------------------- */
 
@@ -265,10 +258,6 @@ typedef struct pa__dist_ops {
     int (*explain)(const pa_type *dt, const pa_type *st, char *buf, size_t len);
 } pa__dist_ops;
 
-/** The pthread backend's hooks for arrays distributed over pthd threads (src/backends/pthread/copy_dist.c). */
-extern const pa__dist_ops pa__pthd_dist_ops;
-/** The MPI backend's hooks (src/backends/mpi/dist_copy.c, built with PA_HAVE_MPI). */
-extern const pa__dist_ops pa__mpi_dist_ops;
 /** The hooks for a copy with at least one distributed side in *out.  \return PA_OK, or the status with the
  *  message set and *out NULL: no backend for the pair (PA_ERR_UNSUPPORTED, PA_ERR_NODEV) or a split's error. */
 int pa__dist_ops_for(const pa_type *dt, const pa_type *st, const pa__dist_ops **out);
@@ -301,8 +290,6 @@ typedef struct pa__launcher {
     int (*launch)(const pa_type *t, pa_thread_fn fn, const void *arg, size_t arg_size);
 } pa__launcher;
 
-/** The MPI backend's process arrays (src/backends/mpi/procs_launch.c, built with PA_HAVE_MPI). */
-extern const pa__launcher pa__mpi_launcher;
 /** The launcher of another backend for a thread mtt ("mpi"), or NULL when pa_for runs it (or none does). */
 const pa__launcher *pa__launcher_for(const char *mtt);
 

@@ -10,7 +10,7 @@
 
 #include "internal.h"
 
-/* ---- host allocators (src/backends/pthread/mem_*.c), registered statically in src/core/mtt.c ---------- */
+/* ---- host allocators (src/backends/pthread/mem_*.c), listed in the pthread backend's description ------- */
 
 /*
  * The core always passes the allocators a filled-in pa_mem_opts (the defaults when the caller gave NULL), and
@@ -24,11 +24,9 @@ extern const pa__mem_ops pa__mem_numa_ops;
 extern const pa__mem_ops pa__mem_vmem_ops;
 /** The most bytes a vmem array may hold: the register file of the SIMD set chosen at run time. */
 size_t pa__vmem_limit(void);
-/* The CUDA backend's allocators (src/backends/cuda/mem_cuda.c), present when built with PA_HAVE_CUDA. */
+/* The CUDA backend's allocators (src/backends/cuda/mem_cuda.c), listed in its description. */
 extern const pa__mem_ops pa__mem_pinned_ops;
 extern const pa__mem_ops pa__mem_dmem_ops;
-/* The MPI backend's allocator (src/backends/mpi/mem_mpi.c), present when built with PA_HAVE_MPI. */
-extern const pa__mem_ops pa__mem_mpimem_ops;
 
 /** The default alignment of paged and numa arrays, in bytes (a cache line). */
 #define PA__MEM_DEFAULT_ALIGNMENT 64

@@ -1,63 +1,47 @@
 /*
  * parray — the registry of memory-and-thread type (mtt) names.
  *
- * Every name PARRAY knows is listed once, with its kind and, for memory types, either the allocator this build
- * has for it or the reason it has none.  The host allocators are registered statically; a backend that is not
- * built leaves its names in the table without an allocator, so that pa_create can say which backend is
- * missing instead of calling the name unknown.
+ * Every name PARRAY knows is listed once, with its kind and, for memory types, the backend whose allocator it
+ * is (the allocators are in the backends' descriptions, src/core/backends.c) or why none can allocate it.  A
+ * backend that is not built or is switched off leaves its names here without an allocator, so that pa_create
+ * can say which backend is missing instead of calling the name unknown.
  */
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "backends.h"
 #include "mem_internal.h"
-#include "pa_config.h"
 
 typedef struct mtt_entry {
     const char *name;
     pa__mtt_kind kind;
-    const pa__mem_ops *ops;     /* memory types with an allocator in this build, else NULL */
-    const char *missing;        /* memory types without one: why, as a fragment of a sentence */
+    const char *backend;        /* memory types: the backend whose allocator it is (backends.c has the list) */
+    const char *needs;          /* memory types of other backends: what they need, as a fragment of a sentence */
+    const char *never;          /* memory types no backend can allocate: why, as a fragment of a sentence */
 } mtt_entry;
 
-/*
- * The CUDA backend registers pinned and dmem under PA_HAVE_CUDA and the MPI backend mpimem under PA_HAVE_MPI.
- * gamem has no allocator in the table: the Global Arrays backend (src/backends/ga) is built into a separate
- * static library, because Debian's Global Arrays is not position-independent and cannot go into the shared
- * library, and that library's constructor registers it through pa__mtt_register_late.
- */
+/* Every name PARRAY knows; the allocators come from the backends' descriptions (pa__backends_mem). */
 static const mtt_entry mtt_table[] = {
-    {"paged", PA__MTT_MEMORY, &pa__mem_paged_ops, NULL},
-    {"mmap", PA__MTT_MEMORY, &pa__mem_mmap_ops, NULL},
-    {"numa", PA__MTT_MEMORY, &pa__mem_numa_ops, NULL},
-#if PA_HAVE_CUDA
-    {"pinned", PA__MTT_MEMORY, &pa__mem_pinned_ops, NULL},
-    {"dmem", PA__MTT_MEMORY, &pa__mem_dmem_ops, NULL},
-#else
-    {"pinned", PA__MTT_MEMORY, NULL, "it needs the CUDA backend (cudaHostAlloc), which this build does not have"},
-    {"dmem", PA__MTT_MEMORY, NULL, "it needs the CUDA backend (cudaMalloc), which this build does not have"},
-#endif
-#if PA_HAVE_MPI
-    {"mpimem", PA__MTT_MEMORY, &pa__mem_mpimem_ops, NULL},
-#else
-    {"mpimem", PA__MTT_MEMORY, NULL, "it needs the MPI backend (MPI_Alloc_mem), which this build does not have"},
-#endif
-#if PA_HAVE_GA
-    {"gamem", PA__MTT_MEMORY, NULL,
-     "gamem is available in the static library only (linked together with libparray_gamem.a): Debian's Global "
-     "Arrays is not position-independent, so the shared library cannot contain it"},
-#else
-    {"gamem", PA__MTT_MEMORY, NULL,
-     "it needs the Global Arrays backend (NGA_Create), which this build does not have"},
-#endif
-    {"smem", PA__MTT_MEMORY, NULL,
-     "CUDA shared memory exists only inside kernels and cannot be created from the host"},
-    {"rmem", PA__MTT_MEMORY, NULL, "CUDA registers exist only inside kernels and cannot be created from the host"},
-    {"micmem", PA__MTT_MEMORY, NULL, "it is Xeon Phi (MIC) memory, retired hardware with no backend in this build"},
-    {"vmem", PA__MTT_MEMORY, &pa__mem_vmem_ops, NULL},
-    {"pthd", PA__MTT_THREAD, NULL, NULL},
-    {"omp", PA__MTT_THREAD, NULL, NULL},
-    {"cuda", PA__MTT_THREAD, NULL, NULL},
-    {"mpi", PA__MTT_THREAD, NULL, NULL},
-    {"mic", PA__MTT_THREAD, NULL, NULL},
+    {"paged", PA__MTT_MEMORY, "pthread", NULL, NULL},
+    {"mmap", PA__MTT_MEMORY, "pthread", NULL, NULL},
+    {"numa", PA__MTT_MEMORY, "pthread", NULL, NULL},
+    {"vmem", PA__MTT_MEMORY, "pthread", NULL, NULL},
+    {"pinned", PA__MTT_MEMORY, "cuda", "it needs the CUDA backend (cudaHostAlloc)", NULL},
+    {"dmem", PA__MTT_MEMORY, "cuda", "it needs the CUDA backend (cudaMalloc)", NULL},
+    {"mpimem", PA__MTT_MEMORY, "mpi", "it needs the MPI backend (MPI_Alloc_mem)", NULL},
+    {"gamem", PA__MTT_MEMORY, "gamem", "it needs the Global Arrays backend (NGA_Create)", NULL},
+    {"smem", PA__MTT_MEMORY, NULL, NULL, "CUDA shared memory exists only inside kernels and cannot be created from "
+     "the host"},
+    {"rmem", PA__MTT_MEMORY, NULL, NULL, "CUDA registers exist only inside kernels and cannot be created from the "
+     "host"},
+    {"micmem", PA__MTT_MEMORY, NULL, NULL, "it is Xeon Phi (MIC) memory, retired hardware with no backend in this "
+     "build"},
+    {"pthd", PA__MTT_THREAD, NULL, NULL, NULL},
+    {"omp", PA__MTT_THREAD, NULL, NULL, NULL},
+    {"cuda", PA__MTT_THREAD, NULL, NULL, NULL},
+    {"mpi", PA__MTT_THREAD, NULL, NULL, NULL},
+    {"mic", PA__MTT_THREAD, NULL, NULL, NULL},
 };
 
 static const mtt_entry *mtt_lookup(const char *name)
@@ -70,51 +54,45 @@ static const mtt_entry *mtt_lookup(const char *name)
     return NULL;
 }
 
-/* Set before main by pa__mtt_register_late (a constructor), read-only afterwards. */
-static const pa__mem_ops *late_ops;
-static const pa__strategy *const *late_strategies;
-
-int pa__mtt_register_late(const pa__mem_ops *ops, const pa__strategy *const *strategies)
-{
-    const mtt_entry *e = mtt_lookup(ops ? ops->name : NULL);
-    if (e == NULL || e->kind != PA__MTT_MEMORY || e->ops != NULL)
-        return PA_ERR_MTT;
-    late_ops = ops;
-    late_strategies = strategies;
-    return PA_OK;
-}
-
-const pa__strategy *const *pa__mtt_late_strategies(void)
-{
-    return late_strategies;
-}
-
-/* The allocator of an entry: its own, or the one registered late for its name. */
-static const pa__mem_ops *ops_of(const mtt_entry *e)
-{
-    if (e->ops != NULL)
-        return e->ops;
-    return late_ops != NULL && strcmp(late_ops->name, e->name) == 0 ? late_ops : NULL;
-}
-
 pa__mtt_kind pa__mtt_kind_of(const char *name)
 {
     const mtt_entry *e = mtt_lookup(name);
     return e ? e->kind : PA__MTT_NONE;
 }
 
+/* Allocators found, by entry: every copy asks for its sides' memory, and a backend's allocator never changes
+ * once found (PA_BACKENDS is read once; late registration only adds).  Misses are not kept: they are errors. */
+static const pa__mem_ops *_Atomic found[sizeof mtt_table / sizeof mtt_table[0]];
+
 const pa__mem_ops *pa__mem_find(const char *name)
 {
     const mtt_entry *e = mtt_lookup(name);
-    return e ? ops_of(e) : NULL;
+    if (!e || !e->backend)
+        return NULL;
+    const pa__mem_ops *ops = atomic_load_explicit(&found[e - mtt_table], memory_order_acquire);
+    if (!ops && (ops = pa__backends_mem(name, NULL)))
+        atomic_store_explicit(&found[e - mtt_table], ops, memory_order_release);
+    return ops;
 }
 
 const char *pa__mem_missing(const char *name)
 {
+    static _Thread_local char why[320];
     const mtt_entry *e = mtt_lookup(name);
+    const pa__backend *owner;
     if (e == NULL || e->kind != PA__MTT_MEMORY)
         return NULL;
-    return ops_of(e) ? NULL : e->missing;
+    if (!e->backend)
+        return e->never;
+    if (pa__backends_mem(name, &owner))
+        return NULL;
+    if (owner)
+        snprintf(why, sizeof why, "%s, which is switched off (PA_BACKENDS)", e->needs);
+    else if (pa__backend_elsewhere(e->backend))
+        snprintf(why, sizeof why, "%s", pa__backend_elsewhere(e->backend));
+    else
+        snprintf(why, sizeof why, "%s, which this build does not have", e->needs);
+    return why;
 }
 
 int pa_mtt_available(const char *mtt)

@@ -15,8 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pa_config.h"
-#include "plan.h"
+#include "backends.h"
 
 /* A joint mode while planning: affine on a side when its table is NULL. */
 typedef struct jmode {
@@ -25,15 +24,6 @@ typedef struct jmode {
 } jmode;
 
 #define PA__JMAX (2 * PA__MAX_MODES)
-
-/* The strategy tables the selector probes, in order; each backend built adds its own here. */
-static const pa__strategy *const *const strategy_tables[] = {
-    pa__host_strategies,
-#if PA_HAVE_CUDA
-    pa__cuda_strategies,
-#endif
-    NULL,
-};
 
 static int own_table(pa__plan *p, int64_t *t)
 {
@@ -290,9 +280,10 @@ static void consider(pa__plan *p, const pa__strategy *st, double cost, const cha
 static int select_strategy(pa__plan *p)
 {
     p->strategy = NULL;
-    for (int t = 0; strategy_tables[t]; t++) {
-        for (int i = 0; strategy_tables[t][i]; i++) {
-            const pa__strategy *st = strategy_tables[t][i];
+    for (int b = 0; b < pa__backend_count(); b++) {
+        const pa__backend *be = pa__backend_at(b);
+        for (int i = 0; be->strategies && pa__backend_on(be) && be->strategies[i]; i++) {
+            const pa__strategy *st = be->strategies[i];
             double cost = 0;
             char why[sizeof p->why];
             why[0] = '\0';
@@ -300,14 +291,6 @@ static int select_strategy(pa__plan *p)
                 continue;
             consider(p, st, cost, why);
         }
-    }
-    const pa__strategy *const *late = pa__mtt_late_strategies();
-    for (int i = 0; late && late[i]; i++) {
-        double cost = 0;
-        char why[sizeof p->why];
-        why[0] = '\0';
-        if (late[i]->probe(&p->shape, &cost, why, sizeof why))
-            consider(p, late[i], cost, why);
     }
     if (!p->strategy)
         return pa__err(PA_ERR_MTT, "no copy strategy exists yet from %s memory to %s memory",
@@ -415,10 +398,12 @@ int pa__plan_explain(const pa__plan *p, char *buf, size_t len)
     int in = s->nmodes - 1;
     int64_t run = (!s->dst_table[in] && !s->src_table[in] && s->dst_stride[in] == 1 && s->src_stride[in] == 1)
                       ? s->size[in] : 1;
-    char note[128];
-    pa__host_threads_note(p, note, sizeof note);
+    const pa__strategy *st = p->strategy;
+    char note[128] = "";
+    if (st->threads_note)
+        st->threads_note(p, note, sizeof note);
     return snprintf(buf, len, "copy %lld x %zu B: strategy=%s shape=%s run=%lld B threads=%d async=%s \xe2\x80\x94 %s%s%s",
-                    (long long)s->total, s->elm, p->strategy->name, shape, (long long)pa__bytes(run, s->elm),
-                    pa__host_threads(p), p->strategy->exec_async ? "queued" : "waits", p->why,
-                    pa__host_streams(p) ? ", streaming stores" : "", note);
+                    (long long)s->total, s->elm, st->name, shape, (long long)pa__bytes(run, s->elm),
+                    st->threads ? st->threads(p) : 1, st->exec_async ? "queued" : "waits", p->why,
+                    st->streams && st->streams(p) ? ", streaming stores" : "", note);
 }

@@ -1,5 +1,6 @@
 /*
- * parray — the copy planner's internal interface (core) and the host copy services the core and the backends use.
+ * parray — the copy planner's internal interface (core).  The host copy services other backends use are in
+ * backends.h (pa__host), the pthread backend's own declarations in src/backends/pthread/copy_host.h.
  *
  * The planner takes two compiled layouts, coalesces them jointly into one pa__copy_shape (internal.h), asks
  * every strategy table for a cost and keeps the cheapest strategy in a pa__plan.  Plans are reference counted
@@ -114,33 +115,6 @@ int pa__plan_get(const pa__layout *dst, const pa__layout *src, size_t elm, const
 void pa__plan_cache_clear(void);
 /** Number of plans made (cache misses) since start, for tests. */
 long pa__plan_cache_misses(void);
-
-/*
- * ---- host copy services (pthread backend, src/backends/pthread/copy_*.c) -------------------------------
- * What the core and the other backends use of the host copy code: the thread limit, a plan's real threads and
- * streaming stores, the parallel split and the gather and streaming-store kernels (the CUDA backend's staged
- * copies pack and unpack host images with them).  The pthread backend's own declarations are in
- * src/backends/pthread/copy_host.h.
- */
-
-/** Sets the most threads a host copy may use (0: the number of cores). */
-void pa__copy_threads_set(int n);
-/** Threads worth using for a copy of this many bytes now: min(limit, bytes / chunk), at least 1. */
-int pa__copy_threads_for(int64_t bytes, int64_t chunk);
-/** The threads a host plan runs on now (1 for other backends' plans) (copy_strategies.c). */
-int pa__host_threads(const pa__plan *p);
-/** Writes why a host plan takes its threads ("" for other plans).  \return as snprintf. */
-int pa__host_threads_note(const pa__plan *p, char *buf, size_t len);
-/** 1 when a host plan writes with streaming stores (destinations well beyond the caches). */
-int pa__host_streams(const pa__plan *p);
-/** Runs kernel over shape on up to nthreads threads, splitting one mode into contiguous slices. */
-int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, int nthreads,
-                      pa__copy_kernel kernel);
-/** The gather kernel: any shape, offsets from tables where the shape has them (copy_gather.c). */
-int pa__kern_gather(const pa__copy_shape *s, char *dst, const char *src);
-/** Copies n bytes with streaming stores (copy_runs.c); call pa__stream_fence() after the last one. */
-void pa__stream_copy(char *d, const char *s, size_t n);
-void pa__stream_fence(void);
 
 /** Byte offset of element offset off (elements may be up to 4096 bytes; offsets fit in int64 by contract). */
 static inline int64_t pa__bytes(int64_t off, size_t elm)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "copy_host.h"
 #include "test_copy.h"
 
@@ -45,30 +46,6 @@ static int64_t rebase(pa__layout *l)
 }
 
 /* ---- running and checking a copy ----------------------------------------------------------------------- */
-
-/* Each strategy's kernels: with ordinary stores, and with streaming stores where there is such a variant. */
-typedef struct kernel_of {
-    const char *name;
-    pa__copy_kernel kernel[2];
-} kernel_of;
-
-static const kernel_of kernels[] = {
-    {"memcpy", {pa__kern_memcpy, pa__kern_memcpy_nt}},
-    {"memcpy_runs", {pa__kern_memcpy_runs, pa__kern_memcpy_runs_nt}},
-    {"loops", {pa__kern_loops, NULL}},
-    {"transpose", {pa__kern_transpose, pa__kern_transpose_nt}},
-    {"gather", {pa__kern_gather, NULL}},
-    {"reverse", {pa__kern_reverse, pa__kern_reverse_nt}},
-};
-
-static const kernel_of *kernels_named(const char *name)
-{
-    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
-        if (strcmp(kernels[i].name, name) == 0)
-            return &kernels[i];
-    ck_abort_msg("no kernels for strategy %s", name);
-    return NULL;
-}
 
 typedef struct bufs {
     size_t elm;
@@ -120,9 +97,11 @@ static void check_copy(pa__layout d, pa__layout s, size_t elm, const char *expec
     bufs_make(&b, &d, &s, elm);
     PA_CK_OK(pa__plan_get(&d, &s, elm, NULL, NULL, &p));
     pa__plan_explain(p, line, sizeof line);
-    if (expect)
-        ck_assert_msg(strcmp(p->strategy->name, expect) == 0, "chose %s, expected %s: %s", p->strategy->name,
-                      expect, line);
+    if (expect) {
+        const pa__strategy *want = pa__strategy_named(expect);
+        ck_assert_msg(want != NULL, "no strategy is called %s", expect);
+        ck_assert_msg(p->strategy == want, "chose %s, expected %s: %s", p->strategy->name, expect, line);
+    }
     memset(b.dst, 0xA5, (size_t)b.dn * elm);
     PA_CK_OK(pa__plan_exec(p, b.dst, d.base, b.src, s.base));
     expect_same(&b, line);
@@ -132,16 +111,17 @@ static void check_copy(pa__layout d, pa__layout s, size_t elm, const char *expec
         char why[160];
         if (!st->probe(&p->shape, &cost, why, sizeof why))
             continue;
-        const kernel_of *ks = kernels_named(st->name);
+        pa__copy_kernel ks[2];
+        ck_assert_msg(pa__host_kernels_of(st->name, ks), "no kernels for host strategy %s", st->name);
         for (int v = 0; v < 4; v++) {
             int threads = v % 2 ? 3 : 1, nt = v / 2;
             pa__copy_shape sh = p->shape;
-            if (!ks->kernel[nt])
+            if (!ks[nt])
                 continue;
             sh.dst_base += d.base;
             sh.src_base += s.base;
             memset(b.dst, 0xA5, (size_t)b.dn * elm);
-            PA_CK_OK(pa__copy_parallel(&sh, (char *)b.dst, (const char *)b.src, threads, ks->kernel[nt]));
+            PA_CK_OK(pa__copy_parallel(&sh, (char *)b.dst, (const char *)b.src, threads, ks[nt]));
             snprintf(why, sizeof why, "%s%s on %d threads for %.100s", st->name, nt ? " (streaming)" : "",
                      threads, line);
             expect_same(&b, why);

@@ -209,7 +209,7 @@ int pa_cuda__exec_permute_async(const pa__plan *p, void *dst, const void *src, v
     for (int m = 0; m < n.nmodes; m++)
         if (n.dst_table[m] || n.src_table[m]) {
             /* Tables go through a shared staging buffer that must outlive the kernel: run synchronously. */
-            int st = pa__stream_wait(stream);
+            int st = pa_cuda__stream_wait(stream);
             return st != PA_OK ? st : pa_cuda__exec_permute(p, dst, src);
         }
     int st = pa_cuda__ready("copy");
@@ -235,9 +235,9 @@ static int host_pack(const pa__copy_shape *s, int h2d, char *host, char *buf)
     if (h2d) h.dst_base = 0;
     else h.src_base = 0;
     h.dst_mem = h.src_mem = NULL;
-    int threads = pa__copy_threads_for(pa__bytes(s->total, s->elm), (int64_t)256 << 10);
-    return h2d ? pa__copy_parallel(&h, buf, host, threads, pa__kern_gather)
-               : pa__copy_parallel(&h, host, buf, threads, pa__kern_gather);
+    const pa__host_kernels *k = pa__host();
+    int threads = k->threads_for(pa__bytes(s->total, s->elm), (int64_t)256 << 10);
+    return h2d ? k->parallel(&h, buf, host, threads, k->gather) : k->parallel(&h, host, buf, threads, k->gather);
 }
 
 typedef enum how { DENSE_DMA, PACK, PIPELINE } how;

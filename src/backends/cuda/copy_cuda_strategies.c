@@ -208,7 +208,7 @@ static int probe_stage_pack(const pa__copy_shape *s, double *cost, char *why, si
     char how[96];
     pa_cuda__nest_of(s, h, 0, &n);
     double bw = h == 0 ? BW_D2H_PINNED : BW_H2D_PINNED;
-    int threads = pa__copy_threads_for(pa__bytes(s->total, s->elm), (int64_t)256 << 10);
+    int threads = pa__host()->threads_for(pa__bytes(s->total, s->elm), (int64_t)256 << 10);
     *cost = 3 * T_CALL + (double)s->total * T_PACK_ELEM / threads + bytes_of(s) / bw +
             permute_cost(&n, s->total, how, sizeof how);
     snprintf(why, len, DIRF ": packed on the host in loop order into %.0f bytes of pinned staging, one DMA through "
@@ -257,13 +257,20 @@ ON_DEVICES(exec_staged)
 ON_DEVICES(exec_pack)
 ON_DEVICES(exec_pipeline)
 
-static const pa__strategy cuda_dma = {"cuda_dma", probe_dma, exec_dma_dev, exec_dma_async_dev};
-static const pa__strategy cuda_2d = {"cuda_2d", probe_2d, exec_2d_dev, exec_2d_async_dev};
-static const pa__strategy cuda_3d = {"cuda_3d", probe_3d, exec_3d_dev, exec_3d_async_dev};
-static const pa__strategy cuda_permute = {"cuda_permute", probe_permute, exec_permute_dev, exec_permute_async_dev};
-static const pa__strategy cuda_stage_permute = {"cuda_stage_permute", probe_stage_permute, exec_staged_dev, NULL};
-static const pa__strategy cuda_stage_pack = {"cuda_stage_pack", probe_stage_pack, exec_pack_dev, NULL};
-static const pa__strategy cuda_pipeline = {"cuda_pageable_pipeline", probe_pipeline, exec_pipeline_dev, NULL};
+static const pa__strategy cuda_dma = {.name = "cuda_dma", .probe = probe_dma,
+                                      .exec = exec_dma_dev, .exec_async = exec_dma_async_dev};
+static const pa__strategy cuda_2d = {.name = "cuda_2d", .probe = probe_2d,
+                                     .exec = exec_2d_dev, .exec_async = exec_2d_async_dev};
+static const pa__strategy cuda_3d = {.name = "cuda_3d", .probe = probe_3d,
+                                     .exec = exec_3d_dev, .exec_async = exec_3d_async_dev};
+static const pa__strategy cuda_permute = {.name = "cuda_permute", .probe = probe_permute,
+                                          .exec = exec_permute_dev, .exec_async = exec_permute_async_dev};
+static const pa__strategy cuda_stage_permute = {.name = "cuda_stage_permute", .probe = probe_stage_permute,
+                                                .exec = exec_staged_dev};
+static const pa__strategy cuda_stage_pack = {.name = "cuda_stage_pack", .probe = probe_stage_pack,
+                                             .exec = exec_pack_dev};
+static const pa__strategy cuda_pipeline = {.name = "cuda_pageable_pipeline", .probe = probe_pipeline,
+                                           .exec = exec_pipeline_dev};
 
 const pa__strategy *const pa__cuda_strategies[] = {&cuda_dma, &cuda_2d, &cuda_3d, &cuda_permute,
                                                     &cuda_stage_permute, &cuda_stage_pack, &cuda_pipeline,

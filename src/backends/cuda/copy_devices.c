@@ -146,6 +146,6 @@ int pa_cuda__on_devices_async(const pa__plan *p, void *dst, const void *src, voi
         return queue(p, dst, src, stream);
     if (st != PA_OK)
         return st;
-    st = pa__stream_wait(stream);
+    st = pa_cuda__stream_wait(stream);
     return st != PA_OK ? st : pa_cuda__on_devices(p, dst, src, run);
 }

@@ -61,8 +61,8 @@ static cudaError_t run_h2d(job *j, int t)
         size_t off = c * j->chunk, len = chunk_len(j, c);
         if (i >= 2 && (e = cudaEventSynchronize(r->done[t][b])) != cudaSuccess)
             break;
-        pa__stream_copy(r->buf[t][b], j->src + off, len);
-        pa__stream_fence();
+        pa__host()->stream_copy(r->buf[t][b], j->src + off, len);
+        pa__host()->stream_fence();
         e = cudaMemcpyAsync(j->dst + off, r->buf[t][b], len, cudaMemcpyHostToDevice, r->stream[t]);
         if (e == cudaSuccess)
             e = cudaEventRecord(r->done[t][b], r->stream[t]);
@@ -98,8 +98,8 @@ static cudaError_t run_d2h(job *j, int t)
             e = cudaEventSynchronize(r->done[t][b]);
         if (e != cudaSuccess)
             break;
-        pa__stream_copy(j->dst + c * j->chunk, r->buf[t][b], chunk_len(j, c));
-        pa__stream_fence();
+        pa__host()->stream_copy(j->dst + c * j->chunk, r->buf[t][b], chunk_len(j, c));
+        pa__host()->stream_fence();
     }
     cudaError_t s = cudaStreamSynchronize(r->stream[t]);
     return e != cudaSuccess ? e : s;

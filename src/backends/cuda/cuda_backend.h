@@ -1,6 +1,6 @@
 /*
  * parray — declarations shared by the CUDA backend's C files (never by the core, which sees the backend only
- * through its tables: the allocators in mtt.c and pa__cuda_strategies in plan.c).
+ * through its description, pa__backend_cuda in backend_cuda.c).
  */
 #ifndef PARRAY_CUDA_BACKEND_H
 #define PARRAY_CUDA_BACKEND_H
@@ -9,12 +9,18 @@
 
 #include "cuda_internal.h"
 #include "mem_internal.h"
-#include "plan.h"
+#include "backends.h"
 
 /* ---- devices and errors (cuda_device.c) ---------------------------------------------------------------- */
 
-/** 1 when at least one GPU is usable (probed once; sets no message). */
+/** 1 when at least one GPU is usable and the backend is switched on (probed once; sets no message). */
 int pa_cuda__usable(void);
+/** pa_cuda__usable, with why not in why (the backend's probe). */
+int pa_cuda__probe(char *why, size_t len);
+/** Waits for a stream (the backend's stream_wait; NULL is the default stream). */
+int pa_cuda__stream_wait(void *stream);
+/** The CUDA strategies, NULL-terminated (copy_cuda_strategies.c). */
+extern const pa__strategy *const pa__cuda_strategies[];
 /** PA_OK when a GPU is usable, else PA_ERR_NODEV with "<what>: <why none>". */
 int pa_cuda__ready(const char *what);
 /**

@@ -51,7 +51,13 @@ int pa_cuda__fail(cudaError_t e, const char *fmt, ...)
 static void probe(void)
 {
     int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
+    cudaError_t e = cudaSuccess;
+    if (!pa__backend_on(&pa__backend_cuda)) {
+        snprintf(probe_why, sizeof probe_why, "the CUDA backend is switched off (PA_BACKENDS)");
+        probe_count = 0;
+        return;
+    }
+    e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
         snprintf(probe_why, sizeof probe_why, "no usable GPU: cudaGetDeviceCount failed with CUDA error %d (%s): %s",
                  (int)e, cudaGetErrorName(e), cudaGetErrorString(e));
@@ -67,6 +73,14 @@ int pa_cuda__usable(void)
 {
     pthread_once(&probe_once, probe);
     return probe_count > 0;
+}
+
+int pa_cuda__probe(char *why, size_t len)
+{
+    if (pa_cuda__usable())
+        return 1;
+    snprintf(why, len, "%s", probe_why);
+    return 0;
 }
 
 int pa_cuda__device_count(void)

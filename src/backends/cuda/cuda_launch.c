@@ -43,7 +43,7 @@ int pa_cuda_for(const pa_dthreads *threads, pa_cuda_function fn, void **params, 
     return st;
 }
 
-int pa__stream_wait(void *stream)
+int pa_cuda__stream_wait(void *stream)
 {
     if (!pa_cuda__usable())   /* nothing can be queued on a GPU that is not there */
         return stream == NULL ? PA_OK : pa_cuda__ready("a copy on a CUDA stream");

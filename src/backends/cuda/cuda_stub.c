@@ -45,11 +45,6 @@ int pa_cuda_compile(const char *name, const char *source, const char *entry, pa_
     return no_cuda("pa_cuda_compile");
 }
 
-int pa__stream_wait(void *stream)
-{
-    return stream == NULL ? PA_OK : no_cuda("a copy on a CUDA stream");
-}
-
 int pa_cuda_map(const pa_type *data, void *ptr, const char *source, const char *fn, const void *arg,
                 size_t arg_size)
 {

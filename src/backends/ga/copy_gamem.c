@@ -192,8 +192,8 @@ static int exec_copy(const pa__plan *p, void *dst, const void *src)
     return rc;
 }
 
-static const pa__strategy ga_put = {"ga_put", probe_put, exec_put, NULL};
-static const pa__strategy ga_get = {"ga_get", probe_get, exec_get, NULL};
-static const pa__strategy ga_copy = {"ga_copy", probe_copy, exec_copy, NULL};
+static const pa__strategy ga_put = {.name = "ga_put", .probe = probe_put, .exec = exec_put};
+static const pa__strategy ga_get = {.name = "ga_get", .probe = probe_get, .exec = exec_get};
+static const pa__strategy ga_copy = {.name = "ga_copy", .probe = probe_copy, .exec = exec_copy};
 
 const pa__strategy *const pa_ga__strategies[] = {&ga_put, &ga_get, &ga_copy, NULL};

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "ga_backend.h"
-#include "mpi_backend.h"
+#include "mpi_services.h"
 
 _Static_assert(sizeof(int32_t) == sizeof(int), "world ranks are passed to GA_Pgroup_create as int");
 

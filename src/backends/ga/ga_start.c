@@ -18,7 +18,7 @@
 #include <stdlib.h>
 
 #include "ga_backend.h"
-#include "mpi_backend.h"
+#include "mpi_services.h"
 #include "pa_config.h"
 
 int pa_ga__noncollective_groups(void)

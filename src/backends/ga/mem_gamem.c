@@ -22,9 +22,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "backends.h"
 #include "ga_backend.h"
 #include "mem_internal.h"
-#include "mpi_backend.h"
+#include "mpi_services.h"
 
 static pthread_mutex_t arrays_lock = PTHREAD_MUTEX_INITIALIZER;
 static pa_ga__array *arrays;
@@ -264,9 +265,18 @@ const pa__mem_ops pa_ga__mem_ops = {
 
 /* Linked into programs that use the static library (-u pa_ga__mem_ops pulls this object in): adds gamem to the
  * registry, Global Arrays' world calls and the end-of-task hooks before main. */
+static const pa__mem_ops *const ga_mem[] = {&pa_ga__mem_ops, NULL};
+
+static const pa__backend ga_backend = {
+    .name = "gamem",
+    .what = "gamem memory through Global Arrays (static library), its puts, gets and copies",
+    .mem = ga_mem,
+    .strategies = pa_ga__strategies,
+};
+
 __attribute__((constructor)) static void register_gamem(void)
 {
-    pa__mtt_register_late(&pa_ga__mem_ops, pa_ga__strategies);
+    pa__backend_register_late(&ga_backend);
     pa_ga__start_register();
     pa_ga__groups_register();
 }

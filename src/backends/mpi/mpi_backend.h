@@ -8,54 +8,16 @@
 #include <mpi.h>
 #include <pthread.h>
 
+#include "mpi_services.h"
 #include "plan.h"
 
-/* ---- communicators (mpi_comm.c) ------------------------------------------------------------------------ */
+/* ---- communicators (mpi_comm.c; the rest in mpi_services.h) ----------------------------------------------- */
 
-/** 1 when MPI is initialised and not finalised, so that MPI calls may be made. */
-int pa_mpi__running(void);
-/** The communicator distributed copies of the calling thread use: its process array's, else MPI_COMM_WORLD. */
-MPI_Comm pa_mpi__comm(void);
 /** Sets (or, with MPI_COMM_NULL, clears) the calling thread's process-array communicator.  \return the
  *  previous setting, for restoring it. */
 MPI_Comm pa_mpi__set_comm(MPI_Comm comm);
 /** Rank and size of the current communicator: 0 and 1 when MPI is not running (a single process). */
 void pa_mpi__where(int *rank, int *nprocs);
-/** Turns an MPI error code into PA_ERR_SYS with MPI's text and the call's name; PA_OK for MPI_SUCCESS. */
-int pa_mpi__check(int rc, const char *call);
-
-/* ---- for backends built on this one (the Global Arrays backend): procs_world.c ------------------------ */
-
-/**
- * The world ranks of comm's processes in comm's rank order.  \return PA_OK (*out malloc'd, *n its length) or
- * PA_ERR_NOMEM.
- */
-int pa_mpi__members(MPI_Comm comm, int32_t **out, int *n);
-
-/* A world call's handler: run by every rank of MPI_COMM_WORLD with the requesting array's world ranks. */
-typedef int (*pa_mpi__world_fn)(const int32_t *members, int n, const void *arg, size_t len);
-
-/**
- * Registers a handler under a name of at most 31 characters, before main (from a constructor), identically in
- * every process.  \return PA_OK, PA_ERR_INVAL or PA_ERR_RANGE (more than 8 handlers).
- */
-int pa_mpi__world_register(const char *name, pa_mpi__world_fn fn);
-
-/**
- * A world call: collective over the calling process array (every process of pa_mpi__comm() calls it with the
- * same arguments); every rank of MPI_COMM_WORLD then runs the handler together: the array's processes here,
- * rank 0 in the loop where it waits for its array, the idle ranks in their idle loop.  Possible only under
- * pa_mpi_main, and only when every rank outside the array is idle (not in another array, nested or not).
- * \return the handler's status on this process, or (on every process of the array, without running it)
- *         PA_ERR_UNSUPPORTED (not under pa_mpi_main, ranks busy elsewhere), PA_ERR_NAME (no such handler) or
- *         PA_ERR_NOMEM.
- */
-int pa_mpi__world_call(const char *name, const void *arg, size_t len);
-
-/** Sets the function run on a process after each task of a process array ends there (NULL: none). */
-void pa_mpi__on_task_end(void (*fn)(void));
-/** Sets the function run by every process before pa_mpi_main returns, after main (NULL: none). */
-void pa_mpi__on_main_end(void (*fn)(void));
 
 /* ---- distributed-copy plans (dist_plan.c) -------------------------------------------------------------- */
 
@@ -176,5 +138,13 @@ void pa_mpi__memo_invalidate(void);
 
 /** Runs a plan on comm (collective over comm for the collective kinds).  \return PA_OK or an error. */
 int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src);
+
+/* ---- the backend's parts in its description (backend_mpi.c) ----------------------------------------------- */
+
+extern const pa__mem_ops pa__mem_mpimem_ops;
+/** The hooks for arrays distributed over mpi process arrays (dist_copy.c). */
+extern const pa__dist_ops pa__mpi_dist_ops;
+/** Process arrays (procs_launch.c). */
+extern const pa__launcher pa__mpi_launcher;
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * parray — the pthread backend's host copy code, its own declarations: the kernels, the two-level loops, the
- * transpose's helpers and the odometer every kernel steps its outer modes with.  What the core and the other
- * backends may use of it is declared in the core's plan.h (the host copy services); nothing outside
- * src/backends/pthread includes this header.
+ * transpose's helpers and the odometer every kernel steps its outer modes with.  The core and the other
+ * backends reach it only through the backend's description (backend_pthread.c: strategies, pa__host's copy
+ * services); outside src/backends/pthread only its white-box tests and benchmarks include this header.
  */
 #ifndef PARRAY_COPY_HOST_H
 #define PARRAY_COPY_HOST_H
@@ -14,12 +14,43 @@
 
 /* ---- threads (copy_threads.c) ------------------------------------------------------------------------- */
 
+/** Sets the most threads a host copy may use (0: the number of cores): pa_copy_set_threads. */
+void pa__copy_threads_set(int n);
+/** Threads worth using for a copy of this many bytes now: min(limit, bytes / chunk), at least 1. */
+int pa__copy_threads_for(int64_t bytes, int64_t chunk);
+/** Runs kernel over shape on up to nthreads threads, splitting one mode into contiguous slices. */
+int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, int nthreads,
+                      pa__copy_kernel kernel);
+
 /** The most threads a copy may use now: min(cores, pa_copy_set_threads value). */
 int pa__copy_threads_limit(void);
 /** Slices per thread a parallel copy is cut into (copy_threads.c; bench/host_probe varies it). */
 extern int pa__copy_slices;
 
+/* ---- strategies (copy_strategies.c) ------------------------------------------------------------------ */
+
+/** The host strategies, NULL-terminated (in the backend's description). */
+extern const pa__strategy *const pa__host_strategies[];
+/** The threads a host plan runs on now; whether it writes with streaming stores; why it takes its threads. */
+int pa__host_threads(const pa__plan *p);
+int pa__host_streams(const pa__plan *p);
+int pa__host_threads_note(const pa__plan *p, char *buf, size_t len);
+/**
+ * The kernels of the host strategy of this name: kernel[0] with ordinary stores, kernel[1] with streaming
+ * stores (NULL where there is no such variant).  \return 1 when the strategy is a host one, else 0.
+ */
+int pa__host_kernels_of(const char *strategy, pa__copy_kernel kernel[2]);
+
+/** The hooks for arrays distributed over pthd threads (copy_dist.c). */
+extern const pa__dist_ops pa__pthd_dist_ops;
+
 /* ---- host kernels (copy_*.c) -------------------------------------------------------------------------- */
+
+/** The gather kernel: any shape, offsets from tables where the shape has them (copy_gather.c). */
+int pa__kern_gather(const pa__copy_shape *s, char *dst, const char *src);
+/** Copies n bytes with streaming stores (copy_runs.c); call pa__stream_fence() after the last one. */
+void pa__stream_copy(char *d, const char *s, size_t n);
+void pa__stream_fence(void);
 
 int pa__kern_memcpy(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_runs(const pa__copy_shape *s, char *dst, const char *src);

@@ -9,6 +9,7 @@
  * only near the crossovers.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "copy_host.h"
 
@@ -156,12 +157,16 @@ static int probe_gather(const pa__copy_shape *s, double *cost, char *why, size_t
 
 static int exec_host(const pa__plan *p, void *dst, const void *src);
 
-static const pa__strategy memcpy_one = {"memcpy", probe_memcpy, exec_host, NULL};
-static const pa__strategy memcpy_runs = {"memcpy_runs", probe_memcpy_runs, exec_host, NULL};
-static const pa__strategy loops = {"loops", probe_loops, exec_host, NULL};
-static const pa__strategy transpose = {"transpose", probe_transpose, exec_host, NULL};
-static const pa__strategy gather = {"gather", probe_gather, exec_host, NULL};
-static const pa__strategy reverse = {"reverse", probe_reverse, exec_host, NULL};
+#define HOST_STRATEGY(var, name, probe)                                                                       \
+    static const pa__strategy var = {name, probe, exec_host, NULL, pa__host_threads, pa__host_streams,         \
+                                     pa__host_threads_note}
+HOST_STRATEGY(memcpy_one, "memcpy", probe_memcpy);
+HOST_STRATEGY(memcpy_runs, "memcpy_runs", probe_memcpy_runs);
+HOST_STRATEGY(loops, "loops", probe_loops);
+HOST_STRATEGY(transpose, "transpose", probe_transpose);
+HOST_STRATEGY(gather, "gather", probe_gather);
+HOST_STRATEGY(reverse, "reverse", probe_reverse);
+#undef HOST_STRATEGY
 
 const pa__strategy *const pa__host_strategies[] = {&memcpy_one, &memcpy_runs, &transpose, &loops, &gather, &reverse,
                                                    NULL};
@@ -210,6 +215,17 @@ static const host_run *host_run_of(const pa__plan *p)
         if (host_runs[i].strategy == p->strategy)
             return &host_runs[i];
     return NULL;
+}
+
+int pa__host_kernels_of(const char *strategy, pa__copy_kernel kernel[2])
+{
+    for (size_t i = 0; i < sizeof host_runs / sizeof host_runs[0]; i++)
+        if (strcmp(host_runs[i].strategy->name, strategy) == 0) {
+            kernel[0] = host_runs[i].kernel;
+            kernel[1] = host_runs[i].kernel_nt;
+            return 1;
+        }
+    return 0;
 }
 
 int pa__host_threads(const pa__plan *p)

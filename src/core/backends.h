@@ -1,0 +1,79 @@
+/*
+ * parray — the one interface between the core and its backends.
+ *
+ * A backend (src/backends/<name>/) describes itself in one pa__backend: its memory types, copy strategies,
+ * hooks for copies of arrays distributed over its thread type, the launcher of its thread arrays, how to wait
+ * for its streams, and, for the host backend, the copy kernels that other backends' staged copies use.  The
+ * core keeps one list of them (src/core/backends.c, the only file of the core that knows which backends a
+ * build has) and walks it: the core never names a backend's function, and a backend never includes another's
+ * internal header.  PA_BACKENDS switches backends off at start (docs/architecture.md).
+ */
+#ifndef PARRAY_BACKENDS_H
+#define PARRAY_BACKENDS_H
+
+#include "plan.h"
+
+/* The host copy services (the pthread backend's), for other backends' copies that pack and unpack host images
+ * (the CUDA backend's staged copies and pipelines). */
+typedef struct pa__host_kernels {
+    /* Threads worth using for a copy of this many bytes now: min(limit, bytes / chunk), at least 1. */
+    int (*threads_for)(int64_t bytes, int64_t chunk);
+    /* Runs kernel over shape on up to nthreads threads, splitting one mode into contiguous slices. */
+    int (*parallel)(const pa__copy_shape *shape, char *dst, const char *src, int nthreads, pa__copy_kernel k);
+    /* The gather kernel: any shape, offsets from tables where the shape has them. */
+    pa__copy_kernel gather;
+    /* n bytes with streaming stores; fence after the last one. */
+    void (*stream_copy)(char *d, const char *s, size_t n);
+    void (*stream_fence)(void);
+} pa__host_kernels;
+
+typedef struct pa__backend {
+    const char *name;                         /* "pthread", "cuda", "mpi", "gamem": what PA_BACKENDS names */
+    const char *what;                         /* a few words for parray info */
+    int required;                             /* 1: cannot be switched off (the host backend) */
+    /* 1 when this machine can run it now (NULL: always); may be slow (loads a driver): parray info only. */
+    int (*probe)(char *why, size_t len);
+    const pa__mem_ops *const *mem;            /* its memory types' allocators, NULL-terminated, or NULL */
+    const pa__strategy *const *strategies;    /* its copy strategies, NULL-terminated, or NULL */
+    const pa__dist_ops *dist;                 /* copies of arrays distributed over its thread type, or NULL */
+    const pa__launcher *launcher;             /* thread arrays of its thread type that pa_for hands over, or NULL */
+    int (*stream_wait)(void *stream);         /* waits for one of its streams (non-NULL), or NULL: no streams */
+    void (*set_threads)(int n);               /* pa_copy_set_threads, for a backend with host copy threads */
+    const pa__host_kernels *kernels;          /* the host backend's copy services, else NULL */
+} pa__backend;
+
+/* Each backend's description, defined in its own folder (backend_<name>.c). */
+extern const pa__backend pa__backend_pthread;
+extern const pa__backend pa__backend_cuda;
+extern const pa__backend pa__backend_mpi;
+
+/** The number of backends this build knows (built in, or registered late), switched on or not. */
+int pa__backend_count(void);
+/** The i-th backend (0 <= i < count), in the order the planner probes strategies; NULL past the end. */
+const pa__backend *pa__backend_at(int i);
+/** 1 when b is switched on (PA_BACKENDS). */
+int pa__backend_on(const pa__backend *b);
+/** A backend of this build by name (switched on or not), or NULL. */
+const pa__backend *pa__backend_named(const char *name);
+/** 1 when a backend of this name was built into this library or registered (switched on or not). */
+int pa__backend_built(const char *name);
+/**
+ * Registers a backend built outside the shared library (gamem, in libparray_gamem.a), from a constructor
+ * before main.  \return PA_OK, PA_ERR_EXISTS (its name is taken) or PA_ERR_NOMEM (the list is full).
+ */
+int pa__backend_register_late(const pa__backend *b);
+/** Why a backend of this build is not in the list because it lives in another library (gamem), else NULL. */
+const char *pa__backend_elsewhere(const char *name);
+/** The host copy services (the pthread backend's, which cannot be switched off). */
+const pa__host_kernels *pa__host(void);
+/** The allocator of a memory type from the backend that has it, NULL when none does or it is switched off;
+ *  *owner (may be NULL) gets that backend, switched on or not, or NULL. */
+const pa__mem_ops *pa__backends_mem(const char *name, const pa__backend **owner);
+/** The distributed-copy hooks for a thread type, as pa__backends_mem. */
+const pa__dist_ops *pa__backends_dist(const char *thread_mtt, const pa__backend **owner);
+/** pa_copy_set_threads: tells every switched-on backend that has host copy threads. */
+void pa__backends_set_threads(int n);
+/** A copy strategy of a switched-on backend by name, or NULL (for tests: the planner's choice by name). */
+const pa__strategy *pa__strategy_named(const char *name);
+
+#endif
