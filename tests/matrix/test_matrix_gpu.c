@@ -147,7 +147,10 @@ END_TEST
 START_TEST(test_gemm_gpu)
 {
     pa_rng rng = {pa_test_seed("matrix gpu gemm")};
-    int shapes[][3] = {{1, 1, 1}, {64, 16, 64}, {65, 17, 63}, {300, 129, 257}, {1000, 64, 3}, {5, 0, 7}};
+    /* M, K, N; the last two are past the row-major form's grid the other way round: a tall A (C^T's rows are
+     * few) and a B wider than 65535 blocks of 64 (C = A B on the transposed views) */
+    int shapes[][3] = {{1, 1, 1}, {64, 16, 64}, {65, 17, 63}, {300, 129, 257}, {1000, 64, 3}, {5, 0, 7},
+                       {4194305, 2, 3}, {2, 1, 4194305}};
     for (int e = 0; e < 2; e++) {
         int elm = e ? PA_MATRIX_DOUBLE : PA_MATRIX_FLOAT;
         for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {

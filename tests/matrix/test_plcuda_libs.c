@@ -101,7 +101,7 @@ static pa_kernel *make(const char *name, const char *sig, const char *src)
 
 #ifndef PA_LIBS_GPU
 #include "rtc.h"
-const char *pa__matrix_gemm_source(void);
+char *pa__matrix_gemm_source(int elm, int64_t m, int64_t n, int64_t k);
 
 START_TEST(test_compile_sm90)
 {
@@ -122,9 +122,18 @@ START_TEST(test_compile_sm90)
         PA_CK_OK(rc);
         pa_kernel_destroy(k);
     }
-    /* the matrix module's GPU multiply kernels */
-    const pa_cuda__image *img;
-    PA_CK_OK(pa_cuda__rtc_compile("pa_matrix_gemm", pa__matrix_gemm_source(), NULL, 0, 90, &img));
+    /* the matrix module's GPU multiply: the tiled gemm (pa_gemm_dmem) generated for its column-major types, in
+     * the row-major form C^T = B^T A^T and, for a B wider than that form's grid, the transposed views */
+    static const int64_t shapes[][3] = {{300, 200, 77}, {2, 4194305, 1}};
+    for (int e = 0; e < 2; e++)
+        for (int i = 0; i < 2; i++) {
+            char *src = pa__matrix_gemm_source(e ? PA_MATRIX_DOUBLE : PA_MATRIX_FLOAT, shapes[i][0], shapes[i][1],
+                                               shapes[i][2]);
+            ck_assert_msg(src != NULL, "%s", pa_last_error());
+            const pa_cuda__image *img;
+            PA_CK_OK(pa_cuda__rtc_compile("pa_matrix_gemm", src, NULL, 0, 90, &img));
+            free(src);
+        }
 }
 END_TEST
 
