@@ -111,9 +111,9 @@ static void check_copy(pa__layout d, pa__layout s, size_t elm, const char *expec
         char why[160];
         if (!st->probe(&p->shape, &cost, why, sizeof why))
             continue;
-        pa__copy_kernel ks[2];
+        pa__copy_kernel ks[3];
         ck_assert_msg(pa__host_kernels_of(st->name, ks), "no kernels for host strategy %s", st->name);
-        for (int v = 0; v < 4; v++) {
+        for (int v = 0; v < 6; v++) {
             int threads = v % 2 ? 3 : 1, nt = v / 2;
             pa__copy_shape sh = p->shape;
             if (!ks[nt])
@@ -122,8 +122,8 @@ static void check_copy(pa__layout d, pa__layout s, size_t elm, const char *expec
             sh.src_base += s.base;
             memset(b.dst, 0xA5, (size_t)b.dn * elm);
             PA_CK_OK(pa__copy_parallel(&sh, (char *)b.dst, (const char *)b.src, threads, ks[nt]));
-            snprintf(why, sizeof why, "%s%s on %d threads for %.100s", st->name, nt ? " (streaming)" : "",
-                     threads, line);
+            snprintf(why, sizeof why, "%s%s on %d threads for %.100s", st->name,
+                     nt == 2 ? " (streaming, one-thread kernel)" : nt ? " (streaming)" : "", threads, line);
             expect_same(&b, why);
         }
     }
@@ -165,6 +165,25 @@ START_TEST(test_transpose_2d)
             /* dst row-major r x c, src column-major: element (i, j) at j*r + i. */
             check_copy(L(2, 0, r, c, c, 1), L(2, 0, r, c, 1, r), elm_sizes[e], big ? "transpose" : NULL);
         }
+}
+END_TEST
+
+/*
+ * Transposes whose destination rows are whole 64-byte lines apart, the case of the streamed kernels' whole-line
+ * strips (copy_strips.c): 4-, 8- and 16-byte elements and 16-byte units ([[n][n]][4] floats), panels that are
+ * not multiples of the strips, destinations that start inside a line (the rows before the first line go
+ * through tiles), all through every kernel variant by check_copy.
+ */
+START_TEST(test_transpose_strips)
+{
+    const struct { size_t elm; int64_t pad; } c[] = {{4, 96}, {8, 80}, {16, 76}, {4, 112}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+        for (int64_t base = 0; base < 3; base++) {
+            int64_t r = 70, n = 75;   /* dst: r rows of n elements, pad apart; src: its transposition */
+            check_copy(L(2, base, r, n, c[i].pad, 1), L(2, base * 5, r, n, 1, 73), c[i].elm, "transpose");
+        }
+    const int64_t n = 70, m = 4, D = 288;   /* 16-byte units; destination rows 1152 bytes apart */
+    check_copy(L(3, 1, n, n, m, m, D, 1), L(3, 0, n, n, m, n * m, m, 1), 4, "transpose");
 }
 END_TEST
 
@@ -372,6 +391,7 @@ int main(void)
     tcase_add_test(tc, test_contiguous);
     tcase_add_test(tc, test_transpose_2d);
     tcase_add_test(tc, test_transposition_units);
+    tcase_add_test(tc, test_transpose_strips);
     tcase_add_test(tc, test_window);
     tcase_add_test(tc, test_negative_and_broadcast);
     tcase_add_test(tc, test_gathered);

@@ -77,6 +77,10 @@ static void drv_load(void)
              entry_point("cuOccupancyMaxActiveBlocksPerMultiprocessor", (void **)&drv.active_blocks);
 }
 
+/* The GPU and context driver_ready last found current on this thread. */
+static _Thread_local int tl_device = -1;
+static _Thread_local CUcontext tl_ctx;
+
 /* A GPU, the driver's entry points, and the runtime's primary context current on this thread. */
 static int driver_ready(const char *what, int *device, CUcontext *ctx)
 {
@@ -87,10 +91,19 @@ static int driver_ready(const char *what, int *device, CUcontext *ctx)
     pthread_once(&drv_once, drv_load);
     if (!drv_ok)
         return pa__err(PA_ERR_NODEV, "%s: %s", what, drv_why);
-    if ((e = cudaGetDevice(device)) != cudaSuccess || (e = cudaFree(NULL)) != cudaSuccess)
+    if ((e = cudaGetDevice(device)) != cudaSuccess)
+        return pa_cuda__fail(e, "%s: asking for the current GPU", what);
+    /* The context this thread made current last time for this GPU is still current: nothing to do.  cudaFree(0)
+     * is needed only the first time (it creates the primary context); it is also an API call that a stream
+     * capture in global mode forbids, so a launch into a CUDA graph must not reach it. */
+    if (tl_device == *device && tl_ctx && drv.ctx_current(ctx) == CUDA_SUCCESS && *ctx == tl_ctx)
+        return PA_OK;
+    if ((e = cudaFree(NULL)) != cudaSuccess)
         return pa_cuda__fail(e, "%s: making the device's primary context current", what);
     if (drv.ctx_current(ctx) != CUDA_SUCCESS || !*ctx)
         return pa__err(PA_ERR_SYS, "%s: no current CUDA context after cudaFree(0)", what);
+    tl_device = *device;
+    tl_ctx = *ctx;
     return PA_OK;
 }
 

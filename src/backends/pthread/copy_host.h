@@ -37,9 +37,10 @@ int pa__host_streams(const pa__plan *p);
 int pa__host_threads_note(const pa__plan *p, char *buf, size_t len);
 /**
  * The kernels of the host strategy of this name: kernel[0] with ordinary stores, kernel[1] with streaming
- * stores (NULL where there is no such variant).  \return 1 when the strategy is a host one, else 0.
+ * stores, kernel[2] with streaming stores for a copy on one thread (NULL where there is no such variant, or
+ * where it is one of the other two).  \return 1 when the strategy is a host one, else 0.
  */
-int pa__host_kernels_of(const char *strategy, pa__copy_kernel kernel[2]);
+int pa__host_kernels_of(const char *strategy, pa__copy_kernel kernel[3]);
 
 /** The hooks for arrays distributed over pthd threads (copy_dist.c). */
 extern const pa__dist_ops pa__pthd_dist_ops;
@@ -60,6 +61,8 @@ int pa__kern_transpose(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_nt(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_runs_nt(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_transpose_nt(const pa__copy_shape *s, char *dst, const char *src);
+/* The same on one thread (longer strips, see copy_strips.c). */
+int pa__kern_transpose_nt1(const pa__copy_shape *s, char *dst, const char *src);
 /* Reversals: the innermost mode has stride 1 on one side and -1 on the other (copy_reverse.c). */
 int pa__kern_reverse(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_reverse_nt(const pa__copy_shape *s, char *dst, const char *src);
@@ -80,8 +83,22 @@ int pa__transpose_modes(const pa__copy_shape *s, int *a, int *b, int64_t *unit);
 extern int pa__transpose_tile;
 /** 0: no prefetch of the next tile's source rows, 1: for units up to 8 bytes (default), 2: always. */
 extern int pa__transpose_prefetch;
+/** 1: streamed transposes use whole-line strips where they apply (default); 0: tiles only (the benchmark). */
+extern int pa__transpose_strips;
 /** The tile edge the transpose uses for units of this many bytes. */
 int pa__transpose_edge(int64_t unit_bytes);
+
+/*
+ * Whole-line streaming strips (copy_strips.c): fn moves rows [0, rows) x columns [0, ncol) of a strip, rows a
+ * multiple of `rows` and ncol of `cols`; the destination's rows (dsb bytes apart) must start on 64-byte lines.
+ */
+typedef struct pa__strip {
+    void (*fn)(char *d, const char *s, int64_t rows, int64_t ncol, int64_t ssa, int64_t dsb);
+    int64_t rows, cols;
+} pa__strip;
+/** The strip kernel for units of U bytes on this CPU (one_thread: the longer strips one thread prefers).
+ *  \return 1 and *out, or 0 where there is none (other unit sizes, no AVX2 for 4-byte units). */
+int pa__strip_plan(int64_t U, int one_thread, pa__strip *out);
 
 /*
  * An odometer over a subset of a shape's modes (the outer loops of every kernel), with offsets kept in bytes.

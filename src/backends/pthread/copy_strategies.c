@@ -203,7 +203,7 @@ typedef struct host_run {
 static const host_run host_runs[] = {
     {&memcpy_one, pa__kern_memcpy, pa__kern_memcpy_nt, pa__kern_memcpy, 1 * MiB, 16 * MiB},
     {&memcpy_runs, pa__kern_memcpy_runs, pa__kern_memcpy_runs_nt, pa__kern_memcpy_runs_nt1, 1 * MiB, 16 * MiB},
-    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, pa__kern_transpose_nt, 256 * KiB, 8 * MiB},
+    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, pa__kern_transpose_nt1, 256 * KiB, 8 * MiB},
     {&loops, pa__kern_loops, NULL, NULL, 256 * KiB, 0},
     {&gather, pa__kern_gather, NULL, NULL, 256 * KiB, 0},
     {&reverse, pa__kern_reverse, pa__kern_reverse_nt, pa__kern_reverse_nt, 1 * MiB, 16 * MiB},
@@ -217,12 +217,14 @@ static const host_run *host_run_of(const pa__plan *p)
     return NULL;
 }
 
-int pa__host_kernels_of(const char *strategy, pa__copy_kernel kernel[2])
+int pa__host_kernels_of(const char *strategy, pa__copy_kernel kernel[3])
 {
     for (size_t i = 0; i < sizeof host_runs / sizeof host_runs[0]; i++)
         if (strcmp(host_runs[i].strategy->name, strategy) == 0) {
-            kernel[0] = host_runs[i].kernel;
-            kernel[1] = host_runs[i].kernel_nt;
+            const host_run *r = &host_runs[i];
+            kernel[0] = r->kernel;
+            kernel[1] = r->kernel_nt;
+            kernel[2] = r->kernel_nt1 != r->kernel && r->kernel_nt1 != r->kernel_nt ? r->kernel_nt1 : NULL;
             return 1;
         }
     return 0;

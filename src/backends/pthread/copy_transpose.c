@@ -8,6 +8,7 @@
  * destination lines stay in L1 while it is moved, so every line fetched is used whole; the remaining modes
  * are walked by the odometer.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "copy_host.h"
@@ -26,6 +27,8 @@ int pa__transpose_tile = 64;
  * 0.70 -> 0.78 on 16; for 16-byte units (512-B rows) it helped on 1 and 2 threads and cost on 8 and 16.
  */
 int pa__transpose_prefetch = 1;
+/* 1: streamed transposes go through whole-line strips where the layout allows (copy_strips.c); 0: tiles only. */
+int pa__transpose_strips = 1;
 
 /* Prefetches ta source rows of row bytes, ssa apart: a tile's rows are too short for the hardware's streams. */
 static void prefetch_rows(const char *s, int64_t ta, int64_t ssa, int64_t row)
@@ -159,6 +162,58 @@ int pa__transpose_edge(int64_t unit_bytes)
     return T;
 }
 
+/* One (a, b) panel's geometry and the tile machinery, shared by the tiles and the strips around them. */
+typedef struct panel {
+    int64_t U, ssa, dsb, sdb, T;
+    int staged, prefetch, nt;
+    pa__loop2_fn fn;
+    char *buf, *out;
+} panel;
+
+/* Moves units [ia0, ia1) x [ib0, ib1) of the panel at (d, sp) in T x T tiles. */
+static void tiles(const panel *p, char *d, const char *sp, int64_t ia0, int64_t ia1, int64_t ib0, int64_t ib1)
+{
+    int64_t T = p->T, U = p->U;
+    for (int64_t ib = ib0; ib < ib1; ib += T) {
+        int64_t tb = ib1 - ib < T ? ib1 - ib : T;
+        for (int64_t ia = ia0; ia < ia1; ia += T) {
+            int64_t ta = ia1 - ia < T ? ia1 - ia : T;
+            char *dt = d + ia * U + ib * p->dsb;
+            const char *st = sp + ia * p->ssa + ib * p->sdb;
+            if (p->prefetch && ia + T < ia1)
+                prefetch_rows(st + T * p->ssa, ia1 - ia - T < T ? ia1 - ia - T : T, p->ssa, tb * U);
+            if (p->staged) tile_staged(dt, st, ta, tb, U, p->ssa, p->dsb, p->sdb, p->buf, p->out, p->fn, p->nt);
+            else p->fn(dt, st, tb, p->dsb, p->sdb, ta, U, p->ssa, (size_t)U);
+        }
+    }
+}
+
+/*
+ * With streaming stores, the rows of the panel whose destination starts on a 64-byte line go through whole-line
+ * strips (copy_strips.c) and only the rows before the first line, after the last whole strip and the columns
+ * after the last whole step through tiles.
+ */
+static void panel_move(const panel *p, const pa__strip *k, char *d, const char *sp, int64_t na, int64_t nb)
+{
+    int64_t U = p->U, mis = (int64_t)((uintptr_t)d % 64);
+    if (!k || p->sdb != U || p->dsb % 64 != 0 || mis % U != 0) {
+        tiles(p, d, sp, 0, na, 0, nb);
+        return;
+    }
+    int64_t head = (64 - mis) % 64 / U;
+    int64_t body = na > head ? (na - head) / k->rows * k->rows : 0, cols = nb / k->cols * k->cols;
+    if (body == 0 || cols == 0) {
+        tiles(p, d, sp, 0, na, 0, nb);
+        return;
+    }
+    tiles(p, d, sp, 0, head, 0, nb);
+    for (int64_t ia = head; ia < head + body; ia += k->rows)
+        k->fn(d + ia * U, sp + ia * p->ssa, k->rows, cols, p->ssa, p->dsb);
+    tiles(p, d, sp, head, head + body, cols, nb);
+    tiles(p, d, sp, head + body, na, 0, nb);
+}
+
+/* nt: 0 ordinary stores, 1 streaming stores, 2 streaming stores on one thread. */
 static int transpose(const pa__copy_shape *s, char *dst, const char *src, int nt)
 {
     int a, b;
@@ -170,34 +225,26 @@ static int transpose(const pa__copy_shape *s, char *dst, const char *src, int nt
     for (int m = 0; m < s->nmodes; m++)
         if (m != a && m != b && m != unit_mode)
             outer[nouter++] = m;
-    int64_t U = pa__bytes(u, s->elm);
-    int64_t na = s->size[a], nb = s->size[b];
-    int64_t ssa = pa__bytes(s->src_stride[a], s->elm);   /* a: contiguous on dst, strided on src */
-    int64_t dsb = pa__bytes(s->dst_stride[b], s->elm);   /* b: contiguous on src, strided on dst */
-    int64_t sdb = pa__bytes(s->src_stride[b], s->elm);
-    int64_t T = pa__transpose_edge(U);
     _Alignas(64) char buf[PA__TILE_BUFFER], out[PA__TILE_BUFFER];
-    int staged = T * T * U <= PA__TILE_BUFFER;
-    pa__loop2_fn fn = pa__loop2_for((size_t)U);
-    int prefetch = pa__transpose_prefetch == 1 ? U <= 8 : pa__transpose_prefetch == 2;
+    panel p;
+    p.U = pa__bytes(u, s->elm);
+    p.ssa = pa__bytes(s->src_stride[a], s->elm);   /* a: contiguous on dst, strided on src */
+    p.dsb = pa__bytes(s->dst_stride[b], s->elm);   /* b: contiguous on src, strided on dst */
+    p.sdb = pa__bytes(s->src_stride[b], s->elm);
+    p.T = pa__transpose_edge(p.U);
+    p.staged = p.T * p.T * p.U <= PA__TILE_BUFFER;
+    p.fn = pa__loop2_for((size_t)p.U);
+    p.prefetch = pa__transpose_prefetch == 1 ? p.U <= 8 : pa__transpose_prefetch == 2;
+    p.nt = nt != 0;
+    p.buf = buf, p.out = out;
+    pa__strip strip;
+    const pa__strip *k = nt && pa__transpose_strips && pa__strip_plan(p.U, nt == 2, &strip) ? &strip : NULL;
+    int64_t na = s->size[a], nb = s->size[b];
     pa__odo o;
     pa__odo_init(&o, s, outer, nouter);
-    do {
-        char *d = dst + o.doff;
-        const char *sp = src + o.soff;
-        for (int64_t ib = 0; ib < nb; ib += T) {
-            int64_t tb = nb - ib < T ? nb - ib : T;
-            for (int64_t ia = 0; ia < na; ia += T) {
-                int64_t ta = na - ia < T ? na - ia : T;
-                char *dt = d + ia * U + ib * dsb;
-                const char *st = sp + ia * ssa + ib * sdb;
-                if (prefetch && ia + T < na)
-                    prefetch_rows(st + T * ssa, na - ia - T < T ? na - ia - T : T, ssa, tb * U);
-                if (staged) tile_staged(dt, st, ta, tb, U, ssa, dsb, sdb, buf, out, fn, nt);
-                else fn(dt, st, tb, dsb, sdb, ta, U, ssa, (size_t)U);
-            }
-        }
-    } while (pa__odo_next(&o));
+    do
+        panel_move(&p, k, dst + o.doff, src + o.soff, na, nb);
+    while (pa__odo_next(&o));
     if (nt)
         pa__stream_fence();
     return PA_OK;
@@ -211,4 +258,9 @@ int pa__kern_transpose(const pa__copy_shape *s, char *dst, const char *src)
 int pa__kern_transpose_nt(const pa__copy_shape *s, char *dst, const char *src)
 {
     return transpose(s, dst, src, 1);
+}
+
+int pa__kern_transpose_nt1(const pa__copy_shape *s, char *dst, const char *src)
+{
+    return transpose(s, dst, src, 2);
 }
