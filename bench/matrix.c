@@ -2,10 +2,11 @@
  * bench/matrix — the matrix module on the GPU (target P11) and CSV reading.
  *
  *   transpose, rbind, cbind (and rbind with zero padding) of dmem matrices into an existing result, against a
- *   cudaMemcpy device-to-device of the result's bytes (target >= 0.85 of its speed); beside the transposes, shown
- *   without a target: the same transpose with the permute kernel's tiles in plain row order (its order before
- *   the bands of tile rows, pa_cuda__permute_set_band(1)), the same bytes by one pa_copy between plain types (no
- *   matrix layer: headers, views), and an 8192^2 matrix (P1's size);
+ *   cudaMemcpy device-to-device of as many bytes into the result (target >= 0.85 of its speed); beside the
+ *   transposes, shown without a target: the permute kernel's tiles in plain row order (its order before the bands
+ *   of tile rows, pa_cuda__permute_set_band(1)) and, for the 16384^2 float one, other bands and grids of fewer
+ *   blocks per SM (pa_cuda__permute_set_grid), the same bytes by one pa_copy between plain types (no matrix
+ *   layer: headers, views), and an 8192^2 matrix (P1's size);
  *   CSV -> matrix for 10 million rows, against read(2) of the same file from the page cache (shown, no target);
  *   the k-NN PL/CUDA function of examples/matrix_knn.h (data and queries in dmem, the index matrix back on the
  *   host), against the cuBLAS formulation: SGEMM for -2 X Q^T, a top-k kernel per query (matrix_topk.cu), the
@@ -36,7 +37,7 @@ typedef struct row {
     double ours, anchor, target;   /* seconds; target 0: none */
 } row;
 
-static row rows[24];
+static row rows[32];
 static int nrows;
 
 static double now(void)
@@ -88,6 +89,7 @@ typedef struct copy_case {
     pa_matrix *out;
     size_t bytes;
     const pa_type *dt, *st;
+    void *scratch;   /* device memory of at least bytes: the anchor's source */
 } copy_case;
 
 static void run_ours(void *p)
@@ -106,7 +108,7 @@ static void run_ours(void *p)
 static void run_memcpy(void *p)
 {
     copy_case *c = p;
-    CK(cudaMemcpy(pa_matrix_data(c->out), pa_matrix_data((pa_matrix *)c->in[0]), c->bytes, cudaMemcpyDeviceToDevice));
+    CK(cudaMemcpy(pa_matrix_data(c->out), c->scratch, c->bytes, cudaMemcpyDeviceToDevice));
     CK(cudaDeviceSynchronize());
 }
 
@@ -135,17 +137,27 @@ static pa_matrix *random_dmem(int elm, int64_t h, int64_t w, unsigned seed)
     return d;
 }
 
-/* The transpose of a (h x w, into t) as a target row, then shown: the permute's tiles in plain row order, and
- * (plain) one pa_copy between plain types over the same bytes. */
+static void *scratch;   /* the anchors' source: 1 GiB of device memory */
+
+/* The transpose of a (h x w, into t) as a target row, then shown: the permute's tiles in plain row order; with
+ * variants, other bands of tile rows and grids of fewer blocks per SM (the permute's settings, for choosing its
+ * defaults); with plain, one pa_copy between plain types over the same bytes. */
 static void transpose_rows(pa_matrix *a, pa_matrix *t, int64_t h, int64_t w, size_t esz, const char *size,
-                           double target, int plain)
+                           double target, int variants, int plain)
 {
-    copy_case c = {{a}, 1, 0, t, (size_t)(h * w) * esz, NULL, NULL};
+    copy_case c = {{a}, 1, 0, t, (size_t)(h * w) * esz, NULL, NULL, scratch};
     add_row("transpose", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS), target);
-    int old = pa_cuda__permute_set_band(1);
-    add_row("  tiles in row order", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS),
-            0);
-    pa_cuda__permute_set_band(old);
+    static const struct { int band, grid; const char *what; } var[] = {
+        {1, 0, "  tiles in row order"},      {8, 0, "  bands of 8"},          {32, 0, "  bands of 32"},
+        {64, 0, "  bands of 64"},            {16, 8, "  bands of 16, 8 blk/SM"}, {16, 4, "  bands of 16, 4 blk/SM"},
+        {16, 2, "  bands of 16, 2 blk/SM"},  {8, 4, "  bands of 8, 4 blk/SM"},
+    };
+    for (size_t v = 0; v < (variants ? sizeof var / sizeof *var : 1); v++) {
+        int ob = pa_cuda__permute_set_band(var[v].band), og = pa_cuda__permute_set_grid(var[v].grid);
+        add_row(var[v].what, size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS), 0);
+        pa_cuda__permute_set_band(ob);
+        pa_cuda__permute_set_grid(og);
+    }
     if (!plain)
         return;
     pa_scope *s;
@@ -170,21 +182,23 @@ static void copy_rows(int quick)
     int64_t n = quick ? 2048 : 16384;   /* float results of n x n: 1 GiB */
     char size[32];
     snprintf(size, sizeof size, "%lldx%lld f32", (long long)n, (long long)n);
+    CK(cudaMalloc(&scratch, (size_t)(n * n) * 4));
+    CK(cudaMemset(scratch, 0x3f, (size_t)(n * n) * 4));
     pa_matrix *a = random_dmem(PA_MATRIX_FLOAT, n, n, 1), *t = NULL;
     PK(pa_matrix_create_in("dmem", PA_MATRIX_FLOAT, n, n, &t));
-    transpose_rows(a, t, n, n, 4, size, 0.85, 1);
+    transpose_rows(a, t, n, n, 4, size, 0.85, 1, 1);
     copy_case c;
     pa_matrix_destroy(a);
 
     pa_matrix *top = random_dmem(PA_MATRIX_FLOAT, n / 2, n, 2), *bot = random_dmem(PA_MATRIX_FLOAT, n / 2, n, 3);
-    c = (copy_case){{top, bot}, 2, 1, t, (size_t)(n * n) * 4, NULL, NULL};
+    c = (copy_case){{top, bot}, 2, 1, t, (size_t)(n * n) * 4, NULL, NULL, scratch};
     add_row("rbind 2 x (n/2 x n)", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS),
             0.85);
     pa_matrix_destroy(top);
     pa_matrix_destroy(bot);
 
     pa_matrix *l = random_dmem(PA_MATRIX_FLOAT, n, n / 2, 4), *r = random_dmem(PA_MATRIX_FLOAT, n, n / 2, 5);
-    c = (copy_case){{l, r}, 2, 2, t, (size_t)(n * n) * 4, NULL, NULL};
+    c = (copy_case){{l, r}, 2, 2, t, (size_t)(n * n) * 4, NULL, NULL, scratch};
     add_row("cbind 2 x (n x n/2)", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS),
             0.85);
     pa_matrix_destroy(l);
@@ -193,7 +207,7 @@ static void copy_rows(int quick)
     /* rbind where the lower matrix is narrower: a quarter of its rows' columns are zero padding */
     top = random_dmem(PA_MATRIX_FLOAT, n / 2, n, 6);
     bot = random_dmem(PA_MATRIX_FLOAT, n / 2, n * 3 / 4, 7);
-    c = (copy_case){{top, bot}, 2, 1, t, (size_t)(n * n) * 4, NULL, NULL};
+    c = (copy_case){{top, bot}, 2, 1, t, (size_t)(n * n) * 4, NULL, NULL, scratch};
     add_row("rbind, zero padding", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS),
             0.85);
     pa_matrix_destroy(top);
@@ -204,7 +218,7 @@ static void copy_rows(int quick)
     snprintf(size, sizeof size, "%lldx%lld f64", (long long)n / 2, (long long)n);
     a = random_dmem(PA_MATRIX_DOUBLE, n / 2, n, 8);
     PK(pa_matrix_create_in("dmem", PA_MATRIX_DOUBLE, n, n / 2, &t));
-    transpose_rows(a, t, n / 2, n, 8, size, 0.85, 1);
+    transpose_rows(a, t, n / 2, n, 8, size, 0.85, 0, 1);
     pa_matrix_destroy(a);
     pa_matrix_destroy(t);
 
@@ -213,9 +227,10 @@ static void copy_rows(int quick)
     snprintf(size, sizeof size, "%lldx%lld f32", (long long)n, (long long)n);
     a = random_dmem(PA_MATRIX_FLOAT, n, n, 9);
     PK(pa_matrix_create_in("dmem", PA_MATRIX_FLOAT, n, n, &t));
-    transpose_rows(a, t, n, n, 4, size, 0, 0);
+    transpose_rows(a, t, n, n, 4, size, 0, 0, 0);
     pa_matrix_destroy(a);
     pa_matrix_destroy(t);
+    CK(cudaFree(scratch));
 }
 
 /* ---- CSV ---------------------------------------------------------------------------------------------- */

@@ -60,6 +60,13 @@ cudaError_t pa_cuda__permute(const pa_cuda__nest *n, void *dst, const void *src,
  */
 int pa_cuda__permute_set_band(int band);
 
+/**
+ * Caps the tiled transposes' grid at per_sm blocks per multiprocessor (fewer tiles in flight, each block looping
+ * over more tiles; per_sm < 1: the default, up to 256 per SM, one tile per block) for every later launch; returns
+ * the previous setting (0: the default).  For benchmarks, like pa_cuda__permute_set_band.
+ */
+int pa_cuda__permute_set_grid(int per_sm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -411,6 +411,15 @@ int vec4_tile(const Prepared &p)
  * not 0, overrides both (pa_cuda__permute_set_band; 1 is the plain row order). */
 constexpr int VEC_BAND = 16, UNIT_BAND = 32;
 int band_set = 0;
+int grid_set = 0;   /* the tiled kernels' blocks per SM when not 0 (pa_cuda__permute_set_grid), else 256 */
+
+/* The tiled kernels' grid: one block per tile up to 256 per SM (or the set number), looping over the rest. */
+int64_t tile_blocks(int64_t ntiles, int sms)
+{
+    int g = __atomic_load_n(&grid_set, __ATOMIC_RELAXED);
+    int64_t cap = (int64_t)sms * (g > 0 ? g : 256);
+    return ntiles < cap ? ntiles : cap;
+}
 
 int band_of(int dflt)
 {
@@ -440,7 +449,7 @@ cudaError_t launch_vec4(TileNest tn, void *dst, const void *src, cudaStream_t st
         ntiles *= tn.size[m];
     tn.ntiles = ntiles;
     set_order(tn, band_of(VEC_BAND));
-    int64_t blocks = ntiles < (int64_t)sms * 256 ? ntiles : (int64_t)sms * 256;
+    int64_t blocks = tile_blocks(ntiles, sms);
     uint32_t *d = (uint32_t *)dst;
     const uint32_t *s = (const uint32_t *)src;
     if (ntiles < (1ll << 31)) {
@@ -479,7 +488,7 @@ cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStre
         return launch_vec4(tn, dst, src, stream, sms);
     set_order(tn, band_of(UNIT_BAND));
     size_t smem = (size_t)TILE * (TILE * tn.uw + 1) * (size_t)w;
-    int64_t blocks = tn.ntiles < (int64_t)sms * 256 ? tn.ntiles : (int64_t)sms * 256;
+    int64_t blocks = tile_blocks(tn.ntiles, sms);
     if (tn.ntiles < (1ll << 31)) {
         switch (tn.uw) {
         case 1: return run_tiled(tiled<W, 1, true>, blocks, smem, stream, tn, dst, src);
@@ -511,6 +520,11 @@ int align_of(const void *dst, const void *src)
 extern "C" int pa_cuda__permute_set_band(int band)
 {
     return __atomic_exchange_n(&band_set, band < 1 ? 0 : band, __ATOMIC_RELAXED);
+}
+
+extern "C" int pa_cuda__permute_set_grid(int per_sm)
+{
+    return __atomic_exchange_n(&grid_set, per_sm < 1 ? 0 : per_sm, __ATOMIC_RELAXED);
 }
 
 extern "C" void pa_cuda__permute_info(const pa_cuda__nest *n, int align, pa_cuda__pinfo *out)
