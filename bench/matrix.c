@@ -218,7 +218,7 @@ static void copy_rows(int quick)
     snprintf(size, sizeof size, "%lldx%lld f64", (long long)n / 2, (long long)n);
     a = random_dmem(PA_MATRIX_DOUBLE, n / 2, n, 8);
     PK(pa_matrix_create_in("dmem", PA_MATRIX_DOUBLE, n, n / 2, &t));
-    transpose_rows(a, t, n / 2, n, 8, size, 0.85, 0, 1);
+    transpose_rows(a, t, n / 2, n, 8, size, 0.85, 1, 1);
     pa_matrix_destroy(a);
     pa_matrix_destroy(t);
 
