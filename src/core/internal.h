@@ -204,6 +204,8 @@ struct pa__strategy {
     int (*threads)(const struct pa__plan *plan);
     int (*streams)(const struct pa__plan *plan);
     int (*threads_note)(const struct pa__plan *plan, char *buf, size_t len);
+    /* Optional: the predicted time of a plan as it runs now, ns (NULL: the probe's cost). */
+    double (*predict)(const struct pa__plan *plan);
 };
 
 /**

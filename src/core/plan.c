@@ -402,8 +402,10 @@ int pa__plan_explain(const pa__plan *p, char *buf, size_t len)
     char note[128] = "";
     if (st->threads_note)
         st->threads_note(p, note, sizeof note);
-    return snprintf(buf, len, "copy %lld x %zu B: strategy=%s shape=%s run=%lld B threads=%d async=%s \xe2\x80\x94 %s%s%s",
-                    (long long)s->total, s->elm, st->name, shape, (long long)pa__bytes(run, s->elm),
-                    st->threads ? st->threads(p) : 1, st->exec_async ? "queued" : "waits", p->why,
+    double ns = st->predict ? st->predict(p) : p->cost_ns;
+    return snprintf(buf, len, "copy %lld x %zu B: strategy=%s shape=%s run=%lld B threads=%d async=%s "
+                    "predicted=%.3g us \xe2\x80\x94 %s%s%s", (long long)s->total, s->elm, st->name, shape,
+                    (long long)pa__bytes(run, s->elm), st->threads ? st->threads(p) : 1,
+                    st->exec_async ? "queued" : "waits", ns * 1e-3, p->why,
                     st->streams && st->streams(p) ? ", streaming stores" : "", note);
 }

@@ -22,7 +22,7 @@ typedef struct pa__plan {
     const pa__strategy *strategy;
     double cost_ns;                   /* the chosen strategy's estimate for one thread */
     int max_threads;                  /* most threads worth using for this many bytes */
-    char why[160];                    /* the strategy's reason, for the explanation */
+    char why[512];                    /* the strategy's whole reason, for the explanation */
     /* The cache key: both layouts with their tables copied (base set to 0), element size and memory ops. */
     pa__layout key_dst, key_src;
     uint64_t hash;

@@ -221,7 +221,7 @@ START_TEST(test_window)
     PA_CK_OK(pa__plan_get(&plain, &w, 4, NULL, NULL, &p));
     pa__plan_explain(p, line, sizeof line);
     ck_assert_str_eq(line, "copy 6400 x 4 B: strategy=memcpy_runs shape=(80,80):dst(80,1)src(100,1) run=320 B "
-                           "threads=1 async=waits \xe2\x80\x94 rows of 80 contiguous elements on both sides");
+                           "threads=1 async=waits predicted=3.68 us \xe2\x80\x94 rows of 80 contiguous elements on both sides");
     pa__plan_unref(p);
     check_copy(plain, w, 4, "memcpy_runs");
     check_copy(w, plain, 4, "memcpy_runs");

@@ -50,7 +50,7 @@ START_TEST(test_window_explain)
         data[i] = (float)i;
     int n = pa_copy_explain(get(s, "COPY"), get(s, "WINDOW"), line, sizeof line);
     ck_assert_str_eq(line, "copy 6400 x 4 B: strategy=memcpy_runs shape=(80,80):dst(80,1)src(100,1) run=320 B "
-                           "threads=1 async=waits \xe2\x80\x94 rows of 80 contiguous elements on both sides");
+                           "threads=1 async=waits predicted=3.68 us \xe2\x80\x94 rows of 80 contiguous elements on both sides");
     ck_assert_int_eq(n, (int)strlen(line));
     ck_assert_int_eq(pa_copy_explain(get(s, "COPY"), get(s, "WINDOW"), NULL, 0), n);
     PA_CK_OK(pa_copy(get(s, "COPY"), copy, get(s, "WINDOW"), data));

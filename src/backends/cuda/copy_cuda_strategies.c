@@ -237,6 +237,18 @@ static int probe_pipeline(const pa__copy_shape *s, double *cost, char *why, size
     return 1;
 }
 
+/* The host threads each strategy runs on, for the explanation: the pipeline's, the packing's, else one. */
+static int threads_pipeline(const pa__plan *p)
+{
+    (void)p;
+    return pa_cuda__pipeline_threads();
+}
+
+static int threads_pack(const pa__plan *p)
+{
+    return pa__host()->threads_for(pa__bytes(p->shape.total, p->shape.elm), (int64_t)256 << 10);
+}
+
 /* Every executor runs where the copy's device memory is (copy_devices.c). */
 #define ON_DEVICES(fn)                                                                                    \
     static int fn##_dev(const pa__plan *p, void *dst, const void *src)                                    \
@@ -268,9 +280,9 @@ static const pa__strategy cuda_permute = {.name = "cuda_permute", .probe = probe
 static const pa__strategy cuda_stage_permute = {.name = "cuda_stage_permute", .probe = probe_stage_permute,
                                                 .exec = exec_staged_dev};
 static const pa__strategy cuda_stage_pack = {.name = "cuda_stage_pack", .probe = probe_stage_pack,
-                                             .exec = exec_pack_dev};
+                                             .exec = exec_pack_dev, .threads = threads_pack};
 static const pa__strategy cuda_pipeline = {.name = "cuda_pageable_pipeline", .probe = probe_pipeline,
-                                           .exec = exec_pipeline_dev};
+                                           .exec = exec_pipeline_dev, .threads = threads_pipeline};
 
 const pa__strategy *const pa__cuda_strategies[] = {&cuda_dma, &cuda_2d, &cuda_3d, &cuda_permute,
                                                     &cuda_stage_permute, &cuda_stage_pack, &cuda_pipeline,

@@ -114,7 +114,7 @@ static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, in
         }
         static atomic_int warned;
         if (pa__env_flag("PA_PLAN_INFO", &warned)) {
-            char line[512];
+            char line[1024];
             pa_mpi__dplan_explain(*out, line, sizeof line);
             fprintf(stderr, "parray plan (rank %d): %s\n", rank, line);
         }
@@ -186,11 +186,16 @@ int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)
     default: snprintf(pattern, sizeof pattern, "uneven pairs"); break;
     }
     int device = p->send_mem || p->recv_mem;
-    return snprintf(buf, len, "distributed copy %lld x %zu B over %d process%s: strategy=%s (%s); rank %d sends "
-                    "%lld and receives %lld \xe2\x80\x94 %s%s%s", (long long)p->total, p->elm, p->nprocs,
-                    p->nprocs == 1 ? "" : "es", pa_mpi__kind_name(p->kind), pattern, p->rank, (long long)p->nsend,
-                    (long long)p->nrecv, how, !device ? "" : "; route: ",
-                    !device ? "" : p->kind == PA_MPI__LOCAL ? "a copy on the GPU" : pa_mpi__route_name(p->route));
+    char next[96] = "";
+    if (p->runner_up >= 0)
+        snprintf(next, sizeof next, "; next: %s at %.3g us", pa_mpi__kind_name((pa_mpi__kind)p->runner_up),
+                 p->runner_up_ns * 1e-3);
+    return snprintf(buf, len, "distributed copy %lld x %zu B over %d process%s: strategy=%s (%s) predicted=%.3g us; "
+                    "rank %d sends %lld and receives %lld \xe2\x80\x94 %s; %s%s%s%s", (long long)p->total, p->elm,
+                    p->nprocs, p->nprocs == 1 ? "" : "es", pa_mpi__kind_name(p->kind), pattern, p->cost_ns * 1e-3,
+                    p->rank, (long long)p->nsend, (long long)p->nrecv, p->why, how, !device ? "" : "; route: ",
+                    !device ? "" : p->kind == PA_MPI__LOCAL ? "a copy on the GPU" : pa_mpi__route_name(p->route),
+                    next);
 }
 
 static int dist_explain(const pa_type *dt, const pa_type *st, char *buf, size_t len)

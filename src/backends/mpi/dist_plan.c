@@ -4,8 +4,8 @@
  * The two sides come split by the core (pa__dist_split): for every flat index k, the source process ps(k)
  * and local offset ls(k), the destination process pd(k) and local offset ld(k).  One pass over k counts the
  * elements of every (source, destination) pair; the count matrix is the same on every rank, so every rank
- * recognises the same pattern (one pair: send/recv or a local copy; one full row: scatter; one full column:
- * gather; every pair equal: alltoall; anything else: alltoallv).  A second pass lists this rank's elements
+ * chooses the same pattern: the cheapest of those that apply (dist_patterns.c: a local copy, send/recv,
+ * scatter, gather, alltoall, or pack+alltoallv+unpack, which applies to any matrix).  A second pass lists this rank's elements
  * in the order the pattern transfers them; the lists are then turned into layouts (affine when the offsets
  * follow one, which the usual row-block distributions do) and host copy plans for packing and unpacking.
  * Both passes go by runs: aligned blocks of `run` consecutive indices over which both process layouts are
@@ -75,39 +75,6 @@ static int count_pairs(const pa__dist_split *d, const pa__dist_split *s, int npr
         c[ps * nprocs + pd] += run;
     }
     return PA_OK;
-}
-
-/* Recognises the pattern of the count matrix. */
-static void classify(pa_mpi__dplan *p, const int64_t *c)
-{
-    int n = p->nprocs, pairs = 0, r0 = -1, q0 = -1, row = 1, col = 1, all = 1;
-    for (int r = 0; r < n; r++)
-        for (int q = 0; q < n; q++)
-            if (c[r * n + q]) {
-                pairs++;
-                if (r0 < 0) r0 = r, q0 = q;
-            }
-    p->src_root = r0;
-    p->dst_root = q0;
-    int64_t blk = c[r0 * n + q0];
-    for (int r = 0; r < n; r++)
-        for (int q = 0; q < n; q++) {
-            int64_t v = c[r * n + q];
-            all &= v == blk;
-            row &= v == (r == r0 ? blk : 0);
-            col &= v == (q == q0 ? blk : 0);
-        }
-    p->blk = blk;
-    if (pairs == 1)
-        p->kind = r0 == q0 ? PA_MPI__LOCAL : PA_MPI__SENDRECV;
-    else if (row)
-        p->kind = PA_MPI__SCATTER;
-    else if (col)
-        p->kind = PA_MPI__GATHER;
-    else if (all)
-        p->kind = PA_MPI__ALLTOALL;
-    else
-        p->kind = PA_MPI__ALLTOALLV;
 }
 
 /* Per-rank counts and displacements of this rank's sends and receives (elements; MPI takes ints). */
@@ -257,7 +224,8 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
     int64_t run = run_of(dst, src);
     if ((st = count_pairs(dst, src, nprocs, run, c)) != PA_OK || (st = rank_counts(p, c)) != PA_OK)
         goto fail;
-    classify(p, c);
+    if ((st = pa_mpi__pattern_choose(p, c)) != PA_OK)   /* dist_patterns.c */
+        goto fail;
     if ((st = list_offsets(p, dst, src, run)) != PA_OK || (st = layout_of(p, 0, p->nsend, run, &p->send_l)) != PA_OK ||
         (st = layout_of(p, 1, p->nrecv, run, &p->recv_l)) != PA_OK)
         goto fail;

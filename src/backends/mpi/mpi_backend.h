@@ -75,10 +75,39 @@ typedef struct pa_mpi__dplan {
     pthread_mutex_t run_lock;        /* copies through the same buffers from several threads take turns */
     int64_t *tables[2];              /* gather tables of send_l and recv_l when not affine */
     int owns_etype;                  /* etype was made (and is freed) by the plan */
+    double cost_ns;                  /* the chosen pattern's estimate (dist_patterns.c) */
+    int runner_up;                   /* the next cheapest pattern's kind, -1 when none applied */
+    double runner_up_ns;
+    char why[256];                   /* the chosen pattern's reason */
     /* the cache key */
     pa__dist_split key_dst, key_src;
     struct pa_mpi__dplan *next;
 } pa_mpi__dplan;
+
+/* ---- the patterns as strategies (dist_patterns.c) ------------------------------------------------------ */
+
+/* The constants of the patterns' estimates. */
+typedef struct pa_mpi__cost_model {
+    double latency_ns;               /* one message */
+    double net_bytes_per_ns;         /* the transport's bandwidth for one process */
+    double host_bytes_per_ns;        /* packing and unpacking on the host (read + write) */
+} pa_mpi__cost_model;
+extern const pa_mpi__cost_model pa_mpi__cost;
+
+/* A pattern: the kind it makes, and its probe of the count matrix (summarised). */
+struct pa_mpi__summary;
+typedef struct pa_mpi__pattern {
+    pa_mpi__kind kind;
+    int (*probe)(const struct pa_mpi__summary *s, const pa_mpi__cost_model *m, double *ns, char *why, size_t len);
+} pa_mpi__pattern;
+
+/** The patterns, in probing order (for tests: *n of them). */
+const pa_mpi__pattern *pa_mpi__patterns(int *n);
+/**
+ * Probes every pattern on the count matrix c (nprocs x nprocs, source-major) and sets the plan's kind, roots,
+ * block, estimate, reason and runner-up from the cheapest.  \return PA_OK or PA_ERR_UNSUPPORTED (none applies).
+ */
+int pa_mpi__pattern_choose(pa_mpi__dplan *p, const int64_t *c);
 
 /** Makes the plan for dst <- src on this rank.  \return PA_OK or an error naming the types. */
 int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, size_t elm, int rank, int nprocs,

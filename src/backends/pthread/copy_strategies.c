@@ -157,9 +157,11 @@ static int probe_gather(const pa__copy_shape *s, double *cost, char *why, size_t
 
 static int exec_host(const pa__plan *p, void *dst, const void *src);
 
+static double predict_host(const pa__plan *p);
+
 #define HOST_STRATEGY(var, name, probe)                                                                       \
     static const pa__strategy var = {name, probe, exec_host, NULL, pa__host_threads, pa__host_streams,         \
-                                     pa__host_threads_note}
+                                     pa__host_threads_note, predict_host}
 HOST_STRATEGY(memcpy_one, "memcpy", probe_memcpy);
 HOST_STRATEGY(memcpy_runs, "memcpy_runs", probe_memcpy_runs);
 HOST_STRATEGY(loops, "loops", probe_loops);
@@ -255,6 +257,12 @@ int pa__host_threads_note(const pa__plan *p, char *buf, size_t len)
         return snprintf(buf, len, "%s", "");
     return snprintf(buf, len, "; threads: one per %lld KiB, at most %d (this process's share of the CPUs)",
                     (long long)(r->chunk / KiB), pa__copy_threads_limit());
+}
+
+/* The probe's one-thread estimate shared by the threads the plan runs on. */
+static double predict_host(const pa__plan *p)
+{
+    return p->cost_ns / pa__host_threads(p);
 }
 
 static int exec_host(const pa__plan *p, void *dst, const void *src)
