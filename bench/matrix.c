@@ -90,6 +90,7 @@ typedef struct copy_case {
     size_t bytes;
     const pa_type *dt, *st;
     void *scratch;   /* device memory of at least bytes: the anchor's source */
+    void *dptr, *sptr;   /* kind 3: the arrays of dt and st */
 } copy_case;
 
 static void run_ours(void *p)
@@ -98,7 +99,7 @@ static void run_ours(void *p)
     if (c->kind == 0)
         PK(pa_matrix_transpose_into(c->in[0], c->out));
     else if (c->kind == 3)
-        PK(pa_copy(c->dt, pa_matrix_data(c->out), c->st, pa_matrix_data((pa_matrix *)c->in[0])));
+        PK(pa_copy(c->dt, c->dptr, c->st, c->sptr));
     else if (c->kind == 1)
         PK(pa_matrix_rbind_into(c->in, c->nin, c->out));
     else
@@ -147,16 +148,19 @@ static void transpose_rows(pa_matrix *a, pa_matrix *t, int64_t h, int64_t w, siz
 {
     copy_case c = {{a}, 1, 0, t, (size_t)(h * w) * esz, NULL, NULL, scratch};
     add_row("transpose", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS), target);
-    static const struct { int band, grid; const char *what; } var[] = {
-        {1, 0, "  tiles in row order"},      {8, 0, "  bands of 8"},          {32, 0, "  bands of 32"},
-        {64, 0, "  bands of 64"},            {16, 8, "  bands of 16, 8 blk/SM"}, {16, 4, "  bands of 16, 4 blk/SM"},
-        {16, 2, "  bands of 16, 2 blk/SM"},  {8, 4, "  bands of 8, 4 blk/SM"},
+    static const struct { int band, grid, unshifted; const char *what; } var[] = {
+        {1, 0, 1, "  row order, from element 0"},   /* the kernel before the bands and the shifts */
+        {0, 0, 1, "  tiles from element 0"},       {1, 0, 0, "  tiles in row order"},
+        {32, 0, 0, "  bands of 32"},               {64, 0, 0, "  bands of 64"},
+        {0, 2, 0, "  2 blocks per SM"},
     };
     for (size_t v = 0; v < (variants ? sizeof var / sizeof *var : 1); v++) {
         int ob = pa_cuda__permute_set_band(var[v].band), og = pa_cuda__permute_set_grid(var[v].grid);
+        int ou = pa_cuda__permute_set_unshifted(var[v].unshifted);
         add_row(var[v].what, size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS), 0);
         pa_cuda__permute_set_band(ob);
         pa_cuda__permute_set_grid(og);
+        pa_cuda__permute_set_unshifted(ou);
     }
     if (!plain)
         return;
@@ -169,11 +173,22 @@ static void transpose_rows(pa_matrix *a, pa_matrix *t, int64_t h, int64_t w, siz
     c.kind = 3;
     c.dt = pa_type_get(s, "T");
     c.st = pa_type_get(s, "F");
+    c.dptr = pa_matrix_data(t);
+    c.sptr = pa_matrix_data(a);
     char how[512];
     if (pa_copy_explain(c.dt, c.st, how, sizeof how) >= 0)
         printf("    %s\n", how);
     add_row("  pa_copy of plain types", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c,
             REPEATS), 0);
+    /* the same plain types on 256-byte aligned buffers (cudaMalloc'd: no 16-byte header before the elements) */
+    void *aligned = NULL;
+    CK(cudaMalloc(&aligned, c.bytes));
+    copy_case al = c;
+    al.dptr = aligned;
+    al.sptr = scratch;
+    add_row("  the same, 256-B aligned", size, median_time(run_ours, &al, REPEATS), median_time(run_memcpy, &al,
+            REPEATS), 0);
+    CK(cudaFree(aligned));
     pa_scope_destroy(s);
 }
 

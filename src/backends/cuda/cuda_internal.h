@@ -67,6 +67,12 @@ int pa_cuda__permute_set_band(int band);
  */
 int pa_cuda__permute_set_grid(int per_sm);
 
+/**
+ * on: the tiled transposes cut their tiles from element 0 (as before the shifts that put tile rows on 128-byte
+ * boundaries, permute.cu's TileNest); 0: the default.  Returns the previous setting.  For benchmarks.
+ */
+int pa_cuda__permute_set_unshifted(int on);
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,12 +65,19 @@ struct WordNest {
  * (tb fastest), in which the ~1000 tiles in flight share one or two tile rows: their reads cover a few source
  * rows but their writes touch every row of the destination, 512 bytes each — on a 1 GiB float matrix all of
  * its 2 MiB pages at once.  Bands (band_of) keep both sides' in-flight footprint near 1/8 of that.
+ *
+ * Tile placement: tile (ta, tb) covers a in [ta * A - sa, ..) and b in [tb * 32 - sb, ..), where the shifts put
+ * the tiles' rows on 128-byte boundaries of the destination (along a) and of the source (along b) when the
+ * arrays do not start on one: a matrix's elements start 16 bytes after its header, and tiles cut from element 0
+ * then wrote every 512-byte row with a half sector at each end, which the memory completes by reading it first.
+ * The first and last tiles along each mode are partial (the edge path).
  */
 struct TileNest {
     int n;
     int uw;
     int64_t na, nb, tiles_a, tiles_b, ntiles;
     int64_t band;                          /* tile rows per band, 1 .. tiles_a */
+    int64_t sa, sb;                        /* the tiles' shifts along a and b, in units (below) */
     FastDiv div_plane, div_bandt, div_band;   /* tiles_a * tiles_b, band * tiles_b, band (when ntiles < 2^31) */
     FastDiv div[MAXM];                     /* the outer modes' sizes, when ntiles < 2^31 */
     int64_t ssa, dsb;                      /* src stride of a, dst stride of b, in words */
@@ -184,37 +191,39 @@ __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNes
     for (int64_t t = blockIdx.x; t < p.ntiles; t += gridDim.x) {
         int64_t ta, tb, doff, soff;
         tile_origin<FAST>(p, t, ta, tb, doff, soff);
-        const int64_t a0 = ta * TILE, b0 = tb * TILE;
+        const int64_t a0 = ta * TILE - p.sa, b0 = tb * TILE - p.sb;
+        /* the tile's units inside the arrays: a in [a0 + la, a0 + ea), b in [b0 + lb, b0 + eb) */
+        const int la = (int)max((int64_t)0, -a0), lb = (int)max((int64_t)0, -b0);
         const int ea = (int)min((int64_t)TILE, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
-        /* Rows of the tile along a: each reads eb units contiguous on the source. */
-        const W *s = src + soff + a0 * p.ssa + b0 * uw;
-        const int scols = eb * uw;
+        /* Rows of the tile along a: each reads its units contiguous on the source. */
+        const int64_t s0 = soff + a0 * p.ssa + b0 * uw;
+        const int slo = lb * uw, shi = eb * uw;
         for (int k0 = 0; k0 < iters; k0 += 4) {
             W v[4];
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 int i = (k0 + j) * THREADS + threadIdx.x, ai = i / rowlen, c = i - ai * rowlen;
-                if (ai < ea && c < scols)
-                    v[j] = s[ai * p.ssa + c];
+                if (ai >= la && ai < ea && c >= slo && c < shi)
+                    v[j] = src[s0 + ai * p.ssa + c];
             }
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 int i = (k0 + j) * THREADS + threadIdx.x, ai = i / rowlen, c = i - ai * rowlen;
-                if (ai < ea && c < scols)
+                if (ai >= la && ai < ea && c >= slo && c < shi)
                     tile[ai * pitch + c] = v[j];
             }
         }
         __syncthreads();
-        /* Rows of the destination along b: each writes ea units contiguous on the destination. */
-        W *d = dst + doff + b0 * p.dsb + a0 * uw;
-        const int dcols = ea * uw;
+        /* Rows of the destination along b: each writes its units contiguous on the destination. */
+        const int64_t d0 = doff + b0 * p.dsb + a0 * uw;
+        const int dlo = la * uw, dhi = ea * uw;
         for (int k0 = 0; k0 < iters; k0 += 4) {
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 int i = (k0 + j) * THREADS + threadIdx.x, bi = i / rowlen, c = i - bi * rowlen;
-                if (bi < eb && c < dcols) {
+                if (bi >= lb && bi < eb && c >= dlo && c < dhi) {
                     int ai = c / uw, w = c - ai * uw;
-                    d[bi * p.dsb + c] = tile[ai * pitch + bi * uw + w];
+                    dst[d0 + bi * p.dsb + c] = tile[ai * pitch + bi * uw + w];
                 }
             }
         }
@@ -241,11 +250,10 @@ __global__ void __launch_bounds__(THREADS) tiled_vec4(const __grid_constant__ Ti
     for (int64_t t = blockIdx.x; t < p.ntiles; t += gridDim.x) {
         int64_t ta, tb, doff, soff;
         tile_origin<FAST>(p, t, ta, tb, doff, soff);
-        const int64_t a0 = ta * TA, b0 = tb * TILE;
-        const int ea = (int)min((int64_t)TA, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
-        const uint32_t *s = src + soff + a0 * p.ssa + b0;
-        uint32_t *d = dst + doff + b0 * p.dsb + a0;
-        if (ea == TA && eb == TILE) {
+        const int64_t a0 = ta * TA - p.sa, b0 = tb * TILE - p.sb;
+        if (a0 >= 0 && a0 + TA <= p.na && b0 >= 0 && b0 + TILE <= p.nb) {
+            const uint32_t *s = src + soff + a0 * p.ssa + b0;
+            uint32_t *d = dst + doff + b0 * p.dsb + a0;
             uint4 v[PASSES];
             const int q = threadIdx.x & 7;
 #pragma unroll
@@ -270,16 +278,20 @@ __global__ void __launch_bounds__(THREADS) tiled_vec4(const __grid_constant__ Ti
                 *reinterpret_cast<uint4 *>(d + bi * p.dsb + c) = w;
             }
         } else {
+            /* an edge tile, word by word: a in [a0 + la, a0 + ea), b in [b0 + lb, b0 + eb) */
+            const int la = (int)max((int64_t)0, -a0), lb = (int)max((int64_t)0, -b0);
+            const int ea = (int)min((int64_t)TA, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
+            const int64_t s0 = soff + a0 * p.ssa + b0, d0 = doff + b0 * p.dsb + a0;
             for (int i = threadIdx.x; i < TA * TILE; i += THREADS) {
                 int ai = i / TILE, c = i - ai * TILE;
-                if (ai < ea && c < eb)
-                    tile[ai * P + c] = s[ai * p.ssa + c];
+                if (ai >= la && ai < ea && c >= lb && c < eb)
+                    tile[ai * P + c] = src[s0 + ai * p.ssa + c];
             }
             __syncthreads();
             for (int i = threadIdx.x; i < TA * TILE; i += THREADS) {
                 int bi = i / TA, c = i - bi * TA;
-                if (bi < eb && c < ea)
-                    d[bi * p.dsb + c] = tile[c * P + bi];
+                if (bi >= lb && bi < eb && c >= la && c < ea)
+                    dst[d0 + bi * p.dsb + c] = tile[c * P + bi];
             }
         }
         __syncthreads();
@@ -411,6 +423,7 @@ int vec4_tile(const Prepared &p)
  * not 0, overrides both (pa_cuda__permute_set_band; 1 is the plain row order). */
 constexpr int VEC_BAND = 16, UNIT_BAND = 32;
 int band_set = 0;
+int unshifted_set = 0;   /* 1: tiles from element 0, as before the shifts (pa_cuda__permute_set_unshifted) */
 int grid_set = 0;   /* the tiled kernels' blocks per SM when not 0 (pa_cuda__permute_set_grid), else 256 */
 
 /* The tiled kernels' grid: one block per tile up to 256 per SM (or the set number), looping over the rest. */
@@ -425,6 +438,16 @@ int band_of(int dflt)
 {
     int b = __atomic_load_n(&band_set, __ATOMIC_RELAXED);
     return b > 0 ? b : dflt;
+}
+
+/* The shift, in units of ub bytes, that puts tile boundaries on 128-byte boundaries of an array whose element 0
+ * is at addr (TileNest): 0 for units under 4 bytes (a tile row would not span 128 bytes) or not dividing. */
+int64_t shift_of(const void *addr, int64_t ub)
+{
+    int64_t r = (int64_t)((uintptr_t)addr % 128);
+    if (__atomic_load_n(&unshifted_set, __ATOMIC_RELAXED) || ub < 4 || r % ub)
+        return 0;
+    return r / ub;
 }
 
 /* The band (clamped to the tile rows there are) and, for ntiles < 2^31, the fast divisors of the tile index. */
@@ -443,7 +466,7 @@ void set_order(TileNest &tn, int64_t band)
 /* tiled_vec4's grid: the tile counts along a change with the taller tiles. */
 cudaError_t launch_vec4(TileNest tn, void *dst, const void *src, cudaStream_t stream, int sms)
 {
-    tn.tiles_a = (tn.na + VEC_ROWS - 1) / VEC_ROWS;
+    tn.tiles_a = (tn.na + tn.sa + VEC_ROWS - 1) / VEC_ROWS;
     int64_t ntiles = tn.tiles_a * tn.tiles_b;
     for (int m = 0; m < tn.n; m++)
         ntiles *= tn.size[m];
@@ -470,8 +493,10 @@ cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStre
     tn.nb = p.size[p.b];
     tn.ssa = p.ss[p.a] / w;
     tn.dsb = p.ds[p.b] / w;
-    tn.tiles_a = (tn.na + TILE - 1) / TILE;
-    tn.tiles_b = (tn.nb + TILE - 1) / TILE;
+    tn.sa = shift_of(dst, p.unit);
+    tn.sb = shift_of(src, p.unit);
+    tn.tiles_a = (tn.na + tn.sa + TILE - 1) / TILE;
+    tn.tiles_b = (tn.nb + tn.sb + TILE - 1) / TILE;
     tn.ntiles = tn.tiles_a * tn.tiles_b;
     for (int m = 0; m < p.n; m++) {
         if (m == p.a || m == p.b)
@@ -520,6 +545,11 @@ int align_of(const void *dst, const void *src)
 extern "C" int pa_cuda__permute_set_band(int band)
 {
     return __atomic_exchange_n(&band_set, band < 1 ? 0 : band, __ATOMIC_RELAXED);
+}
+
+extern "C" int pa_cuda__permute_set_unshifted(int on)
+{
+    return __atomic_exchange_n(&unshifted_set, on ? 1 : 0, __ATOMIC_RELAXED);
 }
 
 extern "C" int pa_cuda__permute_set_grid(int per_sm)
