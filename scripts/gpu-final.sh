@@ -35,7 +35,7 @@ for s in "${steps[@]}"; do
         PA_SGEMM_CONFIGS=${SGEMM_CONFIGS:-} timeout 90 $b/bench/sgemm 4096 8192 > "$logs/sgemm.log" 2>&1
         echo "sgemm: rc=$?"; grep -E "P7|sgemm|transposed|blocks" "$logs/sgemm.log" | head -20 ;;
     fft2)
-        B=$b FFT_SIZES="512 1024" FFT_REPEATS=3 timeout 420 scripts/gpu-fft-2gpu.sh "$logs/fft2" \
+        B=$b FFT_SIZES="512 1024" FFT_REPEATS=3 timeout 560 scripts/gpu-fft-2gpu.sh "$logs/fft2" \
             > "$logs/fft2.log" 2>&1
         echo "fft2: rc=$?"; tail -25 "$logs/fft2.log" ;;
     matrix)
