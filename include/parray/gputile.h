@@ -8,7 +8,7 @@
  *
  *     struct S { typedef float elm_t; size, extent, bytes; off(k); at(i, j); };   S_0, S_1 likewise
  *     struct CUDA_1 { size; tid(); sync(); };                                      one per thread dimension
- *     struct ld { frag; load(f, src, tid); store(dst, f, tid); copy(dst, src, tid); and _pred forms };
+ *     struct ld { frag; load(f, src, tid); store(dst, f, tid); copy(dst, src, tid); _pred and _async forms };
  *
  * The source is compiled by NVRTC with the kernels that follow it (pa_tilegen_function, pa_cuda_compile) or
  * written as a header for nvcc (pa_tilegen_write).  Everything here builds without CUDA; compiling and running
@@ -81,6 +81,11 @@ PA_API int pa_tilegen_threads(pa_tilegen *g, const char *name, const pa_type *th
  * allow (checked again at run time: a misaligned pointer takes the element path).  Shared-memory bank
  * conflicts are not removed by the generator: pad the smem type (the manual's [32][17]); the generated
  * comment says how many wavefronts warp 0's first request costs.  An rmem side must be copied by 1 thread.
+ * A copy from a dmem into an smem type also has asynchronous forms (cp.async on sm_80 and later, a plain copy
+ * before): copy_async(dst, src, tid), copy_async_aligned and copy_async_pred(dst, src, tid, lim0, ...) (zeros
+ * written outside the edges); they return before the data lands: close the group with pa_cp_async_commit(),
+ * then pa_cp_async_wait<N>() (at most N groups still in flight) and a barrier before the tile is read.  Units
+ * that are not vectors on both sides go as one request per element.
  * \return PA_OK; PA_ERR_SIZE (the types' sizes differ); PA_ERR_ELM (element sizes differ); PA_ERR_MTT;
  *         PA_ERR_PARAM (rmem with nthreads > 1); PA_ERR_RANGE (nthreads not in 1..1024); PA_ERR_UNSUPPORTED;
  *         PA_ERR_INVAL; PA_ERR_NOMEM.
@@ -153,7 +158,10 @@ PA_API int pa_tile2_dmem(const pa_type *src_outer, const void *src, const pa_typ
 /**
  * A gemm kernel's shape: block tile bm x bn, k-step bk, threads, each thread's tm x tn results; lanes_n: how
  * many lanes of a warp lie along n (the rest along m; 0: the threads along n, at most 32);
- * min_blocks: resident blocks per multiprocessor asked of the compiler (0: 2 for blocks of up to 256 threads).
+ * min_blocks: resident blocks per multiprocessor asked of the compiler (0: 2 for blocks of up to 256 threads);
+ * stages: how the tiles of A and B reach shared memory: 1 through registers into two shared buffers (the next
+ * tiles loaded while the current ones are multiplied), 2 to 8 by asynchronous copies (cp.async) into that many
+ * shared buffers, stages - 1 tiles in flight; 0 the default.
  */
 typedef struct pa_gemm_config {
     int bm, bn, bk;
@@ -161,6 +169,7 @@ typedef struct pa_gemm_config {
     int threads;
     int lanes_n;
     int min_blocks;
+    int stages;
 } pa_gemm_config;
 
 /** What a gemm ran, for benchmarks: the shape, the kernel's resources and the occupancy. */
@@ -189,14 +198,18 @@ PA_API int pa_gemm_dmem(const pa_type *C, void *c, const pa_type *A, const void 
 /**
  * As pa_gemm_dmem with a kernel shape (NULL: the default for the element type; bm, bn divisible by tm, tn,
  * (bm/tm)*(bn/tn) == threads, threads a multiple of 32, bm*bk and bk*bn multiples of threads), queued on stream
- * (a cudaStream_t, NULL the default stream) without waiting, and what ran in *info (may be NULL).
+ * (a cudaStream_t, NULL the default stream) without waiting, and what ran in *info (may be NULL).  With a and b
+ * 16-byte aligned and sizes the tiles divide, the kernel's loop has no alignment or edge branches.
  * \return as pa_gemm_dmem; PA_ERR_PARAM for a shape that breaks those rules.
  */
 PA_API int pa_gemm_dmem_async(const pa_type *C, void *c, const pa_type *A, const void *a, const pa_type *B,
                               const void *b, double alpha, double beta, const pa_gemm_config *config, void *stream,
                               pa_gemm_info *info);
 
-/** The generated CUDA source of the gemm kernel for these types (the caller frees it), or NULL (error set). */
+/**
+ * The generated CUDA source of the gemm kernel for these types (the caller frees it), or NULL (error set): the
+ * kernel pa_gemm_dmem runs when a and b are 16-byte aligned.
+ */
 PA_API char *pa_gemm_dmem_source(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *config);
 
 #ifdef __cplusplus

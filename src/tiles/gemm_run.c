@@ -4,6 +4,7 @@
  * repeated call costs a key, a lookup and a launch.  Built with the CUDA backend only.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +25,12 @@ static kept table[NKEEP];
 static int nkept, next_slot;
 
 /* The layouts of the three types' dimensions, the element type, the shape and the current GPU. */
-static int key_of(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *c, char *key)
+static int key_of(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *c, int aligned,
+                  char *key)
 {
     const pa_type *t[3] = {A, B, C};
-    int at = snprintf(key, KEYLEN, "%s %d %d %d %d %d %d %d %d gpu%d", pa_elm(A), c->bm, c->bn, c->bk, c->tm,
-                      c->tn, c->threads, c->lanes_n, c->min_blocks, pa_cuda_get_device());
+    int at = snprintf(key, KEYLEN, "%s %d %d %d %d %d %d %d %d %d al%d gpu%d", pa_elm(A), c->bm, c->bn, c->bk, c->tm,
+                      c->tn, c->threads, c->lanes_n, c->min_blocks, c->stages, aligned, pa_cuda_get_device());
     for (int i = 0; i < 3; i++)
         for (int d = 0; d < 2; d++) {
             const pa__layout *l = pa__type_layout(pa_type_child(t[i], d));
@@ -40,11 +42,11 @@ static int key_of(const pa_type *C, const pa_type *A, const pa_type *B, const pa
     return at < KEYLEN - 1;
 }
 
-static int kernel_of(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *c,
+static int kernel_of(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *c, int aligned,
                      pa_cuda_function *fn, pa_gemm_info *info)
 {
     char key[KEYLEN];
-    int keyed = key_of(C, A, B, c, key), st;
+    int keyed = key_of(C, A, B, c, aligned, key), st;
     pthread_mutex_lock(&lock);
     for (int i = 0; keyed && i < nkept; i++)
         if (strcmp(table[i].key, key) == 0) {
@@ -55,7 +57,7 @@ static int kernel_of(const pa_type *C, const pa_type *A, const pa_type *B, const
         }
     pthread_mutex_unlock(&lock);
     char *src = NULL;
-    if ((st = pa__gemm_generate(C, A, B, c, &src, info)) != PA_OK)
+    if ((st = pa__gemm_generate(C, A, B, c, aligned, &src, info)) != PA_OK)
         return st;
     st = pa_cuda_compile("pa_gemm_dmem", src, "pa_gemm_kernel", fn);
     free(src);
@@ -97,7 +99,9 @@ int pa_gemm_dmem_async(const pa_type *C, void *c, const pa_type *A, const void *
         return st;
     pa_cuda_function fn;
     pa_gemm_info got;
-    if ((st = kernel_of(C, A, B, &cfg, &fn, &got)) != PA_OK)
+    /* 16-byte aligned operands (as cudaMalloc gives) get the kernel without run-time alignment checks */
+    int aligned = ((uintptr_t)a % 16 == 0) && ((uintptr_t)b % 16 == 0);
+    if ((st = kernel_of(C, A, B, &cfg, aligned, &fn, &got)) != PA_OK)
         return st;
     int64_t m = pa_size(pa_type_child(C, 0)), n = pa_size(pa_type_child(C, 1));
     int64_t gx = (n + cfg.bn - 1) / cfg.bn, gy = (m + cfg.bm - 1) / cfg.bm;

@@ -163,6 +163,64 @@ static void bodies(pa__tbuf *b, const pa__tcopy *c, const char *it)
     }
 }
 
+/*
+ * The asynchronous forms of a copy from device into shared memory (cp.async through pa_cp_async): copy_async_e
+ * (one request per element), copy_async_aligned (one per unit where both sides move vectors), copy_async (the
+ * alignment checked once) and copy_async_pred (elements; outside the edges the destination gets zeros).  The
+ * caller closes the group (pa_cp_async_commit) and waits (pa_cp_async_wait) before a barrier.  Elements of
+ * other sizes than 4, 8 and 16 bytes are copied synchronously by the same names.
+ */
+static void async_bodies(pa__tbuf *b, const pa__tcopy *c, const char *it)
+{
+    int vb = c->v * (int)c->elm, eb = (int)c->elm;
+    long long din = c->generic ? 0 : (long long)c->j[c->nj - 1].dstride;
+    long long sin = c->generic ? 0 : (long long)c->j[c->nj - 1].sstride;
+    long long kin = c->generic ? 0 : (long long)c->j[c->nj - 1].kweight;
+    const char *dsig = "(elm_t *__restrict__ d, const elm_t *__restrict__ s, int tid";
+    if (eb != 4 && eb != 8 && eb != 16) {
+        pa__tbuf_put(b, "    static PA_TDD void copy_async_e%s) { frag f; load_e(f, s, tid); store_e(d, f, tid); }\n"
+                        "    static PA_TDD void copy_async_aligned%s) { copy_aligned(d, s, tid); }\n"
+                        "    static PA_TDD void copy_async%s) { copy(d, s, tid); }\n", dsig, dsig, dsig);
+        pa__tbuf_put(b, "    static PA_TDD void copy_async_pred%s", dsig);
+        lim_params(b, c);
+        pa__tbuf_put(b, ") { copy_pred(d, s, tid");
+        lim_args(b, c);
+        pa__tbuf_put(b, "); }\n");
+        return;
+    }
+    pa__tbuf_put(b, "    static PA_TDD void copy_async_e%s)\n    {\n", dsig);
+    loop_head(b, c, it);
+    pa__tbuf_put(b, "            const %s d0 = doff(u), s0 = soff(u);\n"
+                    "#pragma unroll\n            for (int e = 0; e < %d; e++)\n"
+                    "                pa_cp_async<%d>(d + d0 + e * %lld, s + s0 + e * %lld);\n        }\n    }\n",
+                 it, c->v, eb, din, sin);
+    pa__tbuf_put(b, "    static PA_TDD void copy_async_aligned%s)\n    {\n", dsig);
+    if (c->dvec && c->svec && c->v > 1) {
+        loop_head(b, c, it);
+        pa__tbuf_put(b, "            pa_cp_async<%d>(d + doff(u), s + soff(u));\n        }\n    }\n", vb);
+        pa__tbuf_put(b, "    static PA_TDD void copy_async%s)\n    {\n"
+                        "        if (pa_misaligned(s + %lldLL, %d) || pa_misaligned(d + %lldLL, %d))\n"
+                        "            copy_async_e(d, s, tid);\n        else\n            copy_async_aligned(d, s, tid);\n"
+                        "    }\n", dsig, (long long)c->sl->base, vb, (long long)c->dl->base, vb);
+    } else {
+        pa__tbuf_put(b, "        copy_async_e(d, s, tid);\n    }\n");
+        pa__tbuf_put(b, "    static PA_TDD void copy_async%s) { copy_async_e(d, s, tid); }\n", dsig);
+    }
+    pa__tbuf_put(b, "    static PA_TDD void copy_async_pred%s", dsig);
+    lim_params(b, c);
+    pa__tbuf_put(b, ")\n    {\n");
+    loop_head(b, c, it);
+    pa__tbuf_put(b, "            const %s k0 = kidx(u), d0 = doff(u), s0 = soff(u);\n            (void)k0;\n"
+                    "#pragma unroll\n            for (int e = 0; e < %d; e++) {\n                const bool in = ",
+                 it, c->v);
+    char kx[64];
+    snprintf(kx, sizeof kx, "k0 + e * %lld", kin);
+    pred_cond(b, c, kx, it);
+    pa__tbuf_put(b, ";\n                if (in)\n                    pa_cp_async<%d>(d + d0 + e * %lld, s + s0 + e * %lld);\n"
+                    "                else\n                    d[d0 + e * %lld] = elm_t();\n            }\n        }\n    }\n",
+                 eb, din, sin, din);
+}
+
 void pa__temit_copy(pa__tbuf *b, const char *name, const pa__tcopy *c, const char *elm_decl, const char *comment)
 {
     int small = c->dl->max_off < INT32_MAX && c->sl->max_off < INT32_MAX && c->dl->min_off > -(int64_t)INT32_MAX &&
@@ -203,5 +261,8 @@ void pa__temit_copy(pa__tbuf *b, const char *name, const pa__tcopy *c, const cha
     } else {
         pa__tbuf_put(b, "); store(d, f, tid");
     }
-    pa__tbuf_put(b, "); }\n};\n");
+    pa__tbuf_put(b, "); }\n");
+    if (c->dmem == PA__TMEM_SMEM && c->smem == PA__TMEM_DMEM)
+        async_bodies(b, c, it);
+    pa__tbuf_put(b, "};\n");
 }

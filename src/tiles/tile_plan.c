@@ -89,7 +89,7 @@ static int side_vectors(const pa__tjmode *jm, int n, int v, int src)
     return 1;
 }
 
-static void choose_vector(pa__tcopy *c)
+static void choose_vector(pa__tcopy *c, int max_bytes)
 {
     c->v = 1;
     c->dvec = c->svec = 0;
@@ -99,6 +99,8 @@ static void choose_vector(pa__tcopy *c)
     if ((c->primary ? in->sstride : in->dstride) != 1)
         return;
     for (int bytes = 16; bytes >= 4; bytes /= 2) {
+        if (bytes > max_bytes && bytes > (int)c->elm)
+            continue;
         if (bytes % (int)c->elm != 0 || (int)c->elm > bytes)
             continue;
         int v = bytes / (int)c->elm;
@@ -198,6 +200,12 @@ int pa__tpred_dims(const pa_type *t, int64_t *size, const char *what)
 int pa__tcopy_plan(const pa__layout *dl, pa__tmem dm, const pa__layout *sl, pa__tmem sm, size_t elm, int nt,
                    int npred, const int64_t *pred_size, const char *what, pa__tcopy *out)
 {
+    return pa__tcopy_plan_v(dl, dm, sl, sm, elm, nt, npred, pred_size, 16, what, out);
+}
+
+int pa__tcopy_plan_v(const pa__layout *dl, pa__tmem dm, const pa__layout *sl, pa__tmem sm, size_t elm, int nt,
+                     int npred, const int64_t *pred_size, int max_vec_bytes, const char *what, pa__tcopy *out)
+{
     if (dl->size != sl->size)
         return pa__err(PA_ERR_SIZE, "%s: the destination has %lld elements, the source %lld", what,
                        (long long)dl->size, (long long)sl->size);
@@ -226,7 +234,7 @@ int pa__tcopy_plan(const pa__layout *dl, pa__tmem dm, const pa__layout *sl, pa__
     c.generic = !joint_split(dl, sl, c.j, &c.nj);
     if (!c.generic)
         order_modes(c.j, c.nj, c.primary);
-    choose_vector(&c);
+    choose_vector(&c, max_vec_bytes);
     c.units = dl->size / c.v;
     c.per_thread = (c.units + nt - 1) / nt;
     c.bank_ways = bank_ways(&c);

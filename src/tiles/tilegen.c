@@ -241,9 +241,16 @@ int pa__tilegen_copy_layouts(pa_tilegen *g, const char *name, const pa__layout *
                              const pa__layout *sl, pa__tmem sm, const pa_type *elm_type, int nt, int npred,
                              const int64_t *pred_size, const char *comment)
 {
+    return pa__tilegen_copy_layouts_v(g, name, dl, dm, sl, sm, elm_type, nt, npred, pred_size, 16, comment);
+}
+
+int pa__tilegen_copy_layouts_v(pa_tilegen *g, const char *name, const pa__layout *dl, pa__tmem dm,
+                               const pa__layout *sl, pa__tmem sm, const pa_type *elm_type, int nt, int npred,
+                               const int64_t *pred_size, int max_vec_bytes, const char *comment)
+{
     const char *what = "pa_tilegen_copy";
     pa__tcopy c;
-    int st = pa__tcopy_plan(dl, dm, sl, sm, pa_elm_size(elm_type), nt, npred, pred_size, what, &c);
+    int st = pa__tcopy_plan_v(dl, dm, sl, sm, pa_elm_size(elm_type), nt, npred, pred_size, max_vec_bytes, what, &c);
     if (st != PA_OK)
         return st;
     if (g->ncopies == MAX_NAMES || (st = claim(g, name, what)) != PA_OK)

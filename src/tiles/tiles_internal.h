@@ -57,6 +57,13 @@ typedef struct pa__tcopy {
  */
 int pa__tcopy_plan(const pa__layout *dl, pa__tmem dm, const pa__layout *sl, pa__tmem sm, size_t elm, int nt,
                    int npred, const int64_t *pred_size, const char *what, pa__tcopy *out);
+/**
+ * As pa__tcopy_plan with units of at most max_vec_bytes (a unit is never smaller than one element): 4 gives
+ * single-float units dealt along the dmem side's contiguous mode, which is what an asynchronous copy into a
+ * shared layout that cannot take vectors wants (each warp request then reads whole sectors).
+ */
+int pa__tcopy_plan_v(const pa__layout *dl, pa__tmem dm, const pa__layout *sl, pa__tmem sm, size_t elm, int nt,
+                     int npred, const int64_t *pred_size, int max_vec_bytes, const char *what, pa__tcopy *out);
 
 /** The top-level dimension sizes of t into size (at most PA__TMAX_PRED).  \return their count or an error. */
 int pa__tpred_dims(const pa_type *t, int64_t *size, const char *what);
@@ -109,15 +116,25 @@ int pa__tilegen_put(pa_tilegen *g, const char *text);
 int pa__tilegen_copy_layouts(pa_tilegen *g, const char *name, const pa__layout *dl, pa__tmem dm,
                              const pa__layout *sl, pa__tmem sm, const pa_type *elm_type, int nt, int npred,
                              const int64_t *pred_size, const char *comment);
+/** As pa__tilegen_copy_layouts with units of at most max_vec_bytes (pa__tcopy_plan_v). */
+int pa__tilegen_copy_layouts_v(pa_tilegen *g, const char *name, const pa__layout *dl, pa__tmem dm,
+                               const pa__layout *sl, pa__tmem sm, const pa_type *elm_type, int nt, int npred,
+                               const int64_t *pred_size, int max_vec_bytes, const char *comment);
 
+/** The gemm's default stages (pa_gemm_config.stages 0). */
+#define PA__GEMM_DEFAULT_STAGES 1
+/** The parts a thread's t rows (or columns) of results lie in, for elements of esz bytes: t*esz/16 when that is
+ * 2 or more (each part one 16-byte vector of the shared tile), else 2. */
+int pa__gemm_parts(int t, size_t esz);
 /** The gemm's kernel shape: config or the default for esz-byte elements, checked.  \return PA_OK or PA_ERR_PARAM. */
 int pa__gemm_config(const pa_gemm_config *in, size_t esz, pa_gemm_config *out, const char *what);
 /**
  * The gemm kernel's source for C = A B (gemm_source.c), entry "pa_gemm_kernel"; info (may be NULL) gets the
- * shape and which operands take the fast tile path.  \return PA_OK and *source (the caller frees it) or an error.
+ * shape and which operands take the fast tile path.  aligned 1: the kernel may assume a and b 16-byte aligned
+ * (the tile loads then move vectors without a run-time check where every tile's origin allows).  \return PA_OK and *source (the caller frees it) or an error.
  */
 int pa__gemm_generate(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *config,
-                      char **source, pa_gemm_info *info);
+                      int aligned, char **source, pa_gemm_info *info);
 
 /**
  * The source of pa_tile_dmem's kernel (tile_dmem.c; entry "pa_tile_kernel") for tiles of inner between src_o and

@@ -191,9 +191,37 @@ START_TEST(gemm_matches_the_cpu_on_any_layout)
         gemm_case(e, 131, 97, 45, at, b, cw, 0.5, 2.0, NULL);  /* transposed A, C a window, beta */
         gemm_case(e, 160, 192, 96, a, bb, c, 1.0, 0.0, NULL);  /* B in 16x16 blocks */
     }
-    pa_gemm_config wide = {128, 256, 16, 8, 16, 256, 0, 0};
+    pa_gemm_config wide = {128, 256, 16, 8, 16, 256, 0, 0, 1};
     gemm_case("float", 256, 512, 64, "parray dmem float [M][K] A", "parray dmem float [K][N] B",
               "parray dmem float [M][N] C", 1.0, 0.0, &wide);
+    /* every way the tiles reach shared memory: through registers (1) and 2, 3, 4 asynchronous stages (double
+     * with 3); whole tiles, edges, a transposed A, B in blocks, and an A whose tiles start off 16-byte boundaries */
+    for (int stages = 1; stages <= 4; stages++)
+        for (int i = 0; i < (stages == 3 ? 2 : 1); i++) {
+            const char *e = elms[i];
+            pa_gemm_config cf = i ? (pa_gemm_config){64, 64, 8, 4, 4, 256, 0, 0, stages}
+                                  : (pa_gemm_config){128, 128, 8, 8, 8, 256, 8, 0, stages};
+            char a[160], at[200], b[160], bb[240], c[160], aw[240];
+            snprintf(a, sizeof a, "parray dmem %s [M][K] A", e);
+            snprintf(at, sizeof at, "parray dmem %s [K][M] AS; parray dmem %s [#AS_1][#AS_0] A", e, e);
+            snprintf(b, sizeof b, "parray dmem %s [K][N] B", e);
+            snprintf(bb, sizeof bb, "parray dmem %s [K/16][N/16][16][16] BL; parray dmem %s [[#BL_0][#BL_2]][[#BL_1]"
+                                    "[#BL_3]] B", e, e);
+            snprintf(c, sizeof c, "parray dmem %s [M][N] C", e);
+            snprintf(aw, sizeof aw, "parray dmem %s [M+1][K+1] AB; parray dmem %s [M # disp(1) # AB_0][K # AB_1] A",
+                     e, e);
+            gemm_case(e, 256, 256, 64, a, b, c, 1.0, 0.0, &cf);
+            gemm_case(e, 300, 200, 77, a, b, c, 1.0, 0.0, &cf);
+            gemm_case(e, 131, 97, 45, at, b, c, 0.5, 2.0, &cf);
+            gemm_case(e, 160, 192, 96, a, bb, c, 1.0, 0.0, &cf);
+            gemm_case(e, 150, 128, 40, aw, b, c, 1.0, 0.0, &cf);
+        }
+    /* a thread's 8 x 16 results in four 16-byte parts along n, 128 threads, three stages */
+    pa_gemm_config big = {128, 128, 8, 8, 16, 128, 8, 2, 3};
+    gemm_case("float", 300, 260, 77, "parray dmem float [M][K] A", "parray dmem float [K][N] B",
+              "parray dmem float [M][N] C", 1.0, 0.0, &big);
+    gemm_case("float", 256, 256, 64, "parray dmem float [M][K] A", "parray dmem float [K][N] B",
+              "parray dmem float [M][N] C", 1.0, 0.0, &big);
     PA_CK_ERR(pa_gemm_dmem_async(NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, NULL, NULL), PA_ERR_INVAL);
 }
 END_TEST

@@ -8,6 +8,9 @@
  *     pa_vec_t<B>             the B-byte vector a unit moves as (4, 8, 16 bytes)
  *     pa_bytes<N>             an element of N bytes of a type CUDA does not name
  *     pa_misaligned(p, B)     1 when p is not B-byte aligned
+ *     pa_cp_async<B>(d, s)    an asynchronous B-byte copy (4, 8, 16) from device to shared memory (cp.async,
+ *                             sm_80 and later; a plain copy before); pa_cp_async_commit() closes a group of
+ *                             them, pa_cp_async_wait<N>() waits until at most N groups are in flight
  *
  * and kernels declare the arrays of smem and rmem types with
  *
@@ -37,6 +40,42 @@ template <int N> struct alignas(N % 16 == 0 ? 16 : N % 8 == 0 ? 8 : N % 4 == 0 ?
 template <typename T> PA_TD bool pa_misaligned(const T *p, int bytes)
 {
     return ((unsigned long long)p & (unsigned long long)(bytes - 1)) != 0;
+}
+
+/* The shared-memory address of a generic pointer into shared memory (for cp.async). */
+PA_TDD unsigned pa_smem_addr(const void *p)
+{
+    unsigned long long a;
+    asm("cvta.to.shared.u64 %0, %1;" : "=l"(a) : "l"(p));
+    return (unsigned)a;
+}
+
+/* B bytes from device memory s into shared memory d, without waiting (16 bytes bypass L1: .cg). */
+template <int B> PA_TDD void pa_cp_async(void *d, const void *s)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (B == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(pa_smem_addr(d)), "l"(s) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(pa_smem_addr(d)), "l"(s), "n"(B)
+                     : "memory");
+#else
+    *reinterpret_cast<pa_vec_t<B> *>(d) = *reinterpret_cast<const pa_vec_t<B> *>(s);
+#endif
+}
+
+PA_TDD void pa_cp_async_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+template <int N> PA_TDD void pa_cp_async_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
 }
 
 /* The lanes of the group of size n, inner stride w, of the thread at lane (the span n * w divides 32). */
