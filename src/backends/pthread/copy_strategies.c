@@ -133,7 +133,7 @@ static int probe_transpose(const pa__copy_shape *s, double *cost, char *why, siz
     double bytes = (double)pa__bytes(s->total, s->elm), units = (double)(s->total / u);
     int edge = pa__transpose_edge(pa__bytes(u, s->elm));
     double tile = (double)edge, tiles = units / (tile * tile);
-    *cost = 2 * bytes / PA__BW_BYTES_PER_NS + units * PA__T_LOOP_UNIT + tiles * PA__T_TILE;
+    *cost = 2 * bytes / PA__BW_BYTES_PER_NS + units * pa__cost()->host_transpose_unit + tiles * PA__T_TILE;
     snprintf(why, len, "transpose of %lldx%lld units of %lld B in %dx%d tiles", (long long)s->size[b],
              (long long)s->size[a], (long long)pa__bytes(u, s->elm), edge, edge);
     return 1;

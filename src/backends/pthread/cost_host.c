@@ -4,8 +4,9 @@
  * Each constant is measured by the copy that isolates it, on one thread, as the median of several rounds that
  * run every copy once (after a warm-up round), and solved from the same formula the strategy's probe uses
  * (copy_strategies.c), so that the probes predict what they measured: the bandwidth from one contiguous 16 MiB
- * run; a memcpy call's cost from 32-byte rows; a loop unit's from a strided element loop; a transpose tile's
- * from a 2048 x 2048 float transpose; a gathered element's from a random permutation.  Values outside a plausible range are clamped to it.
+ * run; a memcpy call's cost from 32-byte rows; a loop unit's from a strided element loop; a transposed unit's
+ * from a 2048 x 2048 float transpose (a tile's set-up keeps its value); a gathered element's from a random
+ * permutation.  Values outside a plausible range are clamped to it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -140,15 +141,15 @@ int pa__host_calibrate(pa__cost_model *m, FILE *log)
     c.host_loop_unit = clamp((t[C_LOOPS] - 12.0 * (double)n / c.host_bw - c.host_loop_start) / (double)n, 0.02,
                              100);
     double edge = pa__transpose_edge(4), tiles = (double)n / (edge * edge);
-    c.host_tile = clamp((t[C_TRANSPOSE] - 2.0 * bytes / c.host_bw - (double)n * c.host_loop_unit) / tiles, 0.5,
-                        1e5);
+    c.host_transpose_unit = clamp((t[C_TRANSPOSE] - 2.0 * bytes / c.host_bw - tiles * c.host_tile) / (double)n,
+                                  0.02, 100);
     double traffic = 4.0 * (double)g + 64.0 * (double)g;   /* as the gather's probe counts it */
     c.host_gather_elem = clamp((t[C_GATHER] - traffic / c.host_bw) / (double)g - c.host_loop_unit, 0.05, 200);
 
     if (log)
-        fprintf(log, "  host: %.2f bytes/ns, memcpy call %.2f ns, loop unit %.3f ns, tile %.1f ns, gathered "
-                "element %.2f ns\n", c.host_bw, c.host_memcpy_call, c.host_loop_unit, c.host_tile,
-                c.host_gather_elem);
+        fprintf(log, "  host: %.2f bytes/ns, memcpy call %.2f ns, loop unit %.3f ns, transposed unit %.3f ns, "
+                "gathered element %.2f ns\n", c.host_bw, c.host_memcpy_call, c.host_loop_unit,
+                c.host_transpose_unit, c.host_gather_elem);
     c.mpi_host_bw = c.host_bw;
     *m = c;
 done:
