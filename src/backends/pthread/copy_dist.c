@@ -3,8 +3,8 @@
  * row k of HMEM in thread k's own local array.  Every thread of a pthd array calls pa_copy with its own local
  * array and copies its part: the elements whose thread id is its own.  The other side is either a shared
  * (local) array, or distributed over the same threads in the same way (each thread then copies between its
- * own two arrays).  Threads share memory, so no messages are needed; a thread cannot reach another thread's
- * local array, so copies that move elements between threads are not supported.
+ * own two arrays).  Threads share memory, so no messages are needed.  Between two arrays distributed over the
+ * threads differently, elements move between threads: that all-to-all is collective (copy_exchange.c).
  *
  * The first call of each thread lists its elements (O(size)), turns both sides' lists into layouts and makes a
  * host plan between them; the plan is cached per thread, so later calls only run it.
@@ -21,7 +21,14 @@ static int same_pid(const pa__dist_split *a, const pa__dist_split *b)
     return !memcmp(&a->pid, &b->pid, sizeof a->pid);
 }
 
-/* The checks; *sel is the process layout that chooses the elements. */
+/* 1 when both sides are distributed over the threads, differently: the all-to-all (copy_exchange.c). */
+static int is_exchange(const pa__dist_split *d, const pa__dist_split *s)
+{
+    return *d->thread_mtt && *s->thread_mtt && !same_pid(d, s);
+}
+
+/* The checks; *sel is the process layout that chooses the elements.  The all-to-all may also move device
+ * memory (each thread's arrays on its GPU); the other copies need host memory. */
 static int check(const pa_type *dt, const pa__dist_split *d, const pa_type *st, const pa__dist_split *s,
                  const pa__layout **sel)
 {
@@ -29,16 +36,21 @@ static int check(const pa_type *dt, const pa__dist_split *d, const pa_type *st, 
         return pa__err(pa_size(dt) != pa_size(st) ? PA_ERR_SIZE : PA_ERR_ELM, "copy from %s (%lld x %zu B) to %s "
                        "(%lld x %zu B): sizes or element sizes differ", pa_type_name(st), (long long)pa_size(st),
                        pa_elm_size(st), pa_type_name(dt), (long long)pa_size(dt), pa_elm_size(dt));
-    if (*d->thread_mtt && *s->thread_mtt && !same_pid(d, s))
-        return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: both are distributed over pthd threads, "
-                       "differently; a thread can only reach its own local arrays", pa_type_name(st),
-                       pa_type_name(dt));
     for (int i = 0; i < 2; i++) {
         const pa__dist_split *x = i ? s : d;
         const pa__mem_ops *ops = strcmp(x->memory_mtt, "any") ? pa__mem_find(x->memory_mtt) : NULL;
-        if (strcmp(x->memory_mtt, "any") && (!ops || !ops->host_accessible))
+        if (!strcmp(x->memory_mtt, "any") || (ops && ops->host_accessible))
+            continue;
+        if (!is_exchange(d, s))
             return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: pthd-distributed copies need host memory, "
-                           "not %s", pa_type_name(st), pa_type_name(dt), x->memory_mtt);
+                           "not %s (device memory only in the all-to-all between threads)", pa_type_name(st),
+                           pa_type_name(dt), x->memory_mtt);
+        if (!ops)
+            return pa__err(PA_ERR_NODEV, "copy from %s to %s: %s memory is not in this build", pa_type_name(st),
+                           pa_type_name(dt), x->memory_mtt);
+        if (ops->available && !ops->available())
+            return pa__err(PA_ERR_NODEV, "copy from %s to %s: %s memory, but no usable GPU", pa_type_name(st),
+                           pa_type_name(dt), x->memory_mtt);
     }
     *sel = *d->thread_mtt ? &d->pid : &s->pid;
     return PA_OK;
@@ -78,11 +90,13 @@ static void as_layout(int64_t *t, int64_t n, pa__layout *out)
 }
 
 /*
- * Plans per thread, cached by the contents of both splits (when affine: gathered layouts point into their
- * types), the element size, the thread id and the array's size; never trimmed, freed at exit.
+ * Plans per thread, cached by the contents of both splits (and by the types' serials when a split has gather
+ * tables, whose contents the key does not hold), the element size, the thread id and the array's size; never
+ * trimmed, freed at exit.
  */
 typedef struct cached {
     pa__layout key[4];
+    uint64_t dser, sser;        /* the types' serials when a split has gather tables, else 0 */
     size_t elm;
     int64_t tid, nthreads, count, dbase, sbase;
     pa__plan *plan;
@@ -111,12 +125,13 @@ static void key_of(const pa__dist_split *d, const pa__dist_split *s, pa__layout 
 }
 
 /* A cached plan (with a reference for the caller), or NULL. */
-static cached *cache_find(const pa__layout *key, size_t elm, int64_t tid, int64_t n)
+static cached *cache_find(const pa__layout *key, const uint64_t *ser, size_t elm, int64_t tid, int64_t n)
 {
     cached *c;
     pthread_mutex_lock(&cache_lock);
     for (c = cache; c; c = c->next)
-        if (c->elm == elm && c->tid == tid && c->nthreads == n && !memcmp(c->key, key, sizeof c->key)) {
+        if (c->elm == elm && c->tid == tid && c->nthreads == n && c->dser == ser[0] && c->sser == ser[1] &&
+            !memcmp(c->key, key, sizeof c->key)) {
             if (c->plan)
                 pa__plan_ref(c->plan);
             break;
@@ -125,13 +140,14 @@ static cached *cache_find(const pa__layout *key, size_t elm, int64_t tid, int64_
     return c;
 }
 
-static void cache_add(const pa__layout *key, size_t elm, int64_t tid, int64_t n, int64_t count,
+static void cache_add(const pa__layout *key, const uint64_t *ser, size_t elm, int64_t tid, int64_t n, int64_t count,
                       const pa__layout *ld, const pa__layout *ls, pa__plan *plan)
 {
     cached *c = malloc(sizeof *c);
     if (!c)
         return;   /* not cached: the next call plans again */
-    *c = (cached){.elm = elm, .tid = tid, .nthreads = n, .count = count, .dbase = count ? ld->base : 0,
+    *c = (cached){.dser = ser[0], .sser = ser[1], .elm = elm, .tid = tid, .nthreads = n, .count = count,
+                  .dbase = count ? ld->base : 0,
                   .sbase = count ? ls->base : 0, .plan = plan};
     memcpy(c->key, key, sizeof c->key);
     if (plan)
@@ -181,9 +197,11 @@ static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa
     *tid = pa_tid(ctx);
     int64_t n = pa_ctx_size(ctx);
     size_t elm = pa_elm_size(dt);
-    int cacheable = d->pid.affine && d->local.affine && s->pid.affine && s->local.affine;
+    /* gathered splits (uneven windows) are told apart by the types' serials, which are never reused */
+    int gathered = !(d->pid.affine && d->local.affine && s->pid.affine && s->local.affine);
+    uint64_t ser[2] = {gathered ? pa__type_serial(dt) : 0, gathered ? pa__type_serial(st) : 0};
     key_of(d, s, key);
-    cached *c = cacheable ? cache_find(key, elm, *tid, n) : NULL;
+    cached *c = cache_find(key, ser, elm, *tid, n);
     if (c) {
         *plan = c->plan;
         *count = c->count;
@@ -192,17 +210,49 @@ static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa
         return PA_OK;
     }
     rc = make_plan(sel, d, s, elm, *tid, n, plan, ld, ls, count);
-    if (rc == PA_OK && cacheable)
-        cache_add(key, elm, *tid, n, *count, ld, ls, *plan);
+    if (rc == PA_OK)
+        cache_add(key, ser, elm, *tid, n, *count, ld, ls, *plan);
     return rc;
+}
+
+/* The all-to-all's splits and context, when the pair is one (*yes); PA_OK with *yes = 0 otherwise. */
+static int exchange_of(const pa_type *dt, const pa_type *st, const pa__dist_split **d, const pa__dist_split **s,
+                       const pa_ctx **ctx, int *yes)
+{
+    const pa__layout *sel;
+    int rc;
+    *yes = 0;
+    if ((rc = pa__dist_split_get(dt, d)) != PA_OK || (rc = pa__dist_split_get(st, s)) != PA_OK)
+        return rc;
+    if (!is_exchange(*d, *s))
+        return PA_OK;
+    if ((rc = check(dt, *d, st, *s, &sel)) != PA_OK)
+        return rc;
+    if (!(*ctx = pa__current_ctx()))
+        return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: arrays distributed over pthd threads are copied "
+                       "by the threads themselves; call pa_copy inside pa_for over the thread type (every thread: "
+                       "this copy moves elements between threads)", pa_type_name(st), pa_type_name(dt));
+    *yes = 1;
+    return PA_OK;
 }
 
 static int pthd_copy(const pa_type *dt, void *dst, const pa_type *st, const void *src)
 {
+    const pa__dist_split *d, *s;
+    const pa_ctx *ctx;
+    int yes, rc = exchange_of(dt, st, &d, &s, &ctx, &yes);
+    if (rc != PA_OK)
+        return rc;
+    if (yes) {
+        char names[256];
+        snprintf(names, sizeof names, "from %s to %s", pa_type_name(st), pa_type_name(dt));
+        return pa__pthd_exchange(d, s, pa_elm_size(dt), ctx, dst, src, names, pa__type_serial(dt),
+                                 pa__type_serial(st));
+    }
     pa__plan *p;
     pa__layout ld, ls;
     int64_t n, tid;
-    int rc = thread_plan(dt, st, &p, &ld, &ls, &n, &tid);
+    rc = thread_plan(dt, st, &p, &ld, &ls, &n, &tid);
     if (rc != PA_OK || n == 0)
         return rc;
     if (!dst || !src)
@@ -220,7 +270,15 @@ static int pthd_explain(const pa_type *dt, const pa_type *st, char *buf, size_t 
     pa__layout ld, ls;
     int64_t n, tid;
     char host[400] = "nothing to copy";
-    int rc = thread_plan(dt, st, &p, &ld, &ls, &n, &tid);
+    const pa__dist_split *d, *s;
+    const pa_ctx *ctx;
+    int yes, rc = exchange_of(dt, st, &d, &s, &ctx, &yes);
+    if (rc != PA_OK)
+        return rc;
+    if (yes)
+        return pa__pthd_exchange_explain(d, s, pa_elm_size(dt), ctx, buf, len, pa__type_serial(dt),
+                                         pa__type_serial(st));
+    rc = thread_plan(dt, st, &p, &ld, &ls, &n, &tid);
     if (rc != PA_OK)
         return rc;
     if (p)
