@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backends.h"
+#include "mem_internal.h"
 #include "trace.h"
 
 /* The memory ops of a type's mtt: NULL for unspecified ("any") memory, which is treated as host memory.  A
@@ -44,9 +45,14 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
         return pa__err(PA_ERR_ELM, "copy from %s (%s, %zu bytes) to %s (%s, %zu bytes): element sizes %s",
                        pa_type_name(st), pa_elm(st), se, pa_type_name(dt), pa_elm(dt), de,
                        de == 0 || se == 0 ? "unspecified" : "differ");
-    if (memory_of(dt, &dm) != PA_OK || memory_of(st, &sm) != PA_OK)
+    if (memory_of(dt, &dm) != PA_OK || memory_of(st, &sm) != PA_OK) {
+        /* Why the side without an allocator has none (a backend not built, or switched off by PA_BACKENDS). */
+        const char *side = dm == NULL && pa_mtt(dt) && strcmp(pa_mtt(dt), "any") != 0 ? pa_mtt(dt) : pa_mtt(st);
+        const char *why = side ? pa__mem_missing(side) : NULL;
         return pa__err(PA_ERR_MTT, "copy from %s (%s) to %s (%s): no copy strategy exists for this pair of "
-                       "memory types yet", pa_type_name(st), pa_mtt(st), pa_type_name(dt), pa_mtt(dt));
+                       "memory types yet%s%s%s%s%s", pa_type_name(st), pa_mtt(st), pa_type_name(dt), pa_mtt(dt),
+                       why ? " (" : "", why ? side : "", why ? ": " : "", why ? why : "", why ? ")" : "");
+    }
     *out = NULL;
     *dmo = dm;
     *smo = sm;

@@ -8,6 +8,7 @@
 
 #include "pa_config.h"
 #include "plan.h"
+#include "parray/backend.h"
 #include "test_copy.h"
 
 static pa_scope *scope(const char *text)
@@ -141,8 +142,12 @@ START_TEST(test_errors_write_nothing)
     ck_assert_msg(strstr(pa_last_error(), "no copy strategy"), "%s", pa_last_error());
     PA_CK_ERR(pa_copy(get(s, "A"), dst, get(s, "PIN"), src), PA_ERR_MTT);
 #else
-    /* With the CUDA backend built, copies to dmem fail cleanly only when there is no GPU (tests/cuda/). */
-    if (pa_cuda_device_count() < 0)
+    /* With the CUDA backend built, copies to dmem fail cleanly when it is switched off (PA_BACKENDS=-cuda: the
+     * memory type has no allocator) and when there is no GPU (tests/cuda/ has the rest). */
+    if (!pa_backend_on("cuda")) {
+        PA_CK_ERR(pa_copy(get(s, "DEV"), dst, get(s, "A"), src), PA_ERR_MTT);
+        ck_assert_msg(strstr(pa_last_error(), "switched off (PA_BACKENDS)"), "%s", pa_last_error());
+    } else if (pa_cuda_device_count() < 0)
         PA_CK_ERR(pa_copy(get(s, "DEV"), dst, get(s, "A"), src), PA_ERR_NODEV);
 #endif
     PA_CK_ERR(pa_copy_explain(get(s, "C"), get(s, "A"), NULL, 0), PA_ERR_SIZE);
