@@ -9,7 +9,8 @@
  * Between the two sides of a turn the benchmark pauses (10 ms): OpenMP's threads poll for a while after a
  * parallel region and the pool's workers for 200 us after a copy, and a copy started right after the other
  * side's would share the cores with those polling threads (bench/host_probe measures the effect).
- * Usage: copy_host [repeats] [--smoke]   (default 11; --smoke: 8 MiB cases, 3 repeats, no pass/fail).
+ * Usage: copy_host [repeats] [--smoke] [--case TEXT]   (default 11; --smoke: 8 MiB cases, 3 repeats, no
+ * pass/fail; --case: only the rows whose name contains TEXT, e.g. "cyclic shift" or "reversal").
  */
 #include <unistd.h>
 
@@ -146,9 +147,12 @@ static int run_case(pa_scope *sc, const bcase *k, const int *nthr, int nt, int r
 int main(int argc, char **argv)
 {
     int reps = 11, nthr[8], nt = 0, rows = 0, fails = 0;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--smoke") == 0)
             smoke = 1;
+        else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
+            only = argv[++i];
         else if (atoi(argv[i]) > 0 && atoi(argv[i]) <= 255)
             reps = atoi(argv[i]);
     }
@@ -170,7 +174,8 @@ int main(int argc, char **argv)
     printf("| case | size | threads | strategy | planner's threads | ours GB/s | OpenMP memcpy GB/s | ratio | target "
            "| result |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-        fails += run_case(sc, &cases[c], nthr, nt, reps, &rows);
+        if (!only || strstr(cases[c].name, only))
+            fails += run_case(sc, &cases[c], nthr, nt, reps, &rows);
     printf("%d of %d rows meet their target\n", rows - fails, rows);
     pa_scope_destroy(sc);
     return smoke ? 0 : fails != 0;

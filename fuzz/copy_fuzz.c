@@ -13,6 +13,8 @@
  *   - a reversal through a user offset function (func);
  *   - a step or a reversal [N # step(k) # disp(d) # [M]] that stays inside M (strides k, negative for k < 0);
  *   - for the source only, a wrap [N # disp(k) # [M]] with M <= N (several indices read one element).
+ * Inputs with bit 1 of their flags also copy between two types distributed over pthd threads, even or uneven
+ * (copy_fuzz_dist.c).
  * The source's extent is filled with a pattern, the destination's extent is poisoned, and pa_copy copies
  * between buffers of exactly their extents (so that a stray byte is a heap overflow that AddressSanitizer
  * reports).  Every byte of the destination's extent is then compared with what the reference tree walk
@@ -30,6 +32,7 @@
 #include <parray/parray.h>
 
 #include "internal.h"
+#include "copy_fuzz.h"
 
 /*
  * Guard bytes around every buffer in builds without AddressSanitizer (the fast build for long runs,
@@ -45,7 +48,7 @@
 #define GUARD 64
 #endif
 
-static unsigned char *guarded_alloc(size_t bytes)
+unsigned char *fz_alloc(size_t bytes)
 {
     unsigned char *b = malloc(bytes + 2 * GUARD);
     if (!b)
@@ -56,7 +59,7 @@ static unsigned char *guarded_alloc(size_t bytes)
 }
 
 /* Frees a guarded buffer; 0 when a guard byte changed. */
-static int guarded_free(unsigned char *p, size_t bytes)
+int fz_free(unsigned char *p, size_t bytes)
 {
     int ok = 1;
     for (size_t i = 0; i < GUARD; i++)
@@ -65,12 +68,7 @@ static int guarded_free(unsigned char *p, size_t bytes)
     return ok;
 }
 
-typedef struct input {
-    const uint8_t *p;
-    size_t n;
-} input;
-
-static unsigned next(input *in)
+unsigned fz_next(fz_input *in)
 {
     if (in->n == 0)
         return 0;
@@ -79,9 +77,9 @@ static unsigned next(input *in)
 }
 
 /* A choice in [lo, hi]. */
-static int64_t pick(input *in, int64_t lo, int64_t hi)
+int64_t fz_pick(fz_input *in, int64_t lo, int64_t hi)
 {
-    return lo + (int64_t)(next(in) % (unsigned)(hi - lo + 1));
+    return lo + (int64_t)(fz_next(in) % (unsigned)(hi - lo + 1));
 }
 
 typedef struct text {
@@ -104,11 +102,11 @@ static void put(text *t, const char *fmt, ...)
 }
 
 /* A random tree: writes its children "[..][..]" and returns its size; the product stays within *budget. */
-static int64_t gen_tree(input *in, text *t, int depth, int64_t *budget)
+static int64_t gen_tree(fz_input *in, text *t, int depth, int64_t *budget)
 {
-    int kids = depth >= 3 ? 0 : (int)pick(in, depth == 0 ? 1 : 0, 3);
+    int kids = depth >= 3 ? 0 : (int)fz_pick(in, depth == 0 ? 1 : 0, 3);
     if (kids == 0) {
-        int64_t hi = *budget < 8 ? *budget : 8, n = pick(in, 1, hi < 1 ? 1 : hi);
+        int64_t hi = *budget < 8 ? *budget : 8, n = fz_pick(in, 1, hi < 1 ? 1 : hi);
         *budget /= n;
         put(t, "%lld", (long long)n);
         return n;
@@ -125,12 +123,12 @@ static int64_t gen_tree(input *in, text *t, int depth, int64_t *budget)
 enum { MAX_UNITS = 32 };
 
 /* The paths of a cut through T (sub-trees taken whole, leaves always). */
-static int cut(input *in, const pa_type *t, const char *path, char units[][64], int n, int whole_ok)
+static int cut(fz_input *in, const pa_type *t, const char *path, char units[][64], int n, int whole_ok)
 {
     int nd = pa_ndim(t);
     if (n >= MAX_UNITS)
         return n;
-    if (nd == 0 || (whole_ok && next(in) % 3 == 0)) {
+    if (nd == 0 || (whole_ok && fz_next(in) % 3 == 0)) {
         snprintf(units[n], 64, "%s", path);
         return n + 1;
     }
@@ -143,17 +141,17 @@ static int cut(input *in, const pa_type *t, const char *path, char units[][64], 
 }
 
 /* The units in a random order, grouped at random: "[[#T_1][#T_0_1]][#T_0_0]". */
-static void permuted(input *in, text *t, char units[][64], int n)
+static void permuted(fz_input *in, text *t, char units[][64], int n)
 {
     for (int i = n - 1; i > 0; i--) {
-        int j = (int)pick(in, 0, i);
+        int j = (int)fz_pick(in, 0, i);
         char tmp[64];
         memcpy(tmp, units[i], 64);
         memcpy(units[i], units[j], 64);
         memcpy(units[j], tmp, 64);
     }
     for (int i = 0; i < n;) {
-        int g = (int)pick(in, 1, n - i);
+        int g = (int)fz_pick(in, 1, n - i);
         if (g == 1) {
             put(t, "[#%s]", units[i]);
         } else {
@@ -178,12 +176,12 @@ static int64_t reverse(int64_t i, void *ctx)
  * Declares one type of size n named `name` (the destination when dst: its offsets must be distinct).  T names
  * the tree of that size.  NULL when the declaration is refused (too long a text).
  */
-static const pa_type *gen_type(input *in, pa_scope *s, const char *name, const pa_type *T, int64_t n, int e,
+static const pa_type *gen_type(fz_input *in, pa_scope *s, const char *name, const pa_type *T, int64_t n, int e,
                                int dst)
 {
     text t = {.n = 0};
     char pad[16];
-    switch (pick(in, 0, dst ? 6 : 7)) {
+    switch (fz_pick(in, 0, dst ? 6 : 7)) {
     case 0:
         put(&t, "paged bytes%d [%lld]", e, (long long)n);
         break;
@@ -197,12 +195,12 @@ static const pa_type *gen_type(input *in, pa_scope *s, const char *name, const p
     case 2:
     case 3: {   /* a window of a x b into a padded array; 3: transposed */
         int64_t a = 1;
-        for (int64_t d = pick(in, 1, 16); d >= 1; d--)
+        for (int64_t d = fz_pick(in, 1, 16); d >= 1; d--)
             if (n % d == 0) {
                 a = d;
                 break;
             }
-        int64_t b = n / a, pa = pick(in, 0, 5), pb = pick(in, 0, 5);
+        int64_t b = n / a, pa = fz_pick(in, 0, 5), pb = fz_pick(in, 0, 5);
         snprintf(pad, sizeof pad, "P%s", name);
         char decl[128];
         snprintf(decl, sizeof decl, "paged bytes%d [%lld][%lld]", e, (long long)(a + pa), (long long)(b + pb));
@@ -210,8 +208,8 @@ static const pa_type *gen_type(input *in, pa_scope *s, const char *name, const p
             abort();
         char win[160];
         snprintf(win, sizeof win, "[%lld # disp(%lld) # %s_0][%lld # disp(%lld) # %s_1]", (long long)a,
-                 (long long)pick(in, 0, 7), pad, (long long)b, (long long)pick(in, 0, 7), pad);
-        if (pick(in, 0, 1)) {
+                 (long long)fz_pick(in, 0, 7), pad, (long long)b, (long long)fz_pick(in, 0, 7), pad);
+        if (fz_pick(in, 0, 1)) {
             put(&t, "paged bytes%d %s", e, win);
         } else {
             char wname[24];
@@ -225,14 +223,14 @@ static const pa_type *gen_type(input *in, pa_scope *s, const char *name, const p
         break;
     }
     case 4:
-        put(&t, "paged bytes%d [%lld # disp(%lld) # [%lld]]", e, (long long)n, (long long)pick(in, -20, 20),
+        put(&t, "paged bytes%d [%lld # disp(%lld) # [%lld]]", e, (long long)n, (long long)fz_pick(in, -20, 20),
             (long long)n);
         break;
     case 5:
         put(&t, "paged bytes%d [%lld # func(rev)]", e, (long long)n);
         break;
     case 6: {   /* a step or a reversal (NumPy's a[d::k]) into a padded axis: (negative) strides */
-        int64_t k = pick(in, -3, 3), span, extra = pick(in, 0, 4);
+        int64_t k = fz_pick(in, -3, 3), span, extra = fz_pick(in, 0, 4);
         k = k == 0 ? -1 : k;
         span = (n - 1) * (k < 0 ? -k : k);
         put(&t, "paged bytes%d [%lld # step(%lld) # disp(%lld) # [%lld]]", e, (long long)n, (long long)k,
@@ -240,8 +238,8 @@ static const pa_type *gen_type(input *in, pa_scope *s, const char *name, const p
         break;
     }
     default:   /* a wrap: several indices read one element (sources only) */
-        put(&t, "paged bytes%d [%lld # disp(%lld) # [%lld]]", e, (long long)n, (long long)pick(in, 0, 9),
-            (long long)pick(in, 1, n));
+        put(&t, "paged bytes%d [%lld # disp(%lld) # [%lld]]", e, (long long)n, (long long)fz_pick(in, 0, 9),
+            (long long)fz_pick(in, 1, n));
         break;
     }
     if (t.full || pa_declare(s, name, t.s) != PA_OK)
@@ -249,7 +247,7 @@ static const pa_type *gen_type(input *in, pa_scope *s, const char *name, const p
     return pa_type_get(s, name);
 }
 
-static void fail(const char *what, const pa_type *dt, const pa_type *st, int64_t byte)
+void fz_fail(const char *what, const pa_type *dt, const pa_type *st, int64_t byte)
 {
     char dl[512], sl[512], line[1024] = "";
     pa_type_format(dt, dl, sizeof dl);
@@ -265,7 +263,7 @@ static unsigned char *extent_buffer(const pa_type *t, int e, int64_t *lo, int64_
 {
     if (pa_extent(t, lo, hi) != PA_OK)
         return NULL;
-    unsigned char *b = guarded_alloc((size_t)(*hi - *lo + 1) * (size_t)e);
+    unsigned char *b = fz_alloc((size_t)(*hi - *lo + 1) * (size_t)e);
     *base = b - *lo * e;
     return b;
 }
@@ -287,12 +285,12 @@ static void copy_apart(const pa_type *dt, const pa_type *st, int e, uint8_t salt
     for (int64_t k = 0; k < n; k++)
         memcpy(want + (pa__offset_walk(dt, k) - dlo) * e, s + (pa__offset_walk(st, k) - slo) * e, (size_t)e);
     if (pa_copy(dt, dbase, st, sbase) != PA_OK)
-        fail("pa_copy failed", dt, st, -1);
+        fz_fail("pa_copy failed", dt, st, -1);
     for (size_t i = 0; i < dbytes; i++)
         if (d[i] != want[i])
-            fail("a byte differs", dt, st, (int64_t)i);
-    if (!guarded_free(d, dbytes) || !guarded_free(s, sbytes))
-        fail("a write outside the buffers", dt, st, -1);
+            fz_fail("a byte differs", dt, st, (int64_t)i);
+    if (!fz_free(d, dbytes) || !fz_free(s, sbytes))
+        fz_fail("a write outside the buffers", dt, st, -1);
     free(want);
 }
 
@@ -305,7 +303,7 @@ __attribute__((unused)) static void copy_in_place(const pa_type *dt, const pa_ty
     /* Buffer offsets: the destination's element k at dbase + dt(k), the source's at dbase + shift + st(k). */
     int64_t lo = dlo < slo + shift ? dlo : slo + shift, hi = dhi > shi + shift ? dhi : shi + shift;
     size_t bytes = (size_t)(hi - lo + 1) * (size_t)e;
-    unsigned char *buf = guarded_alloc(bytes), *want = malloc(bytes), *tmp = malloc((size_t)n * (size_t)e);
+    unsigned char *buf = fz_alloc(bytes), *want = malloc(bytes), *tmp = malloc((size_t)n * (size_t)e);
     if (!buf || !want || !tmp)
         abort();
     unsigned char *base = buf - lo * e;
@@ -317,23 +315,23 @@ __attribute__((unused)) static void copy_in_place(const pa_type *dt, const pa_ty
     for (int64_t k = 0; k < n; k++)
         memcpy(want + (pa__offset_walk(dt, k) - lo) * e, tmp + k * e, (size_t)e);
     if (pa_copy(dt, base, st, base + shift * e) != PA_OK)
-        fail("pa_copy in place failed", dt, st, -1);
+        fz_fail("pa_copy in place failed", dt, st, -1);
     for (size_t i = 0; i < bytes; i++)
         if (buf[i] != want[i])
-            fail("a byte differs (in place)", dt, st, (int64_t)i);
-    if (!guarded_free(buf, bytes))
-        fail("a write outside the buffer (in place)", dt, st, -1);
+            fz_fail("a byte differs (in place)", dt, st, (int64_t)i);
+    if (!fz_free(buf, bytes))
+        fz_fail("a write outside the buffer (in place)", dt, st, -1);
     free(want);
     free(tmp);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    input in = {data, size};
+    fz_input in = {data, size};
     pa_scope *s = NULL;
     text t = {.n = 0};
-    int e = (int)pick(&in, 1, 64);
-    unsigned flags = next(&in);
+    int e = (int)fz_pick(&in, 1, 64);
+    unsigned flags = fz_next(&in);
     int64_t budget = 512;
 
     if (pa_scope_create(NULL, &s) != PA_OK)
@@ -351,9 +349,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         copy_apart(dt, st, e, (uint8_t)flags);
 #ifndef COPY_FUZZ_NO_IN_PLACE
         if (flags & 1)
-            copy_in_place(dt, st, e, pick(&in, -8, 8), (uint8_t)flags);
+            copy_in_place(dt, st, e, fz_pick(&in, -8, 8), (uint8_t)flags);
 #endif
     }
+    if (flags & 2)   /* and a copy between types distributed over pthd threads (copy_fuzz_dist.c) */
+        fz_dist(&in);
     pa_scope_destroy(s);
     return 0;
 }

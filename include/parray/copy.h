@@ -33,9 +33,13 @@ extern "C" {
  *         reference offsets (explained as strategy=walk; a dmem side is staged through a host image).
  * When either type is distributed (its dimensions mix a thread type with memory, manual §5.5), the copy is
  * made by the backend of the thread type: over mpi, a collective call of every process of the communicator
- * (mpi.h); over pthd, each thread of a pa_for copies its own part.  Further errors then: PA_ERR_RANGE (an
- * element on a process or thread the array does not have), PA_ERR_UNSUPPORTED (device memory, two thread
- * types, a pthd copy outside its array or between threads), PA_ERR_NODEV (no MPI backend in this build).
+ * (mpi.h); over pthd, each thread of a pa_for copies its own part, and between two arrays distributed over
+ * the threads differently (the all-to-all) every thread of the array calls it, collectively.  Between a gamem
+ * array and an mpi-distributed one every rank moves its own part one-sidedly, collectively.  Uneven
+ * distributions are windows [n # DIST] (docs/types.md).  Further errors then: PA_ERR_RANGE (an element on a
+ * process or thread the array does not have), PA_ERR_UNSUPPORTED (memory the backend cannot move, two thread
+ * types, a pthd copy outside its array), PA_ERR_INVAL (a NULL array whose elements are needed), PA_ERR_NODEV
+ * (no MPI backend in this build).
  */
 PA_API int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src);
 

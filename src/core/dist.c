@@ -37,13 +37,48 @@ int pa__type_distributed(const pa_type *t)
     return t && is_mixed(t);
 }
 
-/* Mixed dimensions are only split into children: a displacement or func on them has no meaning per part. */
+/*
+ * A window of a distributed type: [n # disp(d) # step(k) # DIST], no sub-dimensions, a chain of displacements
+ * and steps ending in one reference to a mixed dimension.  Its index is DIST's index after the chain.
+ */
+static const pa_type *window_target(const pa_type *n)
+{
+    if (n->alias || n->nchild > 0 || n->nfn == 0)
+        return NULL;
+    const pa__fn *last = &n->fn[n->nfn - 1];
+    if (last->kind != PA__F_REF || !is_mixed(last->target))
+        return NULL;
+    for (int k = 0; k < n->nfn - 1; k++)
+        if (n->fn[k].kind != PA__F_DISP && n->fn[k].kind != PA__F_STEP)
+            return NULL;
+    return last->target;
+}
+
+/* The target's index of a window's index i (taken modulo the target's size, as every reference does). */
+static int window_index(const pa_type *n, int64_t i, int64_t *x)
+{
+    int bad = 0;
+    for (int k = 0; k < n->nfn - 1; k++)
+        bad |= n->fn[k].kind == PA__F_DISP ? __builtin_add_overflow(i, n->fn[k].disp, &i)
+                                           : __builtin_mul_overflow(i, n->fn[k].disp, &i);
+    if (bad)
+        return pa__err(PA_ERR_RANGE, "distributed type %s: the index of %s overflows in its displacements and "
+                       "steps", pa_type_name(pa_type_root(n)), pa_type_name(n));
+    *x = pa__floor_mod(i, n->fn[n->nfn - 1].target->size);
+    return PA_OK;
+}
+
+/* Mixed dimensions are split into children or are windows: a displacement or func alone has no meaning per
+ * part. */
 static int check_mixed(const pa_type *n)
 {
+    if (window_target(n))
+        return PA_OK;
     if (n->nfn > 0 || n->nchild == 0)
         return pa__err(PA_ERR_UNSUPPORTED, "distributed type %s: dimension %s mixes thread and memory "
                        "dimensions and has %s; only its sub-dimensions may carry references, displacements or "
-                       "functions", pa_type_name(pa_type_root(n)), pa_type_name(n),
+                       "functions (or it is a window [n # disp(d) # step(k) # DIST] of a distributed DIST)",
+                       pa_type_name(pa_type_root(n)), pa_type_name(n),
                        n->nfn > 0 ? "a reference chain of its own" : "no sub-dimensions");
     return PA_OK;
 }
@@ -55,6 +90,11 @@ static int64_t on_walk(const pa_type *n, pa_on which, int64_t i, int *st)
         return is_thread(n) == (which == PA_ON_THREAD) ? pa__offset_walk(n, i) : 0;
     if ((*st = check_mixed(n)) != PA_OK)
         return 0;
+    const pa_type *target = window_target(n);
+    if (target) {
+        int64_t x;
+        return (*st = window_index(n, i, &x)) == PA_OK ? on_walk(target, which, x, st) : 0;
+    }
     int64_t sum = 0;
     for (int c = n->nchild - 1; c >= 0 && *st == PA_OK; c--) {
         const pa_type *ch = n->child[c];
@@ -81,6 +121,18 @@ int64_t pa_offset_on(const pa_type *type, pa_on which, int64_t i)
 
 /* ---- the split into two layouts ------------------------------------------------------------------------ */
 
+/* The mtt of one kind a part adds: equal to what the split has, or the first. */
+static int merge_mtt(const pa_type *n, const char **name, const char *mtt)
+{
+    if (!*mtt || strcmp(mtt, "any") == 0)
+        return PA_OK;
+    if (**name && strcmp(*name, mtt) != 0)
+        return pa__err(PA_ERR_UNSUPPORTED, "distributed type %s mixes %s and %s dimensions: at most one thread "
+                       "type and one memory type are supported", pa_type_name(pa_type_root(n)), *name, mtt);
+    *name = mtt;
+    return PA_OK;
+}
+
 /* Appends one pure dimension: its layout's modes to its own kind, a stride-0 mode of its size to the other. */
 static int append_part(pa__dist_split *s, const pa_type *n)
 {
@@ -88,14 +140,9 @@ static int append_part(pa__dist_split *s, const pa_type *n)
     if (!l)
         return pa__err_wrap(PA_ERR_INVAL, "distributed type %s", pa_type_name(pa_type_root(n)));
     pa__layout *own = is_thread(n) ? &s->pid : &s->local, *other = is_thread(n) ? &s->local : &s->pid;
-    const char **name = is_thread(n) ? &s->thread_mtt : &s->memory_mtt;
-    if (strcmp(n->mtt, "any") != 0) {
-        if (**name && strcmp(*name, n->mtt) != 0)
-            return pa__err(PA_ERR_UNSUPPORTED, "distributed type %s mixes %s and %s dimensions: at most one "
-                           "thread type and one memory type are supported", pa_type_name(pa_type_root(n)),
-                           *name, n->mtt);
-        *name = n->mtt;
-    }
+    int st = merge_mtt(n, is_thread(n) ? &s->thread_mtt : &s->memory_mtt, n->mtt);
+    if (st != PA_OK)
+        return st;
     if (own->nmodes + l->nmodes > PA__MAX_MODES || other->nmodes + 1 > PA__MAX_MODES)
         return pa__err(PA_ERR_UNSUPPORTED, "distributed type %s has more than %d modes",
                        pa_type_name(pa_type_root(n)), PA__MAX_MODES);
@@ -109,6 +156,65 @@ static int append_part(pa__dist_split *s, const pa_type *n)
     return PA_OK;
 }
 
+/* Appends one side of a window: the modes of its list of offsets when they are affine, else the list as a
+ * gather table the split keeps.  Takes t. */
+static int append_list(pa__dist_split *s, pa__layout *own, int64_t *t, int64_t n, const pa_type *w)
+{
+    pa__layout aff;
+    if (pa__offsets_affine(t, n, &aff)) {
+        free(t);
+        if (own->nmodes + aff.nmodes > PA__MAX_MODES)
+            return pa__err(PA_ERR_UNSUPPORTED, "distributed type %s has more than %d modes",
+                           pa_type_name(pa_type_root(w)), PA__MAX_MODES);
+        for (int m = 0; m < aff.nmodes; m++)
+            own->modes[own->nmodes++] = aff.modes[m];
+        own->base += aff.base;
+    } else {
+        if (own->nmodes + 1 > PA__MAX_MODES || s->nowned == 2 * PA__MAX_MODES) {
+            free(t);
+            return pa__err(PA_ERR_UNSUPPORTED, "distributed type %s has more than %d modes",
+                           pa_type_name(pa_type_root(w)), PA__MAX_MODES);
+        }
+        s->owned[s->nowned++] = t;
+        own->modes[own->nmodes++] = (pa__mode){.size = n, .table = t};
+    }
+    pa__layout_coalesce(own);
+    return PA_OK;
+}
+
+/* Appends a window [n # ... # DIST]: for each of its indices, DIST's process and local offsets. */
+static int append_window(pa__dist_split *s, const pa_type *n, const pa_type *target)
+{
+    const pa__dist_split *ts;
+    int st = pa__dist_split_get(target, &ts);
+    if (st != PA_OK)
+        return pa__err_wrap(st, "distributed type %s", pa_type_name(pa_type_root(n)));
+    if ((st = merge_mtt(n, &s->thread_mtt, ts->thread_mtt)) != PA_OK ||
+        (st = merge_mtt(n, &s->memory_mtt, ts->memory_mtt)) != PA_OK)
+        return st;
+    int64_t *tp = malloc((size_t)n->size * sizeof *tp), *tl = malloc((size_t)n->size * sizeof *tl);
+    if (!tp || !tl) {
+        free(tp);
+        free(tl);
+        return pa__err(PA_ERR_NOMEM, "distributed type %s: no memory for the offsets of %s (%lld elements)",
+                       pa_type_name(pa_type_root(n)), pa_type_name(n), (long long)n->size);
+    }
+    for (int64_t i = 0, x; i < n->size; i++) {
+        if ((st = window_index(n, i, &x)) != PA_OK) {
+            free(tp);
+            free(tl);
+            return st;
+        }
+        tp[i] = pa__layout_offset(&ts->pid, x);
+        tl[i] = pa__layout_offset(&ts->local, x);
+    }
+    if ((st = append_list(s, &s->pid, tp, n->size, n)) != PA_OK) {
+        free(tl);
+        return st;
+    }
+    return append_list(s, &s->local, tl, n->size, n);
+}
+
 static int split_walk(pa__dist_split *s, const pa_type *n)
 {
     int st;
@@ -117,6 +223,9 @@ static int split_walk(pa__dist_split *s, const pa_type *n)
         return append_part(s, n);
     if ((st = check_mixed(n)) != PA_OK)
         return st;
+    const pa_type *target = window_target(n);
+    if (target)
+        return append_window(s, n, target);
     for (int c = 0; c < n->nchild; c++)
         if ((st = split_walk(s, n->child[c])) != PA_OK)
             return st;
@@ -154,14 +263,23 @@ int pa__dist_split_of(const pa_type *t, pa__dist_split *out)
     s.pid.size = s.local.size = t->size;
     if (!is_mixed(t) && is_thread(t))
         return pa__err(PA_ERR_MTT, "%s is a thread type (%s), not data", pa_type_name(t), t->mtt);
-    if ((st = split_walk(&s, t)) != PA_OK)
+    if ((st = split_walk(&s, t)) != PA_OK) {
+        pa__dist_split_release(&s);
         return st;
+    }
     if (!*s.memory_mtt)
         s.memory_mtt = "any";
     extent(&s.pid);
     extent(&s.local);
     *out = s;
     return PA_OK;
+}
+
+void pa__dist_split_release(pa__dist_split *s)
+{
+    for (int k = 0; k < s->nowned; k++)
+        free(s->owned[k]);
+    s->nowned = 0;
 }
 
 int pa__dist_split_get(const pa_type *t, const pa__dist_split **out)

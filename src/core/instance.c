@@ -38,6 +38,8 @@ static void node_free(pa_type *n)
         free(n->tables[i]);
     free(n->tables);
     free(n->layout);
+    if (n->dist)
+        pa__dist_split_release(n->dist);
     free(n->dist);
     pa__pieces_free(n->pieces);
     free(n->child);
@@ -320,9 +322,10 @@ static const pa_type *first_elm(const pa_type *n)
     const pa_type *r;
     if (n->alias)
         return n->alias->elm_size ? n->alias : NULL;
-    for (int k = 0; k < n->nfn; k++)
-        if (n->fn[k].kind == PA__F_REF && n->fn[k].target->elm_size)
-            return n->fn[k].target;
+    for (int k = 0; k < n->nfn; k++)   /* a target without one (a distributed sub-tree in place) looks inside */
+        if (n->fn[k].kind == PA__F_REF && (r = n->fn[k].target->elm_size ? n->fn[k].target
+                                                                           : first_elm(n->fn[k].target)))
+            return r;
     for (int i = 0; i < n->nchild; i++)
         if ((r = first_elm(n->child[i])))
             return r;

@@ -230,13 +230,23 @@ typedef struct pa__dist_split {
     pa__layout local;        /* the memory part: the element offset in that process's array */
     const char *thread_mtt;  /* "mpi", "pthd", ...; "" for a local type (every element on pid 0) */
     const char *memory_mtt;  /* the memory type of the local part ("any" when unspecified) */
+    int64_t *owned[2 * PA__MAX_MODES];   /* gather tables of windowed parts (uneven distributions), owned here */
+    int nowned;
 } pa__dist_split;
+
+/** Frees the tables a split owns (its windowed parts'); the struct itself is the caller's. */
+void pa__dist_split_release(pa__dist_split *s);
 
 /** 1 when the type (or dimension) has thread-type dimensions mixed with memory dimensions. */
 int pa__type_distributed(const pa_type *t);
 /**
  * Splits a distributed type, or a local type (pid 0 for every element), into its two layouts.  The structs
  * are zeroed first, so equal inputs give byte-equal outputs.  Gathered modes point into the types' tables.
+ * A distributed dimension may be a window of another one, [n # disp(d) # step(k) # DIST] (a size, then
+ * displacements and steps, then a reference to a distributed type): index i is DIST's index c(i) mod
+ * size(DIST), c the chain applied in order (disp adds, step multiplies), so [n # DIST] with n < size(DIST) is an uneven distribution (block or cyclic(k) as MPI's darray
+ * deals them, processes owning fewer elements or none).  A window's modes are gather tables the split owns
+ * unless they are affine; release them with pa__dist_split_release.
  * \return PA_OK, PA_ERR_UNSUPPORTED (a displacement or func on a distributed dimension, two thread types,
  *         too many modes) or a layout compilation error; the message names the type.
  */

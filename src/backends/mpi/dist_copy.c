@@ -144,11 +144,36 @@ static int plan_for(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, i
     return PA_OK;
 }
 
+/* A gamem array on one side and an mpi-distributed one on the other (dist_gamem.c): *yes, with the checks of
+ * prepare and the splits. */
+static int gamem_route(const pa_type *dt, const pa_type *st, const pa__dist_split **d, const pa__dist_split **s,
+                       int *yes, char *names, size_t len)
+{
+    int rc;
+    *yes = 0;
+    if ((rc = pa__dist_split_get(dt, d)) != PA_OK || (rc = pa__dist_split_get(st, s)) != PA_OK)
+        return rc;
+    if (!pa_mpi__gamem_pair(*d, *s))
+        return PA_OK;
+    snprintf(names, len, "from %s to %s", pa_type_name(st), pa_type_name(dt));
+    if (pa_size(dt) != pa_size(st) || pa_elm_size(dt) == 0 || pa_elm_size(dt) != pa_elm_size(st))
+        return pa__err(pa_size(dt) != pa_size(st) ? PA_ERR_SIZE : PA_ERR_ELM, "copy %s: sizes (%lld, %lld) or "
+                       "element sizes (%zu, %zu B) differ", names, (long long)pa_size(st), (long long)pa_size(dt),
+                       pa_elm_size(st), pa_elm_size(dt));
+    *yes = 1;
+    return PA_OK;
+}
+
 static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void *src)
 {
     pa_mpi__dplan *p;
     MPI_Comm comm;
-    int owned, rc = plan_for(dt, st, &p, &owned, &comm);
+    const pa__dist_split *gd, *gs;
+    char names[256];
+    int owned, yes, rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
+    if (rc != PA_OK || yes)
+        return rc != PA_OK ? rc : pa_mpi__gamem_copy(gd, dst, gs, src, pa_elm_size(dt), names);
+    rc = plan_for(dt, st, &p, &owned, &comm);
     if (rc != PA_OK)
         return rc;
     if ((p->nrecv > 0 && !dst) || (p->nsend > 0 && !src))
@@ -201,7 +226,12 @@ int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)
 static int dist_explain(const pa_type *dt, const pa_type *st, char *buf, size_t len)
 {
     pa_mpi__dplan *p;
-    int owned, rc = prepare(dt, st, &p, &owned);
+    const pa__dist_split *gd, *gs;
+    char names[256];
+    int owned, yes, rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
+    if (rc != PA_OK || yes)
+        return rc != PA_OK ? rc : pa_mpi__gamem_explain(gd, gs, pa_elm_size(dt), buf, len, names);
+    rc = prepare(dt, st, &p, &owned);
     if (rc != PA_OK)
         return rc;
     rc = pa_mpi__dplan_explain(p, buf, len);

@@ -163,6 +163,18 @@ uint64_t pa_mpi__memo_epoch(void);
  *  changed (a process array's task starts or ends, pa_mpi_main starts or ends), or cached plans are freed. */
 void pa_mpi__memo_invalidate(void);
 
+/* ---- gamem <-> mpi-distributed copies (dist_gamem.c) ---------------------------------------------------- */
+
+/** 1 when one side is a gamem array (not distributed) and the other is distributed over mpi processes. */
+int pa_mpi__gamem_pair(const pa__dist_split *d, const pa__dist_split *s);
+/** Such a copy, collective over the current communicator: each rank moves its own part one-sidedly between
+ *  two barriers.  names is "from S to D" for messages.  \return PA_OK or an error. */
+int pa_mpi__gamem_copy(const pa__dist_split *d, void *dst, const pa__dist_split *s, const void *src, size_t elm,
+                       const char *names);
+/** This rank's explanation of such a copy.  \return as snprintf, or an error. */
+int pa_mpi__gamem_explain(const pa__dist_split *d, const pa__dist_split *s, size_t elm, char *buf, size_t len,
+                          const char *names);
+
 /* ---- execution (dist_exec.c) --------------------------------------------------------------------------- */
 
 /** Runs a plan on comm (collective over comm for the collective kinds).  \return PA_OK or an error. */

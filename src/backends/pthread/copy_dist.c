@@ -3,8 +3,8 @@
  * row k of HMEM in thread k's own local array.  Every thread of a pthd array calls pa_copy with its own local
  * array and copies its part: the elements whose thread id is its own.  The other side is either a shared
  * (local) array, or distributed over the same threads in the same way (each thread then copies between its
- * own two arrays).  Threads share memory, so no messages are needed; a thread cannot reach another thread's
- * local array, so copies that move elements between threads are not supported.
+ * own two arrays).  Threads share memory, so no messages are needed.  Between two arrays distributed over the
+ * threads differently, elements move between threads: that all-to-all is collective (copy_exchange.c).
  *
  * The first call of each thread lists its elements (O(size)), turns both sides' lists into layouts and makes a
  * host plan between them; the plan is cached per thread, so later calls only run it.
@@ -21,7 +21,14 @@ static int same_pid(const pa__dist_split *a, const pa__dist_split *b)
     return !memcmp(&a->pid, &b->pid, sizeof a->pid);
 }
 
-/* The checks; *sel is the process layout that chooses the elements. */
+/* 1 when both sides are distributed over the threads, differently: the all-to-all (copy_exchange.c). */
+static int is_exchange(const pa__dist_split *d, const pa__dist_split *s)
+{
+    return *d->thread_mtt && *s->thread_mtt && !same_pid(d, s);
+}
+
+/* The checks; *sel is the process layout that chooses the elements.  The all-to-all may also move device
+ * memory (each thread's arrays on its GPU); the other copies need host memory. */
 static int check(const pa_type *dt, const pa__dist_split *d, const pa_type *st, const pa__dist_split *s,
                  const pa__layout **sel)
 {
@@ -29,16 +36,21 @@ static int check(const pa_type *dt, const pa__dist_split *d, const pa_type *st, 
         return pa__err(pa_size(dt) != pa_size(st) ? PA_ERR_SIZE : PA_ERR_ELM, "copy from %s (%lld x %zu B) to %s "
                        "(%lld x %zu B): sizes or element sizes differ", pa_type_name(st), (long long)pa_size(st),
                        pa_elm_size(st), pa_type_name(dt), (long long)pa_size(dt), pa_elm_size(dt));
-    if (*d->thread_mtt && *s->thread_mtt && !same_pid(d, s))
-        return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: both are distributed over pthd threads, "
-                       "differently; a thread can only reach its own local arrays", pa_type_name(st),
-                       pa_type_name(dt));
     for (int i = 0; i < 2; i++) {
         const pa__dist_split *x = i ? s : d;
         const pa__mem_ops *ops = strcmp(x->memory_mtt, "any") ? pa__mem_find(x->memory_mtt) : NULL;
-        if (strcmp(x->memory_mtt, "any") && (!ops || !ops->host_accessible))
+        if (!strcmp(x->memory_mtt, "any") || (ops && ops->host_accessible))
+            continue;
+        if (!is_exchange(d, s))
             return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: pthd-distributed copies need host memory, "
-                           "not %s", pa_type_name(st), pa_type_name(dt), x->memory_mtt);
+                           "not %s (device memory only in the all-to-all between threads)", pa_type_name(st),
+                           pa_type_name(dt), x->memory_mtt);
+        if (!ops)
+            return pa__err(PA_ERR_NODEV, "copy from %s to %s: %s memory is not in this build", pa_type_name(st),
+                           pa_type_name(dt), x->memory_mtt);
+        if (ops->available && !ops->available())
+            return pa__err(PA_ERR_NODEV, "copy from %s to %s: %s memory, but no usable GPU", pa_type_name(st),
+                           pa_type_name(dt), x->memory_mtt);
     }
     *sel = *d->thread_mtt ? &d->pid : &s->pid;
     return PA_OK;
@@ -197,12 +209,43 @@ static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa
     return rc;
 }
 
+/* The all-to-all's splits and context, when the pair is one (*yes); PA_OK with *yes = 0 otherwise. */
+static int exchange_of(const pa_type *dt, const pa_type *st, const pa__dist_split **d, const pa__dist_split **s,
+                       const pa_ctx **ctx, int *yes)
+{
+    const pa__layout *sel;
+    int rc;
+    *yes = 0;
+    if ((rc = pa__dist_split_get(dt, d)) != PA_OK || (rc = pa__dist_split_get(st, s)) != PA_OK)
+        return rc;
+    if (!is_exchange(*d, *s))
+        return PA_OK;
+    if ((rc = check(dt, *d, st, *s, &sel)) != PA_OK)
+        return rc;
+    if (!(*ctx = pa__current_ctx()))
+        return pa__err(PA_ERR_UNSUPPORTED, "copy from %s to %s: arrays distributed over pthd threads are copied "
+                       "by the threads themselves; call pa_copy inside pa_for over the thread type (every thread: "
+                       "this copy moves elements between threads)", pa_type_name(st), pa_type_name(dt));
+    *yes = 1;
+    return PA_OK;
+}
+
 static int pthd_copy(const pa_type *dt, void *dst, const pa_type *st, const void *src)
 {
+    const pa__dist_split *d, *s;
+    const pa_ctx *ctx;
+    int yes, rc = exchange_of(dt, st, &d, &s, &ctx, &yes);
+    if (rc != PA_OK)
+        return rc;
+    if (yes) {
+        char names[256];
+        snprintf(names, sizeof names, "from %s to %s", pa_type_name(st), pa_type_name(dt));
+        return pa__pthd_exchange(d, s, pa_elm_size(dt), ctx, dst, src, names);
+    }
     pa__plan *p;
     pa__layout ld, ls;
     int64_t n, tid;
-    int rc = thread_plan(dt, st, &p, &ld, &ls, &n, &tid);
+    rc = thread_plan(dt, st, &p, &ld, &ls, &n, &tid);
     if (rc != PA_OK || n == 0)
         return rc;
     if (!dst || !src)
@@ -220,7 +263,14 @@ static int pthd_explain(const pa_type *dt, const pa_type *st, char *buf, size_t 
     pa__layout ld, ls;
     int64_t n, tid;
     char host[400] = "nothing to copy";
-    int rc = thread_plan(dt, st, &p, &ld, &ls, &n, &tid);
+    const pa__dist_split *d, *s;
+    const pa_ctx *ctx;
+    int yes, rc = exchange_of(dt, st, &d, &s, &ctx, &yes);
+    if (rc != PA_OK)
+        return rc;
+    if (yes)
+        return pa__pthd_exchange_explain(d, s, pa_elm_size(dt), ctx, buf, len);
+    rc = thread_plan(dt, st, &p, &ld, &ls, &n, &tid);
     if (rc != PA_OK)
         return rc;
     if (p)

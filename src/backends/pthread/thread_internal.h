@@ -80,6 +80,7 @@ struct pa__launch {
     int64_t failed_tid;
     char msg[384];
     _Atomic(pa__barrier *) barriers[PA__MAX_TNODES];   /* per node, n / size(node) groups, made on first use */
+    const void **exchange;      /* one slot per thread: the source arrays of an all-to-all (copy_exchange.c) */
     pa__launch *next;           /* in a parallel region */
     pa_ctx ctx[];               /* one per thread */
 };
@@ -102,6 +103,19 @@ int pa__omp_run(pa__launch *l);
 int pa__omp_available(void);
 /** Runs fn on a flat array of n threads of the pool (used by map): like pa_for without a type. */
 int pa__for_flat(int64_t n, pa_thread_fn fn, void *arg);
+
+/* ---- the all-to-all between threads (copy_exchange.c) ------------------------------------------------- */
+
+/**
+ * A copy between two arrays distributed over the calling thread's pthd array in different ways: collective
+ * (every thread calls it with its own local arrays); names is "from S to D" for messages.  \return PA_OK or an
+ * error (the same on every thread for errors of the types).
+ */
+int pa__pthd_exchange(const pa__dist_split *d, const pa__dist_split *s, size_t elm, const pa_ctx *ctx,
+                      void *dst, const void *src, const char *names);
+/** The calling thread's explanation of such a copy.  \return as snprintf, or an error. */
+int pa__pthd_exchange_explain(const pa__dist_split *d, const pa__dist_split *s, size_t elm, const pa_ctx *ctx,
+                              char *buf, size_t len);
 
 /* ---- binding (topology.c) ------------------------------------------------------------------------------ */
 

@@ -140,6 +140,7 @@ void pa__launch_free(pa__launch *l)
             pa__barrier_destroy(&b[g]);
         free(b);
     }
+    free(l->exchange);
     pthread_cond_destroy(&l->done_cv);
     pthread_mutex_destroy(&l->mu);
     free(l);

@@ -1,0 +1,238 @@
+/*
+ * parray — the all-to-all between threads (manual section 1.4): a copy between two arrays distributed over
+ * the same pthd threads in different ways, each thread holding its own local array of each.  Such a copy is
+ * collective: every thread of the array calls pa_copy with its own two local arrays.  Each thread publishes
+ * its source array in a table of the thread array, all wait at a barrier, then each thread pulls the elements
+ * it receives from every source thread's array into its own destination, and all wait again (so that no
+ * source is changed while another thread still reads it).  The local arrays may be host memory or, with the
+ * CUDA backend, device memory (dmem: each thread's arrays on its GPU; the copies between GPUs are peer copies
+ * or staged, as pa_copy between two GPUs is).
+ *
+ * A thread's plan is one host (or CUDA) plan per source thread it receives from, made from the lists of its
+ * elements' local offsets (O(size) the first time) and cached per thread when both sides' layouts are affine.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "thread_internal.h"
+#include "copy_host.h"
+
+/* One source thread's part of a receiving thread's plan. */
+typedef struct xpart {
+    int64_t from, count, dbase, sbase;
+    pa__plan *plan;
+} xpart;
+
+typedef struct xplan {
+    pa__layout key[4];
+    size_t elm;
+    int64_t tid, nthreads;
+    int nparts;
+    struct xplan *next;
+    xpart part[];
+} xplan;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static xplan *cache;
+
+static void xplan_free(xplan *p)
+{
+    for (int i = 0; p && i < p->nparts; i++)
+        pa__plan_unref(p->part[i].plan);
+    free(p);
+}
+
+static void free_cache(void)
+{
+    while (cache) {
+        xplan *p = cache;
+        cache = p->next;
+        xplan_free(p);
+    }
+}
+
+static const pa__mem_ops *device_ops(const pa__dist_split *x)
+{
+    const pa__mem_ops *ops = strcmp(x->memory_mtt, "any") ? pa__mem_find(x->memory_mtt) : NULL;
+    return ops && !ops->host_accessible ? ops : NULL;
+}
+
+static void as_layout(int64_t *t, int64_t n, pa__layout *out)
+{
+    if (pa__offsets_affine(t, n, out))
+        return;
+    memset(out, 0, sizeof *out);
+    out->size = n;
+    out->nmodes = 1;
+    out->modes[0] = (pa__mode){.size = n, .table = t};
+}
+
+/* Lists, by source thread, the elements thread tid receives and makes one plan per source thread. */
+static int make(const pa__dist_split *d, const pa__dist_split *s, size_t elm, int64_t tid, int64_t n, xplan **out)
+{
+    int64_t total = d->pid.size, *cnt = calloc((size_t)n, sizeof *cnt), *td = NULL, *ts = NULL;
+    xplan *p = NULL;
+    int st = PA_OK, nparts = 0;
+    if (!cnt)
+        return pa__err(PA_ERR_NOMEM, "all-to-all between threads: no memory for %lld counts", (long long)n);
+    for (int64_t k = 0; k < total; k++) {
+        int64_t pd = pa__layout_offset(&d->pid, k), ps = pa__layout_offset(&s->pid, k);
+        if (pd < 0 || pd >= n || ps < 0 || ps >= n) {
+            st = pa__err(PA_ERR_RANGE, "all-to-all between threads: element %lld lives on thread %lld, but the "
+                         "array has %lld threads", (long long)k, (long long)(pd < 0 || pd >= n ? pd : ps),
+                         (long long)n);
+            goto done;
+        }
+        if (pd == tid)
+            nparts += cnt[ps]++ == 0;
+    }
+    p = calloc(1, sizeof *p + (size_t)nparts * sizeof(xpart));
+    td = malloc((size_t)(total ? total : 1) * sizeof *td);
+    ts = malloc((size_t)(total ? total : 1) * sizeof *ts);
+    if (!p || !td || !ts) {
+        st = pa__err(PA_ERR_NOMEM, "all-to-all between threads: no memory to list %lld elements", (long long)total);
+        goto done;
+    }
+    p->elm = elm;
+    p->tid = tid;
+    p->nthreads = n;
+    /* one pass: part i's lists start where part i - 1's end */
+    int64_t *start = cnt, at = 0;
+    for (int64_t q = 0; q < n; q++) {
+        int64_t c = cnt[q];
+        if (c)
+            p->part[p->nparts++] = (xpart){.from = q, .count = c};
+        start[q] = at;
+        at += c;
+    }
+    for (int64_t k = 0; k < total; k++)
+        if (pa__layout_offset(&d->pid, k) == tid) {
+            int64_t q = pa__layout_offset(&s->pid, k), i = start[q]++;
+            td[i] = pa__layout_offset(&d->local, k);
+            ts[i] = pa__layout_offset(&s->local, k);
+        }
+    for (int i = 0, off = 0; i < p->nparts && st == PA_OK; off += (int)p->part[i].count, i++) {
+        xpart *x = &p->part[i];
+        pa__layout ld, ls;
+        as_layout(td + off, x->count, &ld);
+        as_layout(ts + off, x->count, &ls);
+        x->dbase = ld.base;
+        x->sbase = ls.base;
+        st = pa__plan_get(&ld, &ls, elm, device_ops(d), device_ops(s), &x->plan);   /* copies the tables */
+    }
+done:
+    free(cnt);
+    free(td);
+    free(ts);
+    if (st != PA_OK)
+        xplan_free(p), p = NULL;
+    *out = p;
+    return st;
+}
+
+static xplan *cache_find(const pa__layout *key, size_t elm, int64_t tid, int64_t n)
+{
+    xplan *p;
+    pthread_mutex_lock(&cache_lock);
+    for (p = cache; p; p = p->next)
+        if (p->elm == elm && p->tid == tid && p->nthreads == n && !memcmp(p->key, key, sizeof p->key))
+            break;
+    pthread_mutex_unlock(&cache_lock);
+    return p;
+}
+
+static void cache_add(xplan *p, const pa__layout *key)
+{
+    memcpy(p->key, key, sizeof p->key);
+    pthread_mutex_lock(&cache_lock);
+    if (!cache)
+        atexit(free_cache);
+    p->next = cache;
+    cache = p;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+/* The calling thread's plan; *owned when it is not cached (free it). */
+static int plan_for(const pa__dist_split *d, const pa__dist_split *s, size_t elm, int64_t tid, int64_t n,
+                    xplan **out, int *owned)
+{
+    pa__layout key[4] = {d->pid, d->local, s->pid, s->local};
+    int cacheable = d->pid.affine && d->local.affine && s->pid.affine && s->local.affine, st;
+    *owned = 0;
+    if (cacheable && (*out = cache_find(key, elm, tid, n)))
+        return PA_OK;
+    if ((st = make(d, s, elm, tid, n, out)) != PA_OK)
+        return st;
+    if (cacheable)
+        cache_add(*out, key);
+    else
+        *owned = 1;
+    return PA_OK;
+}
+
+/* The thread array's table of published source arrays (one slot per thread), made on first use. */
+static const void **slots(pa__launch *l)
+{
+    pthread_mutex_lock(&l->mu);
+    if (!l->exchange)
+        l->exchange = calloc((size_t)l->shape.n, sizeof *l->exchange);
+    const void **t = l->exchange;
+    pthread_mutex_unlock(&l->mu);
+    return t;
+}
+
+int pa__pthd_exchange(const pa__dist_split *d, const pa__dist_split *s, size_t elm, const pa_ctx *ctx,
+                      void *dst, const void *src, const char *names)
+{
+    xplan *p = NULL;
+    int owned = 0, st;
+    int64_t tid = pa_tid(ctx), n = pa_ctx_size(ctx);
+    const void **table;
+    if (!ctx->launch)
+        return pa__err(PA_ERR_UNSUPPORTED, "copy %s: an all-to-all between threads runs inside pa_for over a "
+                       "pthd thread type", names);
+    if (!(table = slots(ctx->launch)))
+        return pa__err(PA_ERR_NOMEM, "copy %s: no memory for the table of %lld threads' arrays", names,
+                       (long long)n);
+    /* Every thread reaches both barriers, whatever fails on the way, so that none is left waiting. */
+    st = plan_for(d, s, elm, tid, n, &p, &owned);
+    table[tid] = src;
+    pa_sync((pa_ctx *)ctx, "");
+    for (int i = 0; st == PA_OK && i < p->nparts; i++) {
+        const xpart *x = &p->part[i];
+        const void *from = table[x->from];
+        if (!dst || !from)
+            st = pa__err(PA_ERR_INVAL, "copy %s: thread %lld receives %lld elements from thread %lld, but %s "
+                         "array is NULL", names, (long long)tid, (long long)x->count, (long long)x->from,
+                         !dst ? "its destination" : "that thread's source");
+        else
+            st = pa__plan_exec(x->plan, dst, x->dbase, from, x->sbase);
+    }
+    pa_sync((pa_ctx *)ctx, "");
+    if (owned)
+        xplan_free(p);
+    return st;
+}
+
+int pa__pthd_exchange_explain(const pa__dist_split *d, const pa__dist_split *s, size_t elm, const pa_ctx *ctx,
+                              char *buf, size_t len)
+{
+    xplan *p = NULL;
+    int owned = 0, st = plan_for(d, s, elm, pa_tid(ctx), pa_ctx_size(ctx), &p, &owned);
+    char first[400] = "nothing to receive";
+    int64_t count = 0;
+    if (st != PA_OK)
+        return st;
+    for (int i = 0; i < p->nparts; i++)
+        count += p->part[i].count;
+    if (p->nparts)
+        pa__plan_explain(p->part[0].plan, first, sizeof first);
+    int r = snprintf(buf, len, "all-to-all between pthd threads (collective: every thread calls pa_copy; source "
+                     "arrays published, barrier, each thread pulls its part, barrier); thread %lld receives %lld "
+                     "elements from %d thread%s; first: %s", (long long)pa_tid(ctx), (long long)count, p->nparts,
+                     p->nparts == 1 ? "" : "s", first);
+    if (owned)
+        xplan_free(p);
+    return r;
+}

@@ -1,0 +1,187 @@
+/*
+ * Uneven distributions without MPI running: windows [n # DIST] of distributed types give MPI darray's block
+ * and cyclic(k) distributions of any size over any number of processes, some owning nothing.  For 1 to 6
+ * processes and sizes 1 to 13 (1-D) and 1 to 7 per axis (2-D on a grid of processes), every index's process
+ * and local offset (pa_offset_on and the core's compiled split) is checked against darray's rules written out
+ * here: block with the default block ceil(n / p) or a larger one, cyclic(k) for k = 1..3, in C order.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "testutil.h"
+
+/* One axis of a darray: n elements over p processes, block (k = 0: ceil(n / p), else a block of k) or
+ * cyclic(k).  The process of element i and its place in that process's (padded) local axis of `pad` places. */
+typedef struct axis {
+    int64_t n, p, k;
+    int cyclic;
+} axis;
+
+static int64_t cdiv(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static int64_t block_of(const axis *a)
+{
+    return a->k ? a->k : cdiv(a->n, a->p);
+}
+
+static int64_t pad_of(const axis *a)
+{
+    return a->cyclic ? cdiv(a->n, a->p * a->k) * a->k : block_of(a);
+}
+
+static void place(const axis *a, int64_t i, int64_t *pid, int64_t *loc)
+{
+    if (a->cyclic) {
+        *pid = i / a->k % a->p;
+        *loc = i / (a->k * a->p) * a->k + i % a->k;
+    } else {
+        *pid = i / block_of(a);
+        *loc = i % block_of(a);
+    }
+}
+
+/* Declarations of one axis d over process dimension PROC (an mpi type's path) and local dimension names. */
+static void axis_decl(char *buf, size_t len, const axis *a, const char *proc, const char *local)
+{
+    if (a->cyclic)   /* local axis [c][k]: index (c, pid, k) */
+        snprintf(buf, len, "[%lld # [#%s_0][#%s][#%s_1]]", (long long)a->n, local, proc, local);
+    else             /* local axis [b]: index (pid, b) */
+        snprintf(buf, len, "[%lld # [#%s][#%s]]", (long long)a->n, proc, local);
+}
+
+static void local_decl(char *buf, size_t len, const axis *a)
+{
+    if (a->cyclic)
+        snprintf(buf, len, "[%lld][%lld]", (long long)(pad_of(a) / a->k), (long long)a->k);
+    else
+        snprintf(buf, len, "[%lld]", (long long)pad_of(a));
+}
+
+/* Checks the type against the reference at every index, through pa_offset_on and the split. */
+static void check_type(const pa_type *t, const axis *ax, int nax, int64_t p1)
+{
+    pa__dist_split s;
+    PA_CK_OK(pa__dist_split_of(t, &s));
+    ck_assert_str_eq(s.thread_mtt, "mpi");
+    ck_assert_str_eq(s.memory_mtt, "paged");
+    ck_assert_int_eq(pa_size(t), nax == 1 ? ax[0].n : ax[0].n * ax[1].n);
+    for (int64_t i = 0; i < pa_size(t); i++) {
+        int64_t pid, loc, pid1 = 0, loc1 = 0;
+        if (nax == 1) {
+            place(&ax[0], i, &pid, &loc);
+        } else {
+            place(&ax[0], i / ax[1].n, &pid, &loc);
+            place(&ax[1], i % ax[1].n, &pid1, &loc1);
+            pid = pid * p1 + pid1;
+            loc = loc * pad_of(&ax[1]) + loc1;
+        }
+        ck_assert_int_eq(pa_offset_on(t, PA_ON_THREAD, i), pid);
+        ck_assert_int_eq(pa_offset_on(t, PA_ON_LOCAL, i), loc);
+        ck_assert_int_eq(pa__layout_offset(&s.pid, i), pid);
+        ck_assert_int_eq(pa__layout_offset(&s.local, i), loc);
+    }
+    pa__dist_split_release(&s);
+}
+
+START_TEST(test_darray_1d)
+{
+    int ntypes = 0, empty = 0;
+    for (int64_t p = 1; p <= 6; p++)
+        for (int64_t n = 1; n <= 13; n++)
+            for (int kind = 0; kind < 5; kind++) {
+                /* block (default), block of ceil(n/p) + 1, cyclic(1), cyclic(2), cyclic(3) */
+                axis a = {n, p, kind == 0 ? 0 : kind == 1 ? cdiv(n, p) + 1 : kind - 1, kind >= 2};
+                char text[512], ax[128], loc[64];
+                pa_scope *s;
+                PA_CK_OK(pa_scope_create(NULL, &s));
+                axis_decl(ax, sizeof ax, &a, "P", "L");
+                local_decl(loc, sizeof loc, &a);
+                snprintf(text, sizeof text, "P = mpi [%lld]\nL = paged int %s\nU = %s", (long long)p, loc, ax);
+                PA_CK_OK(pa_declare_text(s, text));
+                const pa_type *u = pa_type_get(s, "U");
+                ck_assert_ptr_nonnull(u);
+                ck_assert_str_eq(pa_mtt(u), "distributed");
+                check_type(u, &a, 1, 1);
+                empty += !a.cyclic && (p - 1) * block_of(&a) >= n;   /* the last process owns nothing */
+                ntypes++;
+                pa_scope_destroy(s);
+            }
+    ck_assert_int_eq(ntypes, 6 * 13 * 5);
+    ck_assert_int_gt(empty, 50);
+}
+END_TEST
+
+START_TEST(test_darray_2d)
+{
+    static const int64_t grids[][2] = {{1, 1}, {1, 2}, {2, 1}, {3, 1}, {2, 2}, {1, 5}, {3, 2}, {2, 3}};
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++)
+        for (int64_t n0 = 1; n0 <= 7; n0 += 2)
+            for (int64_t n1 = 1; n1 <= 7; n1 += 3)
+                for (int kind = 0; kind < 4; kind++) {
+                    /* both block, both cyclic(2), block x cyclic(1), cyclic(3) x block */
+                    axis a[2] = {{n0, grids[g][0], kind == 1 ? 2 : kind == 3 ? 3 : 0, kind == 1 || kind == 3},
+                                 {n1, grids[g][1], kind == 1 ? 2 : kind == 2 ? 1 : 0, kind == 1 || kind == 2}};
+                    char text[1024], ax0[128], ax1[128], l0[64], l1[64];
+                    pa_scope *s;
+                    PA_CK_OK(pa_scope_create(NULL, &s));
+                    axis_decl(ax0, sizeof ax0, &a[0], "P_0", "L0");
+                    axis_decl(ax1, sizeof ax1, &a[1], "P_1", "L1");
+                    local_decl(l0, sizeof l0, &a[0]);
+                    local_decl(l1, sizeof l1, &a[1]);
+                    /* L = [L0][L1] row-major: L0's offsets scale by L1's size */
+                    snprintf(text, sizeof text, "P = mpi [%lld][%lld]\nL = paged int [%s][%s]\nL0 = [#L_0]\n"
+                             "L1 = [#L_1]\nU = [%s%s]", (long long)grids[g][0], (long long)grids[g][1],
+                             l0, l1, ax0, ax1);
+                    PA_CK_OK(pa_declare_text(s, text));
+                    check_type(pa_type_get(s, "U"), a, 2, grids[g][1]);
+                    pa_scope_destroy(s);
+                }
+}
+END_TEST
+
+/* A window with a displacement and a negative step: the block distribution read backwards. */
+START_TEST(test_window_reversed)
+{
+    pa_scope *s;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_declare_text(s, "P = mpi [4]\nL = paged int [3]\nB = [#P][#L]\nR = [10 # step(-1) # disp(9) # B]\n"
+                                "W = [5 # disp(6) # B]"));
+    const pa_type *r = pa_type_get(s, "R"), *w = pa_type_get(s, "W");
+    for (int64_t i = 0; i < 10; i++) {
+        ck_assert_int_eq(pa_offset_on(r, PA_ON_THREAD, i), (9 - i) / 3);
+        ck_assert_int_eq(pa_offset_on(r, PA_ON_LOCAL, i), (9 - i) % 3);
+    }
+    for (int64_t i = 0; i < 5; i++)
+        ck_assert_int_eq(pa_offset_on(w, PA_ON_THREAD, i) * 3 + pa_offset_on(w, PA_ON_LOCAL, i), 6 + i);
+    pa_scope_destroy(s);
+}
+END_TEST
+
+/* What stays refused: a displacement on a distributed dimension that is not a window. */
+START_TEST(test_refused)
+{
+    pa_scope *s;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_declare_text(s, "P = mpi [4]\nL = paged int [3]\nB = [#P][#L]\nD = [[#P][#L] # disp(1)]"));
+    pa__dist_split sp;
+    PA_CK_ERR(pa__dist_split_of(pa_type_get(s, "D"), &sp), PA_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(pa_last_error(), "window"));
+    pa_scope_destroy(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("uneven");
+    TCase *tc = tcase_create("uneven");
+    tcase_add_test(tc, test_darray_1d);
+    tcase_add_test(tc, test_darray_2d);
+    tcase_add_test(tc, test_window_reversed);
+    tcase_add_test(tc, test_refused);
+    suite_add_tcase(s, tc);
+    return pa_test_run(s);
+}
