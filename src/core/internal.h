@@ -31,6 +31,12 @@ int pa__last_status(void);
  */
 int pa__type_usable(const pa_type *t, const char *fn);
 
+/* ---- device code (src/kernels/dtype.c) -------------------------------------------------------------------- */
+
+/** The CUDA C++ name of t's element type where device code knows it under a name ("float", "int4"; int32_t is
+ *  "int"), else NULL: generated kernels then give the elements a struct of pa_elm_size(t) bytes. */
+const char *pa__elm_cuda_name(const pa_type *t);
+
 /* ---- environment variables (src/core/env.c) -------------------------------------------------------------- */
 
 /*

@@ -156,3 +156,25 @@ int pa_cuda_threads(const pa_type *threads, int flags, pa_dthreads *out)
     *out = d;
     return PA_OK;
 }
+
+const char *pa__elm_cuda_name(const pa_type *t)
+{
+    static const char *const same[] = {"char", "signed char", "unsigned char", "bool", "short", "unsigned short",
+                                       "int", "unsigned", "unsigned int", "float", "long", "unsigned long",
+                                       "long long", "unsigned long long", "double", "float2", "int2", "float4",
+                                       "double2", "int4"};
+    static const char *const fixed[][2] = {{"int8_t", "signed char"}, {"uint8_t", "unsigned char"},
+                                           {"int16_t", "short"}, {"uint16_t", "unsigned short"},
+                                           {"int32_t", "int"}, {"uint32_t", "unsigned"}, {"int64_t", "long long"},
+                                           {"uint64_t", "unsigned long long"}, {"size_t", "unsigned long long"}};
+    const char *e = pa_elm(t);
+    if (e == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+        if (strcmp(e, same[i]) == 0)
+            return same[i];
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (strcmp(e, fixed[i][0]) == 0)
+            return fixed[i][1];
+    return NULL;
+}

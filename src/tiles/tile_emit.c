@@ -56,26 +56,11 @@ void pa__tbuf_free(pa__tbuf *b)
 
 void pa__elm_cuda_decl(const pa_type *t, const char *name, char *buf, size_t len)
 {
-    static const char *const same[] = {"char", "signed char", "unsigned char", "bool", "short", "unsigned short",
-                                       "int", "unsigned", "unsigned int", "float", "long", "unsigned long",
-                                       "long long", "unsigned long long", "double", "float2", "int2", "float4",
-                                       "double2", "int4"};
-    static const char *const fixed[][2] = {{"int8_t", "signed char"}, {"uint8_t", "unsigned char"},
-                                           {"int16_t", "short"}, {"uint16_t", "unsigned short"},
-                                           {"int32_t", "int"}, {"uint32_t", "unsigned"}, {"int64_t", "long long"},
-                                           {"uint64_t", "unsigned long long"}, {"size_t", "unsigned long long"}};
-    const char *e = pa_elm(t);
-    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
-        if (strcmp(e, same[i]) == 0) {
-            snprintf(buf, len, "typedef %s %s;", e, name);
-            return;
-        }
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        if (strcmp(e, fixed[i][0]) == 0) {
-            snprintf(buf, len, "typedef %s %s;", fixed[i][1], name);
-            return;
-        }
-    snprintf(buf, len, "typedef pa_bytes<%zu> %s;", pa_elm_size(t), name);
+    const char *e = pa__elm_cuda_name(t);
+    if (e)
+        snprintf(buf, len, "typedef %s %s;", e, name);
+    else
+        snprintf(buf, len, "typedef pa_bytes<%zu> %s;", pa_elm_size(t), name);
 }
 
 static int fits32(const pa__layout *l)

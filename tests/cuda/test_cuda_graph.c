@@ -48,6 +48,25 @@ static void end_and_replay(cudaStream_t st, int launched)
     cudaGraphDestroy(g);
 }
 
+/* A host image of N random words (seeded by what) and one of N poison words. */
+static void images(const char *what, unsigned **h, unsigned **poison)
+{
+    *h = malloc(N * 4), *poison = malloc(N * 4);
+    ck_assert(*h && *poison);
+    pa_rng rng = {pa_test_seed(what)};
+    for (int i = 0; i < N; i++)
+        (*h)[i] = (unsigned)pa_rng_next(&rng), (*poison)[i] = 0xA5A5A5A5u;
+}
+
+/* got[T(k)] must hold h[A(k)] for every k. */
+static void check_transposed(const unsigned *got, const pa_type *T, const unsigned *h, const pa_type *A)
+{
+    int64_t bad = -1;
+    for (int64_t k = 0; k < N && bad < 0; k++)
+        bad = got[pa__offset_walk(T, k)] == h[pa__offset_walk(A, k)] ? -1 : k;
+    ck_assert_msg(bad < 0, "element %lld", (long long)bad);
+}
+
 static const char *inc_src = "__device__ void inc(unsigned *x, long long k, const void *a)\n"
                              "{ *x += *(const unsigned *)a + (unsigned)k; }\n";
 
@@ -98,11 +117,9 @@ START_TEST(for_in_graph)
     PA_CK_OK(pa_declare(s, "T", "dmem unsigned [[#A_1][#A_0]]"));
     PA_CK_OK(pa_declare(s, "C", "cuda [[#A_0][#A_1]]"));
     const pa_type *A = pa_type_get(s, "A"), *T = pa_type_get(s, "T"), *C = pa_type_get(s, "C");
-    unsigned *h = malloc(N * 4), *got = malloc(N * 4), *a = pa_create(A), *t = pa_create(T);
-    ck_assert_msg(h && got && a && t, "%s", pa_last_error());
-    pa_rng rng = {pa_test_seed("for in graph")};
-    for (int i = 0; i < N; i++)
-        h[i] = (unsigned)pa_rng_next(&rng), got[i] = 0xA5A5A5A5u;
+    unsigned *h, *got, *a = pa_create(A), *t = pa_create(T);
+    ck_assert_msg(a && t, "%s", pa_last_error());
+    images("for in graph", &h, &got);
     move(s, a, 1, h);
     move(s, t, 1, got);   /* poisoned */
     pa_dthreads th;
@@ -119,10 +136,7 @@ START_TEST(for_in_graph)
     ck_assert_int_eq(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), cudaSuccess);
     end_and_replay(st, pa_cuda_for_async(&th, k_copy, params, 0, st));
     move(s, got, 0, t);
-    int64_t bad = -1;
-    for (int64_t k = 0; k < N && bad < 0; k++)
-        bad = got[pa__offset_walk(T, k)] == h[pa__offset_walk(A, k)] ? -1 : k;
-    ck_assert_msg(bad < 0, "element %lld", (long long)bad);
+    check_transposed(got, T, h, A);
     cudaStreamDestroy(st);
     pa_destroy(A, a), pa_destroy(T, t);
     free(h), free(got);
@@ -140,11 +154,9 @@ START_TEST(copy_in_graph)
     char line[512];
     ck_assert_int_gt(pa_copy_explain(T, A, line, sizeof line), 0);
     ck_assert_msg(strstr(line, "async=queued"), "%s", line);
-    unsigned *h = malloc(N * 4), *got = malloc(N * 4), *a = pa_create(A), *t = pa_create(T);
-    ck_assert_msg(h && got && a && t, "%s", pa_last_error());
-    pa_rng rng = {pa_test_seed("copy in graph")};
-    for (int i = 0; i < N; i++)
-        h[i] = (unsigned)pa_rng_next(&rng), got[i] = 0xA5A5A5A5u;
+    unsigned *h, *got, *a = pa_create(A), *t = pa_create(T);
+    ck_assert_msg(a && t, "%s", pa_last_error());
+    images("copy in graph", &h, &got);
     move(s, a, 1, h);
     cudaStream_t st;
     ck_assert_int_eq(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
@@ -154,10 +166,7 @@ START_TEST(copy_in_graph)
     ck_assert_int_eq(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), cudaSuccess);
     end_and_replay(st, pa_copy_async(T, t, A, a, st));
     move(s, got, 0, t);
-    int64_t bad = -1;
-    for (int64_t k = 0; k < N && bad < 0; k++)
-        bad = got[pa__offset_walk(T, k)] == h[pa__offset_walk(A, k)] ? -1 : k;
-    ck_assert_msg(bad < 0, "element %lld", (long long)bad);
+    check_transposed(got, T, h, A);
     cudaStreamDestroy(st);
     pa_destroy(A, a), pa_destroy(T, t);
     free(h), free(got);

@@ -20,27 +20,12 @@
 /* The C++ type the kernel gives the elements: the declared name where CUDA knows it, else a struct of bytes. */
 static void elm_decl(const pa_type *t, char *buf, size_t len)
 {
-    static const char *const same[] = {"char", "signed char", "unsigned char", "bool", "short", "unsigned short",
-                                       "int", "unsigned", "unsigned int", "float", "long", "unsigned long",
-                                       "long long", "unsigned long long", "double", "float2", "int2", "float4",
-                                       "double2", "int4"};
-    static const char *const fixed[][2] = {{"int8_t", "signed char"}, {"uint8_t", "unsigned char"},
-                                           {"int16_t", "short"}, {"uint16_t", "unsigned short"},
-                                           {"int32_t", "int"}, {"uint32_t", "unsigned"}, {"int64_t", "long long"},
-                                           {"uint64_t", "unsigned long long"}, {"size_t", "unsigned long long"}};
-    const char *e = pa_elm(t);
-    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
-        if (strcmp(e, same[i]) == 0) {
-            snprintf(buf, len, "typedef %s pa_elm_t;", e);
-            return;
-        }
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        if (strcmp(e, fixed[i][0]) == 0) {
-            snprintf(buf, len, "typedef %s pa_elm_t;", fixed[i][1]);
-            return;
-        }
+    const char *e = pa__elm_cuda_name(t);
     size_t n = pa_elm_size(t), a = n % 16 == 0 ? 16 : n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
-    snprintf(buf, len, "struct __align__(%zu) pa_elm_t { unsigned char b[%zu]; };", a, n);
+    if (e)
+        snprintf(buf, len, "typedef %s pa_elm_t;", e);
+    else
+        snprintf(buf, len, "struct __align__(%zu) pa_elm_t { unsigned char b[%zu]; };", a, n);
 }
 
 /* The offset of k through the layout, as C++ statements over the constants, in index type idx. */
