@@ -9,8 +9,9 @@
  * where one is needed, or running out of memory for a new plan, fails on that rank only, and the others then
  * wait in the collective.
  *
- * Plans are cached by the exact contents of both split layouts (when they are affine: gathered layouts point
- * into their types, which may be freed), the element size, the rank and the communicator's size.  The cache is
+ * Plans are cached by the exact contents of both split layouts (and, when a split has gather tables, as an
+ * uneven window's has, by the two types' serial numbers too, since the key holds pointers to those tables, not
+ * their contents), the element size, the rank and the communicator's size.  The cache is
  * never trimmed, so that ranks that made the same copies keep the same plans.  Before any of that, a copy
  * looks in its thread's memo of recent pairs (dist_memo.c): a repeated copy finds its plan there and pays
  * for nothing but the checks of its pointers and the MPI call.
@@ -32,12 +33,13 @@ static int same_split(const pa__dist_split *a, const pa__dist_split *b)
 }
 
 /* Finds a plan and moves it to the front (a copy repeated in a loop finds it first).  Call with the lock. */
-static pa_mpi__dplan *cache_find(const pa__dist_split *d, const pa__dist_split *s, size_t elm, int rank,
-                                 int nprocs)
+static pa_mpi__dplan *cache_find(const pa__dist_split *d, const pa__dist_split *s, uint64_t dser, uint64_t sser,
+                                 size_t elm, int rank, int nprocs)
 {
     pa_mpi__dplan **link = &cache, *p;
     for (; (p = *link); link = &p->next)
-        if (p->elm == elm && p->rank == rank && p->nprocs == nprocs && same_split(&p->key_dst, d) &&
+        if (p->elm == elm && p->rank == rank && p->nprocs == nprocs && p->key_dser == dser &&
+            p->key_sser == sser && same_split(&p->key_dst, d) &&
             same_split(&p->key_src, s) && p->recv_mem == pa_mpi__device_memory(d) &&
             p->send_mem == pa_mpi__device_memory(s)) {
             *link = p->next;
@@ -98,20 +100,21 @@ static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, in
     if ((rc = pa__dist_split_get(dt, &d)) != PA_OK || (rc = pa__dist_split_get(st, &s)) != PA_OK)
         return rc;
     pa_mpi__where(&rank, &nprocs);
-    int cacheable = d->pid.affine && d->local.affine && s->pid.affine && s->local.affine;
+    /* Gathered splits (uneven windows) are keyed by the types' serials, which are never reused; the plan holds
+     * no pointer into them. */
+    int gathered = !(d->pid.affine && d->local.affine && s->pid.affine && s->local.affine);
+    uint64_t dser = gathered ? pa__type_serial(dt) : 0, sser = gathered ? pa__type_serial(st) : 0;
     pthread_mutex_lock(&cache_lock);
-    *out = cacheable ? cache_find(d, s, de, rank, nprocs) : NULL;
+    *out = cache_find(d, s, dser, sser, de, rank, nprocs);
     rc = PA_OK;
     if (!*out && (rc = check_memory(dt, d)) == PA_OK && (rc = check_memory(st, s)) == PA_OK &&
         (rc = pa_mpi__dplan_make(d, s, de, rank, nprocs, out)) == PA_OK) {
-        if (cacheable) {
-            if (!cache)
-                atexit(free_cache);
-            (*out)->next = cache;
-            cache = *out;
-        } else {
-            *owned = 1;
-        }
+        (*out)->key_dser = dser;
+        (*out)->key_sser = sser;
+        if (!cache)
+            atexit(free_cache);
+        (*out)->next = cache;
+        cache = *out;
         static atomic_int warned;
         if (pa__env_flag("PA_PLAN_INFO", &warned)) {
             char line[1024];

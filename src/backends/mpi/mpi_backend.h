@@ -81,6 +81,8 @@ typedef struct pa_mpi__dplan {
     char why[256];                   /* the chosen pattern's reason */
     /* the cache key */
     pa__dist_split key_dst, key_src;
+    uint64_t key_dser, key_sser;     /* the types' serials when a split has gather tables (uneven windows), whose
+                                        contents the key does not hold; 0 when the contents are the key */
     struct pa_mpi__dplan *next;
 } pa_mpi__dplan;
 

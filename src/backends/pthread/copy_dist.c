@@ -90,11 +90,13 @@ static void as_layout(int64_t *t, int64_t n, pa__layout *out)
 }
 
 /*
- * Plans per thread, cached by the contents of both splits (when affine: gathered layouts point into their
- * types), the element size, the thread id and the array's size; never trimmed, freed at exit.
+ * Plans per thread, cached by the contents of both splits (and by the types' serials when a split has gather
+ * tables, whose contents the key does not hold), the element size, the thread id and the array's size; never
+ * trimmed, freed at exit.
  */
 typedef struct cached {
     pa__layout key[4];
+    uint64_t dser, sser;        /* the types' serials when a split has gather tables, else 0 */
     size_t elm;
     int64_t tid, nthreads, count, dbase, sbase;
     pa__plan *plan;
@@ -123,12 +125,13 @@ static void key_of(const pa__dist_split *d, const pa__dist_split *s, pa__layout 
 }
 
 /* A cached plan (with a reference for the caller), or NULL. */
-static cached *cache_find(const pa__layout *key, size_t elm, int64_t tid, int64_t n)
+static cached *cache_find(const pa__layout *key, const uint64_t *ser, size_t elm, int64_t tid, int64_t n)
 {
     cached *c;
     pthread_mutex_lock(&cache_lock);
     for (c = cache; c; c = c->next)
-        if (c->elm == elm && c->tid == tid && c->nthreads == n && !memcmp(c->key, key, sizeof c->key)) {
+        if (c->elm == elm && c->tid == tid && c->nthreads == n && c->dser == ser[0] && c->sser == ser[1] &&
+            !memcmp(c->key, key, sizeof c->key)) {
             if (c->plan)
                 pa__plan_ref(c->plan);
             break;
@@ -137,13 +140,14 @@ static cached *cache_find(const pa__layout *key, size_t elm, int64_t tid, int64_
     return c;
 }
 
-static void cache_add(const pa__layout *key, size_t elm, int64_t tid, int64_t n, int64_t count,
+static void cache_add(const pa__layout *key, const uint64_t *ser, size_t elm, int64_t tid, int64_t n, int64_t count,
                       const pa__layout *ld, const pa__layout *ls, pa__plan *plan)
 {
     cached *c = malloc(sizeof *c);
     if (!c)
         return;   /* not cached: the next call plans again */
-    *c = (cached){.elm = elm, .tid = tid, .nthreads = n, .count = count, .dbase = count ? ld->base : 0,
+    *c = (cached){.dser = ser[0], .sser = ser[1], .elm = elm, .tid = tid, .nthreads = n, .count = count,
+                  .dbase = count ? ld->base : 0,
                   .sbase = count ? ls->base : 0, .plan = plan};
     memcpy(c->key, key, sizeof c->key);
     if (plan)
@@ -193,9 +197,11 @@ static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa
     *tid = pa_tid(ctx);
     int64_t n = pa_ctx_size(ctx);
     size_t elm = pa_elm_size(dt);
-    int cacheable = d->pid.affine && d->local.affine && s->pid.affine && s->local.affine;
+    /* gathered splits (uneven windows) are told apart by the types' serials, which are never reused */
+    int gathered = !(d->pid.affine && d->local.affine && s->pid.affine && s->local.affine);
+    uint64_t ser[2] = {gathered ? pa__type_serial(dt) : 0, gathered ? pa__type_serial(st) : 0};
     key_of(d, s, key);
-    cached *c = cacheable ? cache_find(key, elm, *tid, n) : NULL;
+    cached *c = cache_find(key, ser, elm, *tid, n);
     if (c) {
         *plan = c->plan;
         *count = c->count;
@@ -204,8 +210,8 @@ static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa
         return PA_OK;
     }
     rc = make_plan(sel, d, s, elm, *tid, n, plan, ld, ls, count);
-    if (rc == PA_OK && cacheable)
-        cache_add(key, elm, *tid, n, *count, ld, ls, *plan);
+    if (rc == PA_OK)
+        cache_add(key, ser, elm, *tid, n, *count, ld, ls, *plan);
     return rc;
 }
 
@@ -240,7 +246,8 @@ static int pthd_copy(const pa_type *dt, void *dst, const pa_type *st, const void
     if (yes) {
         char names[256];
         snprintf(names, sizeof names, "from %s to %s", pa_type_name(st), pa_type_name(dt));
-        return pa__pthd_exchange(d, s, pa_elm_size(dt), ctx, dst, src, names);
+        return pa__pthd_exchange(d, s, pa_elm_size(dt), ctx, dst, src, names, pa__type_serial(dt),
+                                 pa__type_serial(st));
     }
     pa__plan *p;
     pa__layout ld, ls;
@@ -269,7 +276,8 @@ static int pthd_explain(const pa_type *dt, const pa_type *st, char *buf, size_t 
     if (rc != PA_OK)
         return rc;
     if (yes)
-        return pa__pthd_exchange_explain(d, s, pa_elm_size(dt), ctx, buf, len);
+        return pa__pthd_exchange_explain(d, s, pa_elm_size(dt), ctx, buf, len, pa__type_serial(dt),
+                                         pa__type_serial(st));
     rc = thread_plan(dt, st, &p, &ld, &ls, &n, &tid);
     if (rc != PA_OK)
         return rc;

@@ -9,7 +9,8 @@
  * or staged, as pa_copy between two GPUs is).
  *
  * A thread's plan is one host (or CUDA) plan per source thread it receives from, made from the lists of its
- * elements' local offsets (O(size) the first time) and cached per thread when both sides' layouts are affine.
+ * elements' local offsets (O(size) the first time), cached per thread (keyed by the splits, and by the types'
+ * serials when a split has gather tables).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ typedef struct xpart {
 
 typedef struct xplan {
     pa__layout key[4];
+    uint64_t dser, sser;
     size_t elm;
     int64_t tid, nthreads;
     int nparts;
@@ -131,20 +133,23 @@ done:
     return st;
 }
 
-static xplan *cache_find(const pa__layout *key, size_t elm, int64_t tid, int64_t n)
+static xplan *cache_find(const pa__layout *key, uint64_t dser, uint64_t sser, size_t elm, int64_t tid, int64_t n)
 {
     xplan *p;
     pthread_mutex_lock(&cache_lock);
     for (p = cache; p; p = p->next)
-        if (p->elm == elm && p->tid == tid && p->nthreads == n && !memcmp(p->key, key, sizeof p->key))
+        if (p->elm == elm && p->tid == tid && p->nthreads == n && p->dser == dser && p->sser == sser &&
+            !memcmp(p->key, key, sizeof p->key))
             break;
     pthread_mutex_unlock(&cache_lock);
     return p;
 }
 
-static void cache_add(xplan *p, const pa__layout *key)
+static void cache_add(xplan *p, const pa__layout *key, uint64_t dser, uint64_t sser)
 {
     memcpy(p->key, key, sizeof p->key);
+    p->dser = dser;
+    p->sser = sser;
     pthread_mutex_lock(&cache_lock);
     if (!cache)
         atexit(free_cache);
@@ -153,21 +158,19 @@ static void cache_add(xplan *p, const pa__layout *key)
     pthread_mutex_unlock(&cache_lock);
 }
 
-/* The calling thread's plan; *owned when it is not cached (free it). */
+/* The calling thread's plan (cached; the serials count only for splits with gather tables). */
 static int plan_for(const pa__dist_split *d, const pa__dist_split *s, size_t elm, int64_t tid, int64_t n,
-                    xplan **out, int *owned)
+                    uint64_t dser, uint64_t sser, xplan **out)
 {
     pa__layout key[4] = {d->pid, d->local, s->pid, s->local};
-    int cacheable = d->pid.affine && d->local.affine && s->pid.affine && s->local.affine, st;
-    *owned = 0;
-    if (cacheable && (*out = cache_find(key, elm, tid, n)))
+    int gathered = !(d->pid.affine && d->local.affine && s->pid.affine && s->local.affine), st;
+    dser = gathered ? dser : 0;
+    sser = gathered ? sser : 0;
+    if ((*out = cache_find(key, dser, sser, elm, tid, n)))
         return PA_OK;
     if ((st = make(d, s, elm, tid, n, out)) != PA_OK)
         return st;
-    if (cacheable)
-        cache_add(*out, key);
-    else
-        *owned = 1;
+    cache_add(*out, key, dser, sser);
     return PA_OK;
 }
 
@@ -183,10 +186,10 @@ static const void **slots(pa__launch *l)
 }
 
 int pa__pthd_exchange(const pa__dist_split *d, const pa__dist_split *s, size_t elm, const pa_ctx *ctx,
-                      void *dst, const void *src, const char *names)
+                      void *dst, const void *src, const char *names, uint64_t dser, uint64_t sser)
 {
     xplan *p = NULL;
-    int owned = 0, st;
+    int st;
     int64_t tid = pa_tid(ctx), n = pa_ctx_size(ctx);
     const void **table;
     if (!ctx->launch)
@@ -196,7 +199,7 @@ int pa__pthd_exchange(const pa__dist_split *d, const pa__dist_split *s, size_t e
         return pa__err(PA_ERR_NOMEM, "copy %s: no memory for the table of %lld threads' arrays", names,
                        (long long)n);
     /* Every thread reaches both barriers, whatever fails on the way, so that none is left waiting. */
-    st = plan_for(d, s, elm, tid, n, &p, &owned);
+    st = plan_for(d, s, elm, tid, n, dser, sser, &p);
     table[tid] = src;
     pa_sync((pa_ctx *)ctx, "");
     for (int i = 0; st == PA_OK && i < p->nparts; i++) {
@@ -210,16 +213,14 @@ int pa__pthd_exchange(const pa__dist_split *d, const pa__dist_split *s, size_t e
             st = pa__plan_exec(x->plan, dst, x->dbase, from, x->sbase);
     }
     pa_sync((pa_ctx *)ctx, "");
-    if (owned)
-        xplan_free(p);
     return st;
 }
 
 int pa__pthd_exchange_explain(const pa__dist_split *d, const pa__dist_split *s, size_t elm, const pa_ctx *ctx,
-                              char *buf, size_t len)
+                              char *buf, size_t len, uint64_t dser, uint64_t sser)
 {
     xplan *p = NULL;
-    int owned = 0, st = plan_for(d, s, elm, pa_tid(ctx), pa_ctx_size(ctx), &p, &owned);
+    int st = plan_for(d, s, elm, pa_tid(ctx), pa_ctx_size(ctx), dser, sser, &p);
     char first[400] = "nothing to receive";
     int64_t count = 0;
     if (st != PA_OK)
@@ -232,7 +233,5 @@ int pa__pthd_exchange_explain(const pa__dist_split *d, const pa__dist_split *s, 
                      "arrays published, barrier, each thread pulls its part, barrier); thread %lld receives %lld "
                      "elements from %d thread%s; first: %s", (long long)pa_tid(ctx), (long long)count, p->nparts,
                      p->nparts == 1 ? "" : "s", first);
-    if (owned)
-        xplan_free(p);
     return r;
 }

@@ -112,10 +112,11 @@ int pa__for_flat(int64_t n, pa_thread_fn fn, void *arg);
  * error (the same on every thread for errors of the types).
  */
 int pa__pthd_exchange(const pa__dist_split *d, const pa__dist_split *s, size_t elm, const pa_ctx *ctx,
-                      void *dst, const void *src, const char *names);
-/** The calling thread's explanation of such a copy.  \return as snprintf, or an error. */
+                      void *dst, const void *src, const char *names, uint64_t dser, uint64_t sser);
+/** The calling thread's explanation of such a copy.  \return as snprintf, or an error.  dser and sser are the
+ *  types' serials (pa__type_serial), which key the cached plans of splits with gather tables. */
 int pa__pthd_exchange_explain(const pa__dist_split *d, const pa__dist_split *s, size_t elm, const pa_ctx *ctx,
-                              char *buf, size_t len);
+                              char *buf, size_t len, uint64_t dser, uint64_t sser);
 
 /* ---- binding (topology.c) ------------------------------------------------------------------------------ */
 
