@@ -2,7 +2,11 @@
  * bench/matrix — the matrix module on the GPU (target P11) and CSV reading.
  *
  *   transpose, rbind, cbind (and rbind with zero padding) of dmem matrices into an existing result, against a
- *   cudaMemcpy device-to-device of the result's bytes (target >= 0.85 of its speed);
+ *   cudaMemcpy device-to-device of as many bytes into the result (target >= 0.85 of its speed); beside the
+ *   transposes, shown without a target: the permute kernel's tiles in plain row order (its order before the bands
+ *   of tile rows, pa_cuda__permute_set_band(1)) and, for the 16384^2 float one, other bands and grids of fewer
+ *   blocks per SM (pa_cuda__permute_set_grid), the same bytes by one pa_copy between plain types (no matrix
+ *   layer: headers, views), and an 8192^2 matrix (P1's size);
  *   CSV -> matrix for 10 million rows, against read(2) of the same file from the page cache (shown, no target);
  *   the k-NN PL/CUDA function of examples/matrix_knn.h (data and queries in dmem, the index matrix back on the
  *   host), against the cuBLAS formulation: SGEMM for -2 X Q^T, a top-k kernel per query (matrix_topk.cu), the
@@ -19,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cuda_internal.h"
 #include "gpu_bench.h"
 #include "../examples/matrix_knn.h"
 
@@ -32,7 +37,7 @@ typedef struct row {
     double ours, anchor, target;   /* seconds; target 0: none */
 } row;
 
-static row rows[16];
+static row rows[32];
 static int nrows;
 
 static double now(void)
@@ -80,9 +85,12 @@ static void add_row(const char *what, const char *size, double ours, double anch
 
 typedef struct copy_case {
     const pa_matrix *in[2];
-    int nin, kind;   /* 0 transpose, 1 rbind, 2 cbind */
+    int nin, kind;   /* 0 transpose, 1 rbind, 2 cbind, 3 pa_copy between the plain types dt <- st */
     pa_matrix *out;
     size_t bytes;
+    const pa_type *dt, *st;
+    void *scratch;   /* device memory of at least bytes: the anchor's source */
+    void *dptr, *sptr;   /* kind 3: the arrays of dt and st */
 } copy_case;
 
 static void run_ours(void *p)
@@ -90,6 +98,8 @@ static void run_ours(void *p)
     copy_case *c = p;
     if (c->kind == 0)
         PK(pa_matrix_transpose_into(c->in[0], c->out));
+    else if (c->kind == 3)
+        PK(pa_copy(c->dt, c->dptr, c->st, c->sptr));
     else if (c->kind == 1)
         PK(pa_matrix_rbind_into(c->in, c->nin, c->out));
     else
@@ -99,7 +109,7 @@ static void run_ours(void *p)
 static void run_memcpy(void *p)
 {
     copy_case *c = p;
-    CK(cudaMemcpy(pa_matrix_data(c->out), pa_matrix_data((pa_matrix *)c->in[0]), c->bytes, cudaMemcpyDeviceToDevice));
+    CK(cudaMemcpy(pa_matrix_data(c->out), c->scratch, c->bytes, cudaMemcpyDeviceToDevice));
     CK(cudaDeviceSynchronize());
 }
 
@@ -128,26 +138,82 @@ static pa_matrix *random_dmem(int elm, int64_t h, int64_t w, unsigned seed)
     return d;
 }
 
+static void *scratch;   /* the anchors' source: 1 GiB of device memory */
+
+/* The transpose of a (h x w, into t) as a target row, then shown: the permute's tiles in plain row order; with
+ * variants, other bands of tile rows and grids of fewer blocks per SM (the permute's settings, for choosing its
+ * defaults); with plain, one pa_copy between plain types over the same bytes. */
+static void transpose_rows(pa_matrix *a, pa_matrix *t, int64_t h, int64_t w, size_t esz, const char *size,
+                           double target, int variants, int plain)
+{
+    copy_case c = {{a}, 1, 0, t, (size_t)(h * w) * esz, NULL, NULL, scratch};
+    add_row("transpose", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS), target);
+    static const struct { int band, grid, unshifted; const char *what; } var[] = {
+        {1, 0, 1, "  row order, from element 0"},   /* the kernel before the bands and the shifts */
+        {0, 0, 1, "  tiles from element 0"},       {1, 0, 0, "  tiles in row order"},
+        {32, 0, 0, "  bands of 32"},               {64, 0, 0, "  bands of 64"},
+        {0, 2, 0, "  2 blocks per SM"},
+    };
+    for (size_t v = 0; v < (variants ? sizeof var / sizeof *var : 1); v++) {
+        int ob = pa_cuda__permute_set_band(var[v].band), og = pa_cuda__permute_set_grid(var[v].grid);
+        int ou = pa_cuda__permute_set_unshifted(var[v].unshifted);
+        add_row(var[v].what, size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS), 0);
+        pa_cuda__permute_set_band(ob);
+        pa_cuda__permute_set_grid(og);
+        pa_cuda__permute_set_unshifted(ou);
+    }
+    if (!plain)
+        return;
+    pa_scope *s;
+    char d[160];
+    PK(pa_scope_create(NULL, &s));
+    snprintf(d, sizeof d, "parray dmem %s [%lld][%lld] F; parray dmem %s [[#F_1][#F_0]] T;",
+             esz == 4 ? "float" : "double", (long long)w, (long long)h, esz == 4 ? "float" : "double");
+    PK(pa_declare_text(s, d));   /* a's elements, column-major h x w, are the row-major [w][h] F */
+    c.kind = 3;
+    c.dt = pa_type_get(s, "T");
+    c.st = pa_type_get(s, "F");
+    c.dptr = pa_matrix_data(t);
+    c.sptr = pa_matrix_data(a);
+    char how[512];
+    if (pa_copy_explain(c.dt, c.st, how, sizeof how) >= 0)
+        printf("    %s\n", how);
+    add_row("  pa_copy of plain types", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c,
+            REPEATS), 0);
+    /* the same plain types on 256-byte aligned buffers (cudaMalloc'd: no 16-byte header before the elements) */
+    void *aligned = NULL;
+    CK(cudaMalloc(&aligned, c.bytes));
+    copy_case al = c;
+    al.dptr = aligned;
+    al.sptr = scratch;
+    add_row("  the same, 256-B aligned", size, median_time(run_ours, &al, REPEATS), median_time(run_memcpy, &al,
+            REPEATS), 0);
+    CK(cudaFree(aligned));
+    pa_scope_destroy(s);
+}
+
 static void copy_rows(int quick)
 {
     int64_t n = quick ? 2048 : 16384;   /* float results of n x n: 1 GiB */
     char size[32];
     snprintf(size, sizeof size, "%lldx%lld f32", (long long)n, (long long)n);
+    CK(cudaMalloc(&scratch, (size_t)(n * n) * 4));
+    CK(cudaMemset(scratch, 0x3f, (size_t)(n * n) * 4));
     pa_matrix *a = random_dmem(PA_MATRIX_FLOAT, n, n, 1), *t = NULL;
     PK(pa_matrix_create_in("dmem", PA_MATRIX_FLOAT, n, n, &t));
-    copy_case c = {{a}, 1, 0, t, (size_t)(n * n) * 4};
-    add_row("transpose", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS), 0.85);
+    transpose_rows(a, t, n, n, 4, size, 0.85, 1, 1);
+    copy_case c;
     pa_matrix_destroy(a);
 
     pa_matrix *top = random_dmem(PA_MATRIX_FLOAT, n / 2, n, 2), *bot = random_dmem(PA_MATRIX_FLOAT, n / 2, n, 3);
-    c = (copy_case){{top, bot}, 2, 1, t, (size_t)(n * n) * 4};
+    c = (copy_case){{top, bot}, 2, 1, t, (size_t)(n * n) * 4, NULL, NULL, scratch};
     add_row("rbind 2 x (n/2 x n)", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS),
             0.85);
     pa_matrix_destroy(top);
     pa_matrix_destroy(bot);
 
     pa_matrix *l = random_dmem(PA_MATRIX_FLOAT, n, n / 2, 4), *r = random_dmem(PA_MATRIX_FLOAT, n, n / 2, 5);
-    c = (copy_case){{l, r}, 2, 2, t, (size_t)(n * n) * 4};
+    c = (copy_case){{l, r}, 2, 2, t, (size_t)(n * n) * 4, NULL, NULL, scratch};
     add_row("cbind 2 x (n x n/2)", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS),
             0.85);
     pa_matrix_destroy(l);
@@ -156,7 +222,7 @@ static void copy_rows(int quick)
     /* rbind where the lower matrix is narrower: a quarter of its rows' columns are zero padding */
     top = random_dmem(PA_MATRIX_FLOAT, n / 2, n, 6);
     bot = random_dmem(PA_MATRIX_FLOAT, n / 2, n * 3 / 4, 7);
-    c = (copy_case){{top, bot}, 2, 1, t, (size_t)(n * n) * 4};
+    c = (copy_case){{top, bot}, 2, 1, t, (size_t)(n * n) * 4, NULL, NULL, scratch};
     add_row("rbind, zero padding", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS),
             0.85);
     pa_matrix_destroy(top);
@@ -167,10 +233,19 @@ static void copy_rows(int quick)
     snprintf(size, sizeof size, "%lldx%lld f64", (long long)n / 2, (long long)n);
     a = random_dmem(PA_MATRIX_DOUBLE, n / 2, n, 8);
     PK(pa_matrix_create_in("dmem", PA_MATRIX_DOUBLE, n, n / 2, &t));
-    c = (copy_case){{a}, 1, 0, t, (size_t)(n * n / 2) * 8};
-    add_row("transpose", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS), 0.85);
+    transpose_rows(a, t, n / 2, n, 8, size, 0.85, 1, 1);
     pa_matrix_destroy(a);
     pa_matrix_destroy(t);
+
+    /* P1's size, shown: 256 MiB of float */
+    n /= 2;
+    snprintf(size, sizeof size, "%lldx%lld f32", (long long)n, (long long)n);
+    a = random_dmem(PA_MATRIX_FLOAT, n, n, 9);
+    PK(pa_matrix_create_in("dmem", PA_MATRIX_FLOAT, n, n, &t));
+    transpose_rows(a, t, n, n, 4, size, 0, 0, 0);
+    pa_matrix_destroy(a);
+    pa_matrix_destroy(t);
+    CK(cudaFree(scratch));
 }
 
 /* ---- CSV ---------------------------------------------------------------------------------------------- */
@@ -356,9 +431,13 @@ int main(void)
     int st = gpu_bench_start("bench/matrix", REPEATS, &e0, &e1);
     if (st)
         return st;
+    double t0 = now();
     copy_rows(quick);
+    fprintf(stderr, "bench/matrix: copies done at %.1f s\n", now() - t0);
     csv_rows(quick);
+    fprintf(stderr, "bench/matrix: CSV done at %.1f s\n", now() - t0);
     knn_rows(quick);
+    fprintf(stderr, "bench/matrix: k-NN done at %.1f s\n", now() - t0);
 
     int pass = 0, counted = 0;
     printf("\n%-28s %-20s %11s %11s %7s %7s  %s\n", "case", "size", "ours ms", "anchor ms", "ratio", "target",
@@ -371,8 +450,11 @@ int main(void)
             counted++;
             pass += ratio >= r->target;
         }
+        char tg[16] = "-";
+        if (r->target > 0)
+            snprintf(tg, sizeof tg, ">=%.2f", r->target);
         printf("%-28s %-20s %11.3f %11.3f %7.3f %7s  %s\n", r->what, r->size, r->ours * 1e3, r->anchor * 1e3, ratio,
-               r->target > 0 ? (r->target == 0.85 ? ">=0.85" : ">=0.70") : "-", res);
+               tg, res);
     }
     printf("\n%d of %d targets met\n", pass, counted);
     return pass == counted ? 0 : 1;

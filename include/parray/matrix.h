@@ -265,10 +265,11 @@ PA_API int pa_matrix_transpose_into(const pa_matrix *m, pa_matrix *t);
 
 /**
  * C = A B for float or double matrices (A m x k, B k x n, C m x n), in A's memory: on host threads (pa_for over
- * pthd) for host matrices, on the current GPU for dmem ones (B moved there first if it is elsewhere).  An
- * inner dimension of 0 gives a zero C.
+ * pthd) for host matrices, on the current GPU for dmem ones (B moved there first if it is elsewhere) through the
+ * tile-type gemm pa_gemm_dmem (gputile.h) over the matrices' own bytes; there the first multiply of each shape
+ * generates and compiles its kernel (NVRTC; cached in memory and on disk).  An inner dimension of 0 gives a zero C.
  * \return PA_OK and *out; PA_ERR_SIZE (A's width is not B's height), PA_ERR_ELM (element types differ, or not
- *         float or double), the errors of pa_matrix_check, pa_matrix_create_in, pa_cuda_compile and pa_cuda_for.
+ *         float or double), the errors of pa_matrix_check, pa_matrix_create_in and pa_gemm_dmem.
  */
 PA_API int pa_matrix_gemm(const pa_matrix *a, const pa_matrix *b, pa_matrix **out);
 

@@ -1,18 +1,28 @@
 /*
  * parray — the matrix module's GPU side (built with the CUDA backend): header transfers and zero fills of dmem
- * matrices, and C = A B on the GPU.
+ * matrices, and C = A B on the GPU through the tiled gemm generated from tile types (gputile.h, pa_gemm_dmem:
+ * the manual's section 7.1, target P7).
  *
- * The multiply is a tiled kernel compiled at run time by NVRTC (pa_cuda_compile, cached in memory and on disk)
- * and launched as a cuda thread array (pa_cuda_for): each block of 256 threads computes a 64 x 64 tile of C,
- * 4 x 4 elements per thread, from 64 x 16 tiles of A and 16 x 64 tiles of B staged in shared memory; the
- * column-major loads are coalesced along a column (A) or along k (B).  Each thread's rows are tx + 16 r, so
- * a warp's shared-memory reads of A are conflict-free and its writes of C are coalesced.
+ * After its 16-byte header, a column-major m x n matrix X is the row-major parray type [n][m]: X's transpose.
+ * So the multiply runs as C^T = B^T A^T on three row-major types over the matrices' own bytes,
+ *
+ *     parray dmem T [N][M] CT;   (C^T)       parray dmem T [N][K] BT;   (B^T)       parray dmem T [K][M] AT;   (A^T)
+ *
+ * which is the layout bench/sgemm measures for P7, with no copy.  The gemm's grid has at most 65535 blocks of
+ * rows of its C (here N, B's width); for a wider B the multiply runs as C = A B on the same bytes read
+ * transposed ([#AT_1][#AT_0] and so on), whose block rows run along M instead.  A width-0 A (K = 0) gives zeros.
  */
 #include <cuda_runtime.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "matrix_internal.h"
 #include "parray/cuda.h"
+#include "parray/gputile.h"
+
+/* The row-major form's rows of C^T (B's width) up to which its grid fits: 65535 blocks of 64 rows (double's
+ * block height; float's is 128). */
+#define ROWMAJOR_MAX_N (65535LL * 64)
 
 static int fail(cudaError_t e, const char *what)
 {
@@ -37,76 +47,56 @@ int pa__matrix_gpu_zero2d(void *dst, size_t pitch, size_t len, size_t count)
     return e == cudaSuccess ? PA_OK : fail(e, "zeroing part of a dmem matrix");
 }
 
-static const char gemm_source[] =
-    "#define BM 64\n#define BN 64\n#define BK 16\n"
-    "#define GEMM(NAME, T)                                                                          \\\n"
-    "extern \"C\" __global__ void __launch_bounds__(256) NAME(const T *A, const T *B, T *C, int M, int N, int K) \\\n"
-    "{                                                                                              \\\n"
-    "    __shared__ T As[BK][BM + 1];                                                               \\\n"
-    "    __shared__ T Bs[BK][BN + 1];                                                               \\\n"
-    "    int t = threadIdx.x, tx = t % 16, ty = t / 16;                                             \\\n"
-    "    long i0 = (long)blockIdx.x * BM, j0 = (long)blockIdx.y * BN;                               \\\n"
-    "    T acc[4][4];                                                                               \\\n"
-    "    for (int r = 0; r < 4; r++) for (int c = 0; c < 4; c++) acc[r][c] = 0;                     \\\n"
-    "    for (int k0 = 0; k0 < K; k0 += BK) {                                                       \\\n"
-    "        for (int e = t; e < BM * BK; e += 256) {                                               \\\n"
-    "            int i = e % BM, k = e / BM; long gi = i0 + i; int gk = k0 + k;                     \\\n"
-    "            As[k][i] = gi < M && gk < K ? A[gi + (long)gk * M] : (T)0;                         \\\n"
-    "        }                                                                                      \\\n"
-    "        for (int e = t; e < BK * BN; e += 256) {                                               \\\n"
-    "            int k = e % BK, j = e / BK; long gj = j0 + j; int gk = k0 + k;                     \\\n"
-    "            Bs[k][j] = gj < N && gk < K ? B[gk + gj * K] : (T)0;                               \\\n"
-    "        }                                                                                      \\\n"
-    "        __syncthreads();                                                                       \\\n"
-    "        for (int k = 0; k < BK; k++) {                                                         \\\n"
-    "            T a[4], b[4];                                                                      \\\n"
-    "            for (int r = 0; r < 4; r++) a[r] = As[k][tx + 16 * r];                             \\\n"
-    "            for (int c = 0; c < 4; c++) b[c] = Bs[k][ty + 16 * c];                             \\\n"
-    "            for (int r = 0; r < 4; r++) for (int c = 0; c < 4; c++) acc[r][c] += a[r] * b[c];  \\\n"
-    "        }                                                                                      \\\n"
-    "        __syncthreads();                                                                       \\\n"
-    "    }                                                                                          \\\n"
-    "    for (int c = 0; c < 4; c++) {                                                              \\\n"
-    "        long gj = j0 + ty + 16 * c;                                                            \\\n"
-    "        for (int r = 0; r < 4; r++) {                                                          \\\n"
-    "            long gi = i0 + tx + 16 * r;                                                        \\\n"
-    "            if (gi < M && gj < N) C[gi + gj * M] = acc[r][c];                                  \\\n"
-    "        }                                                                                      \\\n"
-    "    }                                                                                          \\\n"
-    "}\n"
-    "GEMM(pa_matrix_gemm_float, float)\n"
-    "GEMM(pa_matrix_gemm_double, double)\n";
-
-/* The kernel's source, for the test that compiles it without a GPU. */
-const char *pa__matrix_gemm_source(void)
+/*
+ * The three types of C = A B for column-major matrices (M x K, K x N, M x N) in scope s: *C, *A, *B as
+ * pa_gemm_dmem takes them, over the elements after each header.  rowmajor: C^T = B^T A^T (C is [N][M], A is
+ * B^T [N][K], B is A^T [K][M]); else C = A B with the transposed views.
+ */
+static int gemm_types(pa_scope *s, int elm, int64_t M, int64_t N, int64_t K, int rowmajor, const pa_type **C,
+                      const pa_type **A, const pa_type **B)
 {
-    return gemm_source;
+    char decl[512];
+    const char *e = elm == PA_MATRIX_FLOAT ? "float" : "double";
+    snprintf(decl, sizeof decl, "parray dmem %s [%lld][%lld] CT; parray dmem %s [%lld][%lld] BT; "
+             "parray dmem %s [%lld][%lld] AT; parray dmem %s [#CT_1][#CT_0] CC; parray dmem %s [#AT_1][#AT_0] AA; "
+             "parray dmem %s [#BT_1][#BT_0] BB;", e, (long long)N, (long long)M, e, (long long)N, (long long)K, e,
+             (long long)K, (long long)M, e, e, e);
+    int rc = pa_declare_text(s, decl);
+    if (rc != PA_OK)
+        return rc;
+    *C = pa_type_get(s, rowmajor ? "CT" : "CC");
+    *A = pa_type_get(s, rowmajor ? "BT" : "AA");
+    *B = pa_type_get(s, rowmajor ? "AT" : "BB");
+    return *C && *A && *B ? PA_OK : pa__last_status();
+}
+
+char *pa__matrix_gemm_source(int elm, int64_t m, int64_t n, int64_t k)
+{
+    pa_scope *s = NULL;
+    const pa_type *C, *A, *B;
+    char *src = NULL;
+    if (pa_scope_create(NULL, &s) == PA_OK && gemm_types(s, elm, m, n, k, n <= ROWMAJOR_MAX_N, &C, &A, &B) == PA_OK)
+        src = pa_gemm_dmem_source(C, A, B, NULL);
+    pa_scope_destroy(s);
+    return src;
 }
 
 int pa__matrix_gpu_gemm(const pa_matrix *a, const pa_matrix *ha, const pa_matrix *b, const pa_matrix *hb,
                         pa_matrix *c)
 {
-    pa_cuda_function fn;
-    pa_dthreads th;
     pa_scope *s = NULL;
-    char decl[96];
-    int rc, M = ha->height, N = hb->width, K = ha->width;
-    const char *entry = ha->elm == PA_MATRIX_FLOAT ? "pa_matrix_gemm_float" : "pa_matrix_gemm_double";
-    if ((rc = pa_cuda_compile("pa_matrix_gemm", gemm_source, entry, &fn)) != PA_OK)
-        return rc;
+    const pa_type *C, *A, *B;
+    int64_t M = ha->height, N = hb->width, K = ha->width;
+    int rc, rowmajor = N <= ROWMAJOR_MAX_N;
+    const char *pa_ = (const char *)a + PA__MATRIX_HEADER, *pb = (const char *)b + PA__MATRIX_HEADER;
+    char *pc = (char *)c + PA__MATRIX_HEADER;
+    if (K == 0)   /* a sum of nothing */
+        return pa__matrix_gpu_zero2d(pc, 0, (size_t)(M * N) * pa_matrix_elm_size(ha->elm), 1);
     if ((rc = pa_scope_create(NULL, &s)) != PA_OK)
         return rc;
-    snprintf(decl, sizeof decl, "cuda [[%d][%d]][256]", (N + 63) / 64, (M + 63) / 64);
-    const pa_type *tt = pa_type_parse(s, decl);
-    if (!tt || (rc = pa_cuda_threads(tt, PA_CUDA_GRID, &th)) != PA_OK) {
-        rc = tt ? rc : pa__last_status();
-        goto done;
-    }
-    const void *pa_ = (const char *)a + PA__MATRIX_HEADER, *pb = (const char *)b + PA__MATRIX_HEADER;
-    void *pc = (char *)c + PA__MATRIX_HEADER;
-    void *params[] = {&pa_, &pb, &pc, &M, &N, &K};
-    rc = pa_cuda_for(&th, fn, params, 0);
-done:
+    if ((rc = gemm_types(s, ha->elm, M, N, K, rowmajor, &C, &A, &B)) == PA_OK)
+        rc = rowmajor ? pa_gemm_dmem(C, pc, A, pb, B, pa_, 1.0, 0.0) : pa_gemm_dmem(C, pc, A, pa_, B, pb, 1.0, 0.0);
     pa_scope_destroy(s);
-    return rc;
+    return rc == PA_OK ? PA_OK : pa__err_wrap(rc, "gemm on the GPU (%lld x %lld times %lld x %lld)", (long long)M,
+                                             (long long)K, (long long)K, (long long)N);
 }

@@ -69,11 +69,15 @@ int pa__matrix_gpu_memcpy(void *dst, const void *src, size_t bytes, int to_devic
 /** cudaMemset2D on the current GPU: count rows of len bytes every pitch bytes from dst. */
 int pa__matrix_gpu_zero2d(void *dst, size_t pitch, size_t len, size_t count);
 
-/** C = A B on the GPU for dmem matrices whose headers are ha, hb (checked: float/double, inner sizes equal). */
+/** C = A B on the GPU for dmem matrices whose headers are ha, hb (checked: float/double, inner sizes equal),
+ *  through pa_gemm_dmem (matrix_gpu.c); c is allocated with C's header. */
 int pa__matrix_gpu_gemm(const pa_matrix *a, const pa_matrix *ha, const pa_matrix *b, const pa_matrix *hb,
                         pa_matrix *c);
 
-/** The source of the GPU multiply's kernels (NULL without CUDA), for the test that compiles it without a GPU. */
-const char *pa__matrix_gemm_source(void);
+/**
+ * The generated source of the GPU multiply's kernel for float or double matrices m x k times k x n (malloc'd,
+ * the caller frees; NULL with the error set, always without CUDA), for the test that compiles it without a GPU.
+ */
+char *pa__matrix_gemm_source(int elm, int64_t m, int64_t n, int64_t k);
 
 #endif

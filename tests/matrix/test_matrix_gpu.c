@@ -84,6 +84,27 @@ START_TEST(test_dmem_ops)
 }
 END_TEST
 
+/* Transposes big enough for the permute's tiled kernels (16-byte vector tiles of 128 x 32 for 4-byte elements,
+ * 32 x 32 for 8-byte ones), whose tiles are shifted to 128-byte boundaries because the elements start 16 bytes
+ * into the matrix: partial tiles at both ends of each mode; odd sizes and sizes of whole tiles. */
+START_TEST(test_dmem_big_transposes)
+{
+    pa_rng rng = {pa_test_seed("matrix gpu big transposes")};
+    static const int64_t shapes[][2] = {{300, 200}, {128, 32}, {129, 33}, {1000, 130}, {4096, 37}, {37, 4096},
+                                        {260, 1030}};
+    static const int elms[] = {PA_MATRIX_FLOAT, PA_MATRIX_INT, PA_MATRIX_DOUBLE, PA_MATRIX_LONG};
+    for (size_t e = 0; e < sizeof elms / sizeof *elms; e++)
+        for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+            pa_matrix *a = mx_random(&rng, elms[e], shapes[i][0], shapes[i][1]), *da = to_dev(a, "dmem"), *got = NULL;
+            pa_matrix *want = mx_ref_transpose(a);
+            PA_CK_OK(pa_matrix_transpose(da, &got));
+            mx_assert_equal(got, want, "big transpose");
+            for (pa_matrix **p = (pa_matrix *[]){a, da, got, want, NULL}; *p; p++)
+                pa_matrix_destroy(*p);
+        }
+}
+END_TEST
+
 static int sum_row(int64_t row, const void *values, int32_t width, void *ctx)
 {
     double *acc = ctx;
@@ -147,7 +168,10 @@ END_TEST
 START_TEST(test_gemm_gpu)
 {
     pa_rng rng = {pa_test_seed("matrix gpu gemm")};
-    int shapes[][3] = {{1, 1, 1}, {64, 16, 64}, {65, 17, 63}, {300, 129, 257}, {1000, 64, 3}, {5, 0, 7}};
+    /* M, K, N; the last two are past the row-major form's grid the other way round: a tall A (C^T's rows are
+     * few) and a B wider than 65535 blocks of 64 (C = A B on the transposed views) */
+    int shapes[][3] = {{1, 1, 1}, {64, 16, 64}, {65, 17, 63}, {300, 129, 257}, {1000, 64, 3}, {5, 0, 7},
+                       {4194305, 2, 3}, {2, 1, 4194305}};
     for (int e = 0; e < 2; e++) {
         int elm = e ? PA_MATRIX_DOUBLE : PA_MATRIX_FLOAT;
         for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
@@ -209,6 +233,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_dmem_basics);
     tcase_add_test(tc, test_dmem_ops);
+    tcase_add_test(tc, test_dmem_big_transposes);
     tcase_add_test(tc, test_dmem_rows_unnest_csv);
     tcase_add_test(tc, test_gemm_gpu);
     tcase_add_test(tc, test_gpu_bad_input);

@@ -3,8 +3,8 @@
  *
  * Built twice: plcuda_libs_compile compiles every function for sm_90 with NVRTC (and links the dynpara one
  * with the device runtime) on any machine with NVRTC; plcuda_libs_gpu (PA_LIBS_GPU) runs them on the GPU and
- * checks the results against independent CPU oracles (libc's gmtime_r and timegm for dates, a recursive LIKE
- * matcher), and exits 77 without a GPU. */
+ * checks the results against independent CPU oracles (libc's gmtime_r and timegm for dates, timelib_oracle.h,
+ * shared with the CPU suite plcuda_time_host; a recursive LIKE matcher), and exits 77 without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "testutil.h"
+#include "timelib_oracle.h"
 
 /* The date functions over an array of dates: y, m, d, dow, doy, the date made back from (y, m, d), isodow, and
  * date + 1 month, 8 ints per date. */
@@ -100,7 +101,7 @@ static pa_kernel *make(const char *name, const char *sig, const char *src)
 
 #ifndef PA_LIBS_GPU
 #include "rtc.h"
-const char *pa__matrix_gemm_source(void);
+char *pa__matrix_gemm_source(int elm, int64_t m, int64_t n, int64_t k);
 
 START_TEST(test_compile_sm90)
 {
@@ -121,9 +122,18 @@ START_TEST(test_compile_sm90)
         PA_CK_OK(rc);
         pa_kernel_destroy(k);
     }
-    /* the matrix module's GPU multiply kernels */
-    const pa_cuda__image *img;
-    PA_CK_OK(pa_cuda__rtc_compile("pa_matrix_gemm", pa__matrix_gemm_source(), NULL, 0, 90, &img));
+    /* the matrix module's GPU multiply: the tiled gemm (pa_gemm_dmem) generated for its column-major types, in
+     * the row-major form C^T = B^T A^T and, for a B wider than that form's grid, the transposed views */
+    static const int64_t shapes[][3] = {{300, 200, 77}, {2, 4194305, 1}};
+    for (int e = 0; e < 2; e++)
+        for (int i = 0; i < 2; i++) {
+            char *src = pa__matrix_gemm_source(e ? PA_MATRIX_DOUBLE : PA_MATRIX_FLOAT, shapes[i][0], shapes[i][1],
+                                               shapes[i][2]);
+            ck_assert_msg(src != NULL, "%s", pa_last_error());
+            const pa_cuda__image *img;
+            PA_CK_OK(pa_cuda__rtc_compile("pa_matrix_gemm", src, NULL, 0, 90, &img));
+            free(src);
+        }
 }
 END_TEST
 
@@ -166,30 +176,7 @@ START_TEST(test_dates)
     pa_kernel *k = make("dates", "void (int[], inout int[])", time_src);
     pa_arg args[] = {PA_ARG_N(dates, n), PA_ARG_N(out, 8 * n)};
     PA_CK_OK(pa_kernel_call(k, args, 2, NULL));
-    for (int i = 0; i < n; i++) {
-        time_t t = (time_t)dates[i] * 86400 + 946684800;
-        struct tm tm;
-        gmtime_r(&t, &tm);
-        int *o = out + 8 * i;
-        ck_assert_msg(o[0] == tm.tm_year + 1900 && o[1] == tm.tm_mon + 1 && o[2] == tm.tm_mday,
-                      "date %d: %d-%d-%d, libc %d-%d-%d", dates[i], o[0], o[1], o[2], tm.tm_year + 1900,
-                      tm.tm_mon + 1, tm.tm_mday);
-        ck_assert_int_eq(o[3], tm.tm_wday);
-        ck_assert_int_eq(o[4], tm.tm_yday + 1);
-        ck_assert_int_eq(o[5], dates[i]);
-        ck_assert_int_eq(o[6], tm.tm_wday == 0 ? 7 : tm.tm_wday);
-        /* one month later, clamped to the month's end */
-        struct tm nx = tm;
-        nx.tm_mon += 1;
-        nx.tm_mday = 1;
-        time_t first = timegm(&nx);
-        struct tm after;
-        gmtime_r(&first, &after);
-        int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-        int y = after.tm_year + 1900, last = mdays[after.tm_mon] + (after.tm_mon == 1 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
-        int day = tm.tm_mday < last ? tm.tm_mday : last;
-        ck_assert_int_eq(o[7], (int)((first - 946684800) / 86400) + day - 1);
-    }
+    oracle_check_dates("GPU", dates, out, n);
     pa_kernel_destroy(k);
     free(dates);
     free(out);
@@ -216,30 +203,7 @@ START_TEST(test_timestamps)
     pa_kernel *k = make("stamps", "void (long[], inout long[])", ts_src);
     pa_arg args[] = {PA_ARG_N(ts, n), PA_ARG_N(out, 9 * n)};
     PA_CK_OK(pa_kernel_call(k, args, 2, NULL));
-    for (int i = 0; i < n; i++) {
-        int64_t us = ts[i], secs = us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000);
-        time_t t = (time_t)(secs + 946684800);
-        struct tm tm, tr;
-        gmtime_r(&t, &tm);
-        int64_t *o = out + 9 * i;
-        ck_assert_int_eq(o[8], (int64_t)t);
-        ck_assert_int_eq(o[6], tm.tm_hour);
-        ck_assert_int_eq(o[7], tm.tm_min);
-        tr = tm;
-        tr.tm_min = tr.tm_sec = 0;
-        ck_assert_int_eq(o[0], ((int64_t)timegm(&tr) - 946684800) * 1000000);
-        tr.tm_hour = 0;
-        ck_assert_int_eq(o[1], ((int64_t)timegm(&tr) - 946684800) * 1000000);
-        struct tm wk = tr;
-        wk.tm_mday -= (tm.tm_wday + 6) % 7;   /* back to Monday */
-        ck_assert_int_eq(o[2], ((int64_t)timegm(&wk) - 946684800) * 1000000);
-        tr.tm_mday = 1;
-        ck_assert_int_eq(o[3], ((int64_t)timegm(&tr) - 946684800) * 1000000);
-        tr.tm_mon = tm.tm_mon / 3 * 3;
-        ck_assert_int_eq(o[4], ((int64_t)timegm(&tr) - 946684800) * 1000000);
-        tr.tm_mon = 0;
-        ck_assert_int_eq(o[5], ((int64_t)timegm(&tr) - 946684800) * 1000000);
-    }
+    oracle_check_stamps("GPU", ts, out, n);
     pa_kernel_destroy(k);
     free(ts);
     free(out);

@@ -33,7 +33,7 @@
 
 #define PA_USECS_PER_DAY 86400000000LL
 #define PA_USECS_PER_SEC 1000000LL
-#define PA__UNIX_EPOCH_DAYS (-10957) /* 1970-01-01 as a date */
+#define PA__UNIX_EPOCH_DAYS (-10957) /* 1970-01-01 as a date: date = (days since 1970-01-01) + this */
 
 enum { PA_TRUNC_SECOND, PA_TRUNC_MINUTE, PA_TRUNC_HOUR, PA_TRUNC_DAY, PA_TRUNC_WEEK, PA_TRUNC_MONTH,
        PA_TRUNC_QUARTER, PA_TRUNC_YEAR };
@@ -79,19 +79,36 @@ static __device__ __forceinline__ void pa__civil_from_days(long z, int *y, int *
     *y = (int)(yoe + era * 400 + (*m <= 2));
 }
 
+/* A date from days since 1970-01-01, and back: the only two places that cross between the epochs. */
+static __device__ __forceinline__ int pa__date_of_unix_days(long z)
+{
+    return (int)(z + PA__UNIX_EPOCH_DAYS);
+}
+
+static __device__ __forceinline__ long pa__unix_days_of_date(int date)
+{
+    return (long)date - PA__UNIX_EPOCH_DAYS;
+}
+
+/* The date of a valid civil day. */
+static __device__ __forceinline__ int pa__date_of_civil(long y, int m, int d)
+{
+    return pa__date_of_unix_days(pa__days_from_civil(y, m, d));
+}
+
 static __device__ __forceinline__ int pa__date_make(pa_kcxt *kcxt, int y, int m, int d, int line)
 {
     if (m < 1 || m > 12 || d < 1 || d > pa_days_in_month(y, m)) {
         pa__raise(kcxt, PA_KSTATUS_ERROR, PA_KERR_DATETIME, line);
         return 0;
     }
-    return (int)(pa__days_from_civil(y, m, d) - PA__UNIX_EPOCH_DAYS);
+    return pa__date_of_civil(y, m, d);
 }
 #define pa_date_make(kcxt, y, m, d) pa__date_make((kcxt), (y), (m), (d), __LINE__)
 
 static __device__ __forceinline__ void pa_date_ymd(int date, int *y, int *m, int *d)
 {
-    pa__civil_from_days((long)date + PA__UNIX_EPOCH_DAYS, y, m, d);
+    pa__civil_from_days(pa__unix_days_of_date(date), y, m, d);
 }
 
 static __device__ __forceinline__ int pa_date_year(int date)
@@ -141,7 +158,7 @@ static __device__ __forceinline__ int pa_date_add_months(int date, int n)
     long months = (long)y * 12 + (m - 1) + n;
     int ny = (int)pa__floordiv(months, 12), nm = (int)(months - (long)ny * 12) + 1;
     int last = pa_days_in_month(ny, nm);
-    return (int)(pa__days_from_civil(ny, nm, d < last ? d : last) - PA__UNIX_EPOCH_DAYS);
+    return pa__date_of_civil(ny, nm, d < last ? d : last);
 }
 
 static __device__ __forceinline__ long pa__ts_make(pa_kcxt *kcxt, int y, int mo, int d, int hh, int mi, int sec,
@@ -152,7 +169,7 @@ static __device__ __forceinline__ long pa__ts_make(pa_kcxt *kcxt, int y, int mo,
         pa__raise(kcxt, PA_KSTATUS_ERROR, PA_KERR_DATETIME, line);
         return 0;
     }
-    long days = pa__days_from_civil(y, mo, d) - PA__UNIX_EPOCH_DAYS;
+    long days = pa__date_of_civil(y, mo, d);
     return days * PA_USECS_PER_DAY + ((long)hh * 3600 + mi * 60 + sec) * PA_USECS_PER_SEC + usec;
 }
 #define pa_ts_make(kcxt, y, mo, d, hh, mi, sec, usec) \
@@ -205,7 +222,7 @@ static __device__ __forceinline__ long pa_ts_trunc(long ts, int unit)
         m = (m - 1) / 3 * 3 + 1;
     else if (unit == PA_TRUNC_YEAR)
         m = 1;
-    return pa_ts_from_date((int)(pa__days_from_civil(y, m, 1) - PA__UNIX_EPOCH_DAYS));
+    return pa_ts_from_date(pa__date_of_civil(y, m, 1));
 }
 
 static __device__ __forceinline__ long pa_ts_from_unix(long seconds)

@@ -91,11 +91,11 @@ static double permute_cost(const pa_cuda__nest *n, int64_t total, char *how, siz
     double bytes = (double)total * (double)n->elm, units = bytes / (double)info.unit;
     if (info.kind == PA_CUDA__TILED) {
         if (info.vec_rows)
-            snprintf(how, len, "tiled %lldx%lld transpose of %lld-B units in 16-B vectors, %dx32 tiles",
-                     (long long)info.nb, (long long)info.na, (long long)info.unit, info.vec_rows);
+            snprintf(how, len, "tiled %lldx%lld transpose of %lld-B units in 16-B vectors, %dx32 tiles in bands "
+                     "of %d", (long long)info.nb, (long long)info.na, (long long)info.unit, info.vec_rows, info.band);
         else
-            snprintf(how, len, "tiled %lldx%lld transpose of %lld-B units in %d-B words", (long long)info.nb,
-                     (long long)info.na, (long long)info.unit, info.word);
+            snprintf(how, len, "tiled %lldx%lld transpose of %lld-B units in %d-B words, bands of %d tile rows",
+                     (long long)info.nb, (long long)info.na, (long long)info.unit, info.word, info.band);
         return 2 * bytes / BW_TILED_RW;
     }
     /* Direct: a side whose innermost unit is not contiguous costs a 32-byte sector per unit. */

@@ -38,6 +38,7 @@ typedef struct pa_cuda__pinfo {
     int64_t unit;           /* bytes contiguous on both sides (a run), moved as unit/word words */
     int64_t na, nb;         /* tiled: the transposed modes' sizes (a contiguous on dst, b on src) */
     int vec_rows;           /* tiled: 0, or the rows (along a) of the 16-byte-vector tiles of 4-byte units */
+    int band;               /* tiled: tile rows per band of the tile order (1: row-major order); direct: 0 */
 } pa_cuda__pinfo;
 
 /**
@@ -51,6 +52,26 @@ void pa_cuda__permute_info(const pa_cuda__nest *n, int align, pa_cuda__pinfo *ou
  * \return the CUDA status of the launch (cudaSuccess, or an error for the caller to report).
  */
 cudaError_t pa_cuda__permute(const pa_cuda__nest *n, void *dst, const void *src, cudaStream_t stream);
+
+/**
+ * Sets the tile rows per band of the tiled transposes' tile order (permute.cu) for every later launch: band < 1
+ * the defaults (16 rows of the 16-byte-vector tiles, 32 of the others), 1 the plain row-major order; returns the
+ * previous setting (0: the defaults).  For benchmarks that compare the orders (bench/matrix); copies never need it.
+ */
+int pa_cuda__permute_set_band(int band);
+
+/**
+ * Caps the tiled transposes' grid at per_sm blocks per multiprocessor (fewer tiles in flight, each block looping
+ * over more tiles; per_sm < 1: the default, up to 256 per SM, one tile per block) for every later launch; returns
+ * the previous setting (0: the default).  For benchmarks, like pa_cuda__permute_set_band.
+ */
+int pa_cuda__permute_set_grid(int per_sm);
+
+/**
+ * on: the tiled transposes cut their tiles from element 0 (as before the shifts that put tile rows on 128-byte
+ * boundaries, permute.cu's TileNest); 0: the default.  Returns the previous setting.  For benchmarks.
+ */
+int pa_cuda__permute_set_unshifted(int on);
 
 #ifdef __cplusplus
 }

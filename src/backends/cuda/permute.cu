@@ -9,6 +9,8 @@
  *    up to 64 bytes), 32x32-unit tiles go through shared memory so that both the loads and the stores are
  *    coalesced; the remaining modes are looped over by the grid.  4-byte units with 16-byte aligned strides
  *    (float and int transposes) take tiles of 128 x 32 words moved as 16-byte vectors on both sides instead;
+ *    either way the tiles are handed out in bands of tile rows (TileNest), so that the tiles in flight stay
+ *    within a compact part of both arrays;
  *  - direct: every other nest, one word per thread step, offsets from the flat index by division (a fast
  *    multiply-shift division when the index fits 31 bits); gathered modes read their offsets from device tables.
  * Both are compiled ahead of time for every word width; nothing is generated at run time.
@@ -54,13 +56,30 @@ struct WordNest {
     const int64_t *dt[MAXM], *st[MAXM];
 };
 
-/* What the tiled kernel reads: the transposed modes a (contiguous on dst) and b (contiguous on src), in units
- * of uw words, and the outer modes, whose offsets each block computes once per tile. */
+/*
+ * What the tiled kernel reads: the transposed modes a (contiguous on dst) and b (contiguous on src), in units
+ * of uw words, and the outer modes, whose offsets each block computes once per tile.
+ *
+ * Tile order: the (a, b) plane of tiles is cut into bands of `band` tile rows along a; the tiles of a band go
+ * down a first (ta, ta+1, .. within the band, then the next tb).  With band 1 this is the plain row-major order
+ * (tb fastest), in which the ~1000 tiles in flight share one or two tile rows: their reads cover a few source
+ * rows but their writes touch every row of the destination, 512 bytes each — on a 1 GiB float matrix all of
+ * its 2 MiB pages at once.  Bands (band_of) keep both sides' in-flight footprint near 1/8 of that.
+ *
+ * Tile placement: tile (ta, tb) covers a in [ta * A - sa, ..) and b in [tb * 32 - sb, ..), where the shifts put
+ * the tiles' rows on 128-byte boundaries of the destination (along a) and of the source (along b) when the
+ * arrays do not start on one: a matrix's elements start 16 bytes after its header, and tiles cut from element 0
+ * then wrote every 512-byte row with a half sector at each end, which the memory completes by reading it first.
+ * The first and last tiles along each mode are partial (the edge path).
+ */
 struct TileNest {
     int n;
     int uw;
     int64_t na, nb, tiles_a, tiles_b, ntiles;
-    FastDiv div_b, div_a, div[MAXM];       /* the tile index's divisors, when ntiles < 2^31 */
+    int64_t band;                          /* tile rows per band, 1 .. tiles_a */
+    int64_t sa, sb;                        /* the tiles' shifts along a and b, in units (below) */
+    FastDiv div_plane, div_bandt, div_band;   /* tiles_a * tiles_b, band * tiles_b, band (when ntiles < 2^31) */
+    FastDiv div[MAXM];                     /* the outer modes' sizes, when ntiles < 2^31 */
     int64_t ssa, dsb;                      /* src stride of a, dst stride of b, in words */
     int64_t size[MAXM], ds[MAXM], ss[MAXM];
 };
@@ -114,7 +133,8 @@ __global__ void __launch_bounds__(THREADS) direct(const __grid_constant__ WordNe
     }
 }
 
-/* Where tile t starts: its tile coordinates along a and b, and the offsets (in words) of its outer modes. */
+/* Where tile t starts: its tile coordinates along a and b (in band order, above), and the offsets (in words) of
+ * its outer modes. */
 template <bool FAST>
 __device__ __forceinline__ void tile_origin(const TileNest &p, int64_t t, int64_t &ta, int64_t &tb, int64_t &doff,
                                             int64_t &soff)
@@ -123,12 +143,14 @@ __device__ __forceinline__ void tile_origin(const TileNest &p, int64_t t, int64_
     soff = 0;
     if (FAST) {
         /* The tile index by multiply-shift divisions: 64-bit ones would cost more than the tile's copy. */
-        uint32_t u = (uint32_t)t, q = div_q(u, p.div_b);
-        tb = u - q * p.div_b.d;
-        u = q;
-        q = div_q(u, p.div_a);
-        ta = u - q * p.div_a.d;
-        u = q;
+        uint32_t u = (uint32_t)t, o = div_q(u, p.div_plane);
+        uint32_t idx = u - o * p.div_plane.d, g = div_q(idx, p.div_bandt);
+        uint32_t r = idx - g * p.div_bandt.d, a_lo = g * (uint32_t)p.band;
+        uint32_t h = min((uint32_t)p.band, (uint32_t)p.tiles_a - a_lo);   /* the last band may be shorter */
+        uint32_t q = h == (uint32_t)p.band ? div_q(r, p.div_band) : r / h;
+        ta = a_lo + (r - q * h);
+        tb = q;
+        u = o;
         for (int m = p.n - 1; m >= 0; m--) {
             q = div_q(u, p.div[m]);
             uint32_t digit = u - q * p.div[m].d;
@@ -137,10 +159,11 @@ __device__ __forceinline__ void tile_origin(const TileNest &p, int64_t t, int64_
             soff += (int64_t)digit * p.ss[m];
         }
     } else {
-        int64_t o = t / p.tiles_b;
-        tb = t - o * p.tiles_b;
-        ta = o % p.tiles_a;
-        o /= p.tiles_a;
+        int64_t plane = p.tiles_a * p.tiles_b, o = t / plane, idx = t - o * plane;
+        int64_t g = idx / (p.band * p.tiles_b), r = idx - g * p.band * p.tiles_b, a_lo = g * p.band;
+        int64_t h = min(p.band, p.tiles_a - a_lo);
+        ta = a_lo + r % h;
+        tb = r / h;
         for (int m = p.n - 1; m >= 0; m--) {
             int64_t digit = o % p.size[m];
             o /= p.size[m];
@@ -168,37 +191,39 @@ __global__ void __launch_bounds__(THREADS) tiled(const __grid_constant__ TileNes
     for (int64_t t = blockIdx.x; t < p.ntiles; t += gridDim.x) {
         int64_t ta, tb, doff, soff;
         tile_origin<FAST>(p, t, ta, tb, doff, soff);
-        const int64_t a0 = ta * TILE, b0 = tb * TILE;
+        const int64_t a0 = ta * TILE - p.sa, b0 = tb * TILE - p.sb;
+        /* the tile's units inside the arrays: a in [a0 + la, a0 + ea), b in [b0 + lb, b0 + eb) */
+        const int la = (int)max((int64_t)0, -a0), lb = (int)max((int64_t)0, -b0);
         const int ea = (int)min((int64_t)TILE, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
-        /* Rows of the tile along a: each reads eb units contiguous on the source. */
-        const W *s = src + soff + a0 * p.ssa + b0 * uw;
-        const int scols = eb * uw;
+        /* Rows of the tile along a: each reads its units contiguous on the source. */
+        const int64_t s0 = soff + a0 * p.ssa + b0 * uw;
+        const int slo = lb * uw, shi = eb * uw;
         for (int k0 = 0; k0 < iters; k0 += 4) {
             W v[4];
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 int i = (k0 + j) * THREADS + threadIdx.x, ai = i / rowlen, c = i - ai * rowlen;
-                if (ai < ea && c < scols)
-                    v[j] = s[ai * p.ssa + c];
+                if (ai >= la && ai < ea && c >= slo && c < shi)
+                    v[j] = src[s0 + ai * p.ssa + c];
             }
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 int i = (k0 + j) * THREADS + threadIdx.x, ai = i / rowlen, c = i - ai * rowlen;
-                if (ai < ea && c < scols)
+                if (ai >= la && ai < ea && c >= slo && c < shi)
                     tile[ai * pitch + c] = v[j];
             }
         }
         __syncthreads();
-        /* Rows of the destination along b: each writes ea units contiguous on the destination. */
-        W *d = dst + doff + b0 * p.dsb + a0 * uw;
-        const int dcols = ea * uw;
+        /* Rows of the destination along b: each writes its units contiguous on the destination. */
+        const int64_t d0 = doff + b0 * p.dsb + a0 * uw;
+        const int dlo = la * uw, dhi = ea * uw;
         for (int k0 = 0; k0 < iters; k0 += 4) {
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 int i = (k0 + j) * THREADS + threadIdx.x, bi = i / rowlen, c = i - bi * rowlen;
-                if (bi < eb && c < dcols) {
+                if (bi >= lb && bi < eb && c >= dlo && c < dhi) {
                     int ai = c / uw, w = c - ai * uw;
-                    d[bi * p.dsb + c] = tile[ai * pitch + bi * uw + w];
+                    dst[d0 + bi * p.dsb + c] = tile[ai * pitch + bi * uw + w];
                 }
             }
         }
@@ -225,11 +250,10 @@ __global__ void __launch_bounds__(THREADS) tiled_vec4(const __grid_constant__ Ti
     for (int64_t t = blockIdx.x; t < p.ntiles; t += gridDim.x) {
         int64_t ta, tb, doff, soff;
         tile_origin<FAST>(p, t, ta, tb, doff, soff);
-        const int64_t a0 = ta * TA, b0 = tb * TILE;
-        const int ea = (int)min((int64_t)TA, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
-        const uint32_t *s = src + soff + a0 * p.ssa + b0;
-        uint32_t *d = dst + doff + b0 * p.dsb + a0;
-        if (ea == TA && eb == TILE) {
+        const int64_t a0 = ta * TA - p.sa, b0 = tb * TILE - p.sb;
+        if (a0 >= 0 && a0 + TA <= p.na && b0 >= 0 && b0 + TILE <= p.nb) {
+            const uint32_t *s = src + soff + a0 * p.ssa + b0;
+            uint32_t *d = dst + doff + b0 * p.dsb + a0;
             uint4 v[PASSES];
             const int q = threadIdx.x & 7;
 #pragma unroll
@@ -254,16 +278,20 @@ __global__ void __launch_bounds__(THREADS) tiled_vec4(const __grid_constant__ Ti
                 *reinterpret_cast<uint4 *>(d + bi * p.dsb + c) = w;
             }
         } else {
+            /* an edge tile, word by word: a in [a0 + la, a0 + ea), b in [b0 + lb, b0 + eb) */
+            const int la = (int)max((int64_t)0, -a0), lb = (int)max((int64_t)0, -b0);
+            const int ea = (int)min((int64_t)TA, p.na - a0), eb = (int)min((int64_t)TILE, p.nb - b0);
+            const int64_t s0 = soff + a0 * p.ssa + b0, d0 = doff + b0 * p.dsb + a0;
             for (int i = threadIdx.x; i < TA * TILE; i += THREADS) {
                 int ai = i / TILE, c = i - ai * TILE;
-                if (ai < ea && c < eb)
-                    tile[ai * P + c] = s[ai * p.ssa + c];
+                if (ai >= la && ai < ea && c >= lb && c < eb)
+                    tile[ai * P + c] = src[s0 + ai * p.ssa + c];
             }
             __syncthreads();
             for (int i = threadIdx.x; i < TA * TILE; i += THREADS) {
                 int bi = i / TA, c = i - bi * TA;
-                if (bi < eb && c < ea)
-                    d[bi * p.dsb + c] = tile[c * P + bi];
+                if (bi >= lb && bi < eb && c >= la && c < ea)
+                    dst[d0 + bi * p.dsb + c] = tile[c * P + bi];
             }
         }
         __syncthreads();
@@ -390,22 +418,64 @@ int vec4_tile(const Prepared &p)
     return p.size[p.a] >= VEC_ROWS && p.size[p.b] >= TILE ? VEC_ROWS : 0;
 }
 
+/* Tile rows per band: 16 for tiled_vec4's 128-row tiles, 32 for the 32-unit tiles, so that the ~1000 tiles in
+ * flight span about as many rows on each side (some 2000 of tiled_vec4's words, 1000 units); band_set, when
+ * not 0, overrides both (pa_cuda__permute_set_band; 1 is the plain row order). */
+constexpr int VEC_BAND = 16, UNIT_BAND = 32;
+int band_set = 0;
+int unshifted_set = 0;   /* 1: tiles from element 0, as before the shifts (pa_cuda__permute_set_unshifted) */
+int grid_set = 0;   /* the tiled kernels' blocks per SM when not 0 (pa_cuda__permute_set_grid), else 256 */
+
+/* The tiled kernels' grid: one block per tile up to 256 per SM (or the set number), looping over the rest. */
+int64_t tile_blocks(int64_t ntiles, int sms)
+{
+    int g = __atomic_load_n(&grid_set, __ATOMIC_RELAXED);
+    int64_t cap = (int64_t)sms * (g > 0 ? g : 256);
+    return ntiles < cap ? ntiles : cap;
+}
+
+int band_of(int dflt)
+{
+    int b = __atomic_load_n(&band_set, __ATOMIC_RELAXED);
+    return b > 0 ? b : dflt;
+}
+
+/* The shift, in units of ub bytes, that puts tile boundaries on 128-byte boundaries of an array whose element 0
+ * is at addr (TileNest): 0 for units under 4 bytes (a tile row would not span 128 bytes) or not dividing. */
+int64_t shift_of(const void *addr, int64_t ub)
+{
+    int64_t r = (int64_t)((uintptr_t)addr % 128);
+    if (__atomic_load_n(&unshifted_set, __ATOMIC_RELAXED) || ub < 4 || r % ub)
+        return 0;
+    return r / ub;
+}
+
+/* The band (clamped to the tile rows there are) and, for ntiles < 2^31, the fast divisors of the tile index. */
+void set_order(TileNest &tn, int64_t band)
+{
+    tn.band = band < 1 ? 1 : band > tn.tiles_a ? tn.tiles_a : band;
+    if (tn.ntiles < (1ll << 31)) {
+        tn.div_plane = make_div((uint32_t)(tn.tiles_a * tn.tiles_b));
+        tn.div_bandt = make_div((uint32_t)(tn.band * tn.tiles_b));
+        tn.div_band = make_div((uint32_t)tn.band);
+        for (int m = 0; m < tn.n; m++)
+            tn.div[m] = make_div((uint32_t)tn.size[m]);
+    }
+}
+
 /* tiled_vec4's grid: the tile counts along a change with the taller tiles. */
 cudaError_t launch_vec4(TileNest tn, void *dst, const void *src, cudaStream_t stream, int sms)
 {
-    tn.tiles_a = (tn.na + VEC_ROWS - 1) / VEC_ROWS;
+    tn.tiles_a = (tn.na + tn.sa + VEC_ROWS - 1) / VEC_ROWS;
     int64_t ntiles = tn.tiles_a * tn.tiles_b;
     for (int m = 0; m < tn.n; m++)
         ntiles *= tn.size[m];
     tn.ntiles = ntiles;
-    int64_t blocks = ntiles < (int64_t)sms * 256 ? ntiles : (int64_t)sms * 256;
+    set_order(tn, band_of(VEC_BAND));
+    int64_t blocks = tile_blocks(ntiles, sms);
     uint32_t *d = (uint32_t *)dst;
     const uint32_t *s = (const uint32_t *)src;
     if (ntiles < (1ll << 31)) {
-        tn.div_b = make_div((uint32_t)tn.tiles_b);
-        tn.div_a = make_div((uint32_t)tn.tiles_a);
-        for (int m = 0; m < tn.n; m++)
-            tn.div[m] = make_div((uint32_t)tn.size[m]);
         tiled_vec4<VEC_ROWS, true><<<(unsigned)blocks, THREADS, 0, stream>>>(tn, d, s);
     } else {
         tiled_vec4<VEC_ROWS, false><<<(unsigned)blocks, THREADS, 0, stream>>>(tn, d, s);
@@ -423,8 +493,10 @@ cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStre
     tn.nb = p.size[p.b];
     tn.ssa = p.ss[p.a] / w;
     tn.dsb = p.ds[p.b] / w;
-    tn.tiles_a = (tn.na + TILE - 1) / TILE;
-    tn.tiles_b = (tn.nb + TILE - 1) / TILE;
+    tn.sa = shift_of(dst, p.unit);
+    tn.sb = shift_of(src, p.unit);
+    tn.tiles_a = (tn.na + tn.sa + TILE - 1) / TILE;
+    tn.tiles_b = (tn.nb + tn.sb + TILE - 1) / TILE;
     tn.ntiles = tn.tiles_a * tn.tiles_b;
     for (int m = 0; m < p.n; m++) {
         if (m == p.a || m == p.b)
@@ -439,13 +511,10 @@ cudaError_t launch_tiled(const Prepared &p, void *dst, const void *src, cudaStre
         return cudaSuccess;
     if (vec4_tile(p))
         return launch_vec4(tn, dst, src, stream, sms);
+    set_order(tn, band_of(UNIT_BAND));
     size_t smem = (size_t)TILE * (TILE * tn.uw + 1) * (size_t)w;
-    int64_t blocks = tn.ntiles < (int64_t)sms * 256 ? tn.ntiles : (int64_t)sms * 256;
+    int64_t blocks = tile_blocks(tn.ntiles, sms);
     if (tn.ntiles < (1ll << 31)) {
-        tn.div_b = make_div((uint32_t)tn.tiles_b);
-        tn.div_a = make_div((uint32_t)tn.tiles_a);
-        for (int m = 0; m < tn.n; m++)
-            tn.div[m] = make_div((uint32_t)tn.size[m]);
         switch (tn.uw) {
         case 1: return run_tiled(tiled<W, 1, true>, blocks, smem, stream, tn, dst, src);
         case 2: return run_tiled(tiled<W, 2, true>, blocks, smem, stream, tn, dst, src);
@@ -473,6 +542,21 @@ int align_of(const void *dst, const void *src)
 
 } // namespace
 
+extern "C" int pa_cuda__permute_set_band(int band)
+{
+    return __atomic_exchange_n(&band_set, band < 1 ? 0 : band, __ATOMIC_RELAXED);
+}
+
+extern "C" int pa_cuda__permute_set_unshifted(int on)
+{
+    return __atomic_exchange_n(&unshifted_set, on ? 1 : 0, __ATOMIC_RELAXED);
+}
+
+extern "C" int pa_cuda__permute_set_grid(int per_sm)
+{
+    return __atomic_exchange_n(&grid_set, per_sm < 1 ? 0 : per_sm, __ATOMIC_RELAXED);
+}
+
 extern "C" void pa_cuda__permute_info(const pa_cuda__nest *n, int align, pa_cuda__pinfo *out)
 {
     Prepared p;
@@ -483,6 +567,7 @@ extern "C" void pa_cuda__permute_info(const pa_cuda__nest *n, int align, pa_cuda
     out->na = p.a >= 0 ? p.size[p.a] : 0;
     out->nb = p.b >= 0 ? p.size[p.b] : 0;
     out->vec_rows = p.a >= 0 ? vec4_tile(p) : 0;
+    out->band = p.a < 0 ? 0 : band_of(out->vec_rows ? VEC_BAND : UNIT_BAND);
 }
 
 extern "C" cudaError_t pa_cuda__permute(const pa_cuda__nest *n, void *dst, const void *src, cudaStream_t stream)
