@@ -64,6 +64,9 @@ for s in "${steps[@]}"; do
         {
             echo "== parray info"; $b/tools/parray info
             echo "== PA_BACKENDS=-cuda parray info"; PA_BACKENDS=-cuda $b/tools/parray info
+            echo "== parray calibrate (host constants measured on this machine)"
+            PA_COST_FILE=$logs/cost $b/tools/parray calibrate
+            echo "== the prediction test on this machine"; $b/tests/test_host_cost
             echo "== explain: paged -> dmem (the pageable pipeline's threads)"
             $b/tools/parray -e 'H = paged float [4096][4096]' -e 'D = dmem float [4096][4096]' explain D H
             echo "== explain: pinned -> dmem transposed"

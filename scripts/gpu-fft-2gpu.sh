@@ -71,11 +71,15 @@ timeout 300 $b/bench/copy_gpu 15 GPU1 > "$out/copy_gpu.log" 2>&1
 rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 77 ] && status=1
 grep -E "GPU1|device" "$out/copy_gpu.log"
-echo "== compute-sanitizer --tool memcheck tests/test_cuda_devices" > "$out/sanitize.log"
-PA_TEST_SEED=42 timeout 400 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
-    $b/tests/test_cuda_devices >> "$out/sanitize.log" 2>&1
-rc=$?
-echo "exit $rc" >> "$out/sanitize.log"
-[ $rc -ne 0 ] && [ $rc -ne 77 ] && status=1
+# test_cuda_devices is two suites: no argument, the executors on one GPU; "two", the copies between two GPUs.
+for member in "" two; do
+    echo "== compute-sanitizer --tool memcheck tests/test_cuda_devices $member" >> "$out/sanitize.log"
+    # shellcheck disable=SC2086  # the empty member is no argument
+    PA_TEST_SEED=42 timeout 200 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
+        $b/tests/test_cuda_devices $member >> "$out/sanitize.log" 2>&1
+    rc=$?
+    echo "exit $rc" >> "$out/sanitize.log"
+    [ $rc -ne 0 ] && [ $rc -ne 77 ] && status=1
+done
 tail -5 "$out/sanitize.log"
 exit $status

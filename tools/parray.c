@@ -25,11 +25,15 @@ static const char usage_text[] =
     "usage: parray [-f FILE]... [-e TEXT]... [--offsets N|all] show TYPE...\n"
     "       parray [-f FILE]... [-e TEXT]... explain DST SRC\n"
     "       parray info\n"
+    "       parray calibrate [FILE]\n"
     "       parray ssb gen|load|export|run|check|sql [options]   (the Star Schema Benchmark, docs/ssb.md)\n"
     "       parray --help | --version\n"
     "\n"
     "info prints this machine's topology (packages, cores, hardware threads, NUMA nodes, GPUs), the backends\n"
-    "(on, off by PA_BACKENDS, not built) and which memory types are usable here.  The other commands read PARRAY type declarations into one scope, in the\n"
+    "(on, off by PA_BACKENDS, not built), the copy planner's cost model and which memory types are usable\n"
+    "here.  calibrate measures the cost model's constants on this machine (about a second) and writes them to\n"
+    "FILE, by default the file the library reads at start (PA_COST_FILE, else $XDG_CACHE_HOME/parray/cost,\n"
+    "else ~/.cache/parray/cost).  The other commands read PARRAY type declarations into one scope, in the\n"
     "order given, then:\n"
     "  show TYPE...      prints, for each type or dimension, its name, memory type (mtt), element type and\n"
     "                    size, size, ndim, number of leaves, stp, cnt, extent, parameters, compiled layout\n"
@@ -364,19 +368,31 @@ int main(int argc, char **argv)
     }
 
     if (nwords == 0) {
-        status = usage_error("%s", "no command given (info, show or explain)");
+        status = usage_error("%s", "no command given (info, calibrate, show or explain)");
         goto done;
     }
     if (strcmp(words[0], "info") == 0) {
         static const char *const mtts[] = {"paged", "numa", "mmap", "pinned", "dmem", "mpimem", "gamem"};
         status = pa_topology_print(stdout) == PA_OK ? 0 : EXIT_TYPE;
         pa_backends_print(stdout);
+        pa_cost_print(stdout);
         printf("memory types:");
         for (size_t k = 0; k < sizeof mtts / sizeof mtts[0]; k++)
             printf(" %s(%s)", mtts[k], pa_mtt_available(mtts[k]) ? "yes" : "no");
         printf("\n");
         if (status)
             fprintf(stderr, "parray: %s\n", pa_last_error());
+        goto done;
+    }
+    if (strcmp(words[0], "calibrate") == 0) {
+        if (nwords > 2) {
+            status = usage_error("%s", "calibrate takes at most one FILE");
+            goto done;
+        }
+        if (pa_cost_calibrate(nwords == 2 ? words[1] : NULL, stdout) != PA_OK) {
+            fprintf(stderr, "parray: calibrate: %s\n", pa_last_error());
+            status = EXIT_TYPE;
+        }
         goto done;
     }
     if (strcmp(words[0], "show") == 0) {
@@ -390,7 +406,7 @@ int main(int argc, char **argv)
             goto done;
         }
     } else {
-        status = usage_error("unknown command '%s' (info, show or explain)", words[0]);
+        status = usage_error("unknown command '%s' (info, calibrate, show or explain)", words[0]);
         goto done;
     }
 

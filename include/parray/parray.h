@@ -13,6 +13,7 @@
 #include "gputile.h"
 #include "topology.h"
 #include "backend.h"
+#include "cost.h"
 #include "vmem.h"
 #include "cuda.h"
 #include "matrix.h"

@@ -11,6 +11,7 @@
 #ifndef PARRAY_BACKENDS_H
 #define PARRAY_BACKENDS_H
 
+#include "cost_model.h"
 #include "plan.h"
 
 /* The host copy services (the pthread backend's), for other backends' copies that pack and unpack host images
@@ -40,6 +41,8 @@ typedef struct pa__backend {
     int (*stream_wait)(void *stream);         /* waits for one of its streams (non-NULL), or NULL: no streams */
     void (*set_threads)(int n);               /* pa_copy_set_threads, for a backend with host copy threads */
     const pa__host_kernels *kernels;          /* the host backend's copy services, else NULL */
+    /* Measures its constants of the cost model on this machine into *m (NULL: it measures none). */
+    int (*calibrate)(pa__cost_model *m, FILE *log);
 } pa__backend;
 
 /* Each backend's description, defined in its own folder (backend_<name>.c). */

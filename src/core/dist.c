@@ -182,7 +182,22 @@ static int append_list(pa__dist_split *s, pa__layout *own, int64_t *t, int64_t n
     return PA_OK;
 }
 
-/* Appends a window [n # ... # DIST]: for each of its indices, DIST's process and local offsets. */
+/* 1 when a window's chain leaves the index as it is ([n # DIST], disp(0), step(1)): a prefix of DIST. */
+static int is_prefix(const pa_type *n)
+{
+    for (int k = 0; k < n->nfn - 1; k++)
+        if (n->fn[k].disp != (n->fn[k].kind == PA__F_DISP ? 0 : 1))
+            return 0;
+    return 1;
+}
+
+/*
+ * Appends a window [n # ... # DIST]: for each of its indices, DIST's process and local offsets.  A prefix that
+ * comes first (outermost in both layouts) takes DIST's affine modes as they are: their product is DIST's size,
+ * larger than the window's, but the flat indices of the type only reach the window's part of the outermost
+ * digit, and pa__layout_offset never bounds the outermost digit.  So a 1-D block or cyclic(k) window needs no
+ * table whatever its size.
+ */
 static int append_window(pa__dist_split *s, const pa_type *n, const pa_type *target)
 {
     const pa__dist_split *ts;
@@ -192,6 +207,17 @@ static int append_window(pa__dist_split *s, const pa_type *n, const pa_type *tar
     if ((st = merge_mtt(n, &s->thread_mtt, ts->thread_mtt)) != PA_OK ||
         (st = merge_mtt(n, &s->memory_mtt, ts->memory_mtt)) != PA_OK)
         return st;
+    if (s->pid.nmodes == 0 && s->local.nmodes == 0 && is_prefix(n) && n->size <= target->size &&
+        ts->pid.affine && ts->local.affine) {
+        for (int w = 0; w < 2; w++) {
+            pa__layout *own = w ? &s->local : &s->pid;
+            const pa__layout *from = w ? &ts->local : &ts->pid;
+            memcpy(own->modes, from->modes, (size_t)from->nmodes * sizeof *own->modes);
+            own->nmodes = from->nmodes;
+            own->base += from->base;
+        }
+        return PA_OK;
+    }
     int64_t *tp = malloc((size_t)n->size * sizeof *tp), *tl = malloc((size_t)n->size * sizeof *tl);
     if (!tp || !tl) {
         free(tp);

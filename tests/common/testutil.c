@@ -41,15 +41,37 @@ uint64_t pa_test_seed(const char *what)
     return seed;
 }
 
-int pa_test_gpu_present(void)
+int pa_test_gpu_count(void)
 {
     pid_t pid = fork();
-    if (pid == 0)
-        _exit(pa_cuda_device_count() > 0 ? 0 : 1);
+    if (pid == 0) {
+        int n = pa_cuda_device_count();
+        _exit(n > 0 ? (n > 100 ? 100 : n) : 0);
+    }
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) != pid)
         return 0;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+}
+
+int pa_test_gpu_present(void)
+{
+    return pa_test_gpu_count() > 0;
+}
+
+int pa_test_member(int argc, char **argv, const char *what)
+{
+    if (argc != 2 || (strcmp(argv[1], "gpu") != 0 && strcmp(argv[1], "nogpu") != 0)) {
+        fprintf(stderr, "usage: %s gpu|nogpu\n", argv[0]);
+        exit(2);
+    }
+    int gpu = strcmp(argv[1], "gpu") == 0, have = pa_test_gpu_present();
+    if (gpu != have) {
+        fprintf(stderr, "%s: skipped: %s\n", what, gpu ? "no usable GPU (or no CUDA backend in this build)"
+                                                        : "a GPU is usable here: the no-GPU paths cannot be reached");
+        exit(77);
+    }
+    return gpu;
 }
 
 static char cache_dir[256];

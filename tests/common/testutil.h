@@ -24,6 +24,16 @@ uint64_t pa_test_seed(const char *what);
  * made in this process before the fork would be unusable there (cudaErrorInitializationError).
  */
 int pa_test_gpu_present(void);
+/** The number of usable GPUs, asked in a child process as pa_test_gpu_present does (0 without the backend). */
+int pa_test_gpu_count(void);
+
+/**
+ * For a source that makes two suites, one for machines with GPUs and one for machines without (tests/meson.build
+ * passes "gpu" or "nogpu" as the program's argument): 1 when the argument asks for the GPU member, 0 for the
+ * other.  Where the member asked for cannot check anything on this machine it prints why and exits 77
+ * (skipped), so that neither member passes without asserting: `what` names the suite in that line.
+ */
+int pa_test_member(int argc, char **argv, const char *what);
 
 /**
  * A Check fixture for suites that compile kernels: a fresh temporary directory as PA_KERNEL_CACHE

@@ -161,6 +161,38 @@ START_TEST(test_window_reversed)
 }
 END_TEST
 
+/* A window that comes first in the type and starts at 0 needs no table, whatever its size: 2^40 - 3 elements. */
+START_TEST(test_large_prefix)
+{
+    pa_scope *s;
+    pa__dist_split sp;
+    int64_t n = (INT64_C(1) << 40) - 3, b = INT64_C(1) << 38;
+    char text[256];
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    snprintf(text, sizeof text, "P = mpi [4]\nL = paged int [%lld]\nU = [%lld # [#P][#L]]\n"
+             "C = paged int [%lld][3]\nV = [%lld # [#C_0][#P][#C_1]]", (long long)b, (long long)n,
+             (long long)(b / 3 + 1), (long long)n);
+    PA_CK_OK(pa_declare_text(s, text));
+    const char *names[] = {"U", "V"};
+    for (int t = 0; t < 2; t++) {
+        const pa_type *u = pa_type_get(s, names[t]);
+        PA_CK_OK(pa__dist_split_of(u, &sp));
+        ck_assert(sp.pid.affine && sp.local.affine);
+        ck_assert_int_eq(sp.nowned, 0);
+        ck_assert_int_eq(sp.pid.size, n);
+        for (int64_t i = 0; i < n; i += n / 7 + 1) {
+            int64_t pid = t ? i / 3 % 4 : i / b, loc = t ? i / 12 * 3 + i % 3 : i % b;
+            ck_assert_int_eq(pa__layout_offset(&sp.pid, i), pid);
+            ck_assert_int_eq(pa__layout_offset(&sp.local, i), loc);
+            ck_assert_int_eq(pa_offset_on(u, PA_ON_THREAD, i), pid);
+        }
+        ck_assert_int_eq(pa__layout_offset(&sp.pid, n - 1), t ? (n - 1) / 3 % 4 : 3);
+        pa__dist_split_release(&sp);
+    }
+    pa_scope_destroy(s);
+}
+END_TEST
+
 /* What stays refused: a displacement on a distributed dimension that is not a window. */
 START_TEST(test_refused)
 {
@@ -181,6 +213,7 @@ int main(void)
     tcase_add_test(tc, test_darray_1d);
     tcase_add_test(tc, test_darray_2d);
     tcase_add_test(tc, test_window_reversed);
+    tcase_add_test(tc, test_large_prefix);
     tcase_add_test(tc, test_refused);
     suite_add_tcase(s, tc);
     return pa_test_run(s);

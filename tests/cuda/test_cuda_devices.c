@@ -121,11 +121,7 @@ END_TEST
 START_TEST(test_two_gpus)
 {
     pa_scope *s;
-    int n = pa_cuda_device_count();
-    if (n < 2) {
-        fprintf(stderr, "cuda_devices: %d GPU: the copies between two GPUs were not run\n", n);
-        return;
-    }
+    ck_assert_int_ge(pa_cuda_device_count(), 2);
     rng.s = pa_test_seed("cuda_devices");
     s = declare();
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
@@ -143,17 +139,21 @@ START_TEST(test_two_gpus)
 }
 END_TEST
 
-int main(void)
+/* Two suites: cuda_devices (no argument: the cross-GPU executors on one GPU) and cuda_devices_two ("two": the
+ * copies between two GPUs); each is skipped (77) on a machine with fewer GPUs than it needs. */
+int main(int argc, char **argv)
 {
-    if (!pa_test_gpu_present()) {
-        fprintf(stderr, "cuda_devices: skipped: no usable GPU (or no CUDA backend in this build)\n");
+    int two = argc > 1 && strcmp(argv[1], "two") == 0, n = pa_test_gpu_count();
+    const char *name = two ? "cuda_devices_two" : "cuda_devices";
+    if (n < (two ? 2 : 1)) {
+        fprintf(stderr, "%s: skipped: %d usable GPU%s (or no CUDA backend in this build); it needs %d\n", name, n,
+                n == 1 ? "" : "s", two ? 2 : 1);
         return 77;
     }
-    Suite *s = suite_create("cuda_devices");
+    Suite *s = suite_create(name);
     TCase *tc = tcase_create("devices");
     tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, test_cross_executor);
-    tcase_add_test(tc, test_two_gpus);
+    tcase_add_test(tc, two ? test_two_gpus : test_cross_executor);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }

@@ -1,8 +1,9 @@
 /*
- * The CUDA backend's errors.  This suite runs on every machine: without a GPU (or without the backend) it
- * checks that every GPU call fails cleanly with PA_ERR_NODEV and a message saying why, while planning and
- * host copies still work; with a GPU it checks the bad inputs: allocating past the card, an invalid device
- * number, copies between types of different sizes.
+ * The CUDA backend's errors, as two suites (tests/meson.build runs this program as each): cuda_errors_nogpu,
+ * without a GPU (or without the backend), checks that every GPU call fails cleanly with PA_ERR_NODEV and a
+ * message saying why, while planning and host copies still work; cuda_errors_gpu, with a GPU, checks the bad
+ * inputs: allocating past the card, an invalid device number, copies between types of different sizes.  Each
+ * is skipped (77) where it cannot check anything, rather than passing empty.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -49,8 +50,6 @@ static const pa_type *parse(const char *decl)
 
 START_TEST(test_no_gpu)
 {
-    if (pa_cuda_device_count() > 0)
-        return;   /* a GPU is present: the errors below do not apply */
     PA_CK_ERR(pa_cuda_device_count(), PA_ERR_NODEV);
 #if PA_HAVE_CUDA
     ck_assert_msg(strstr(pa_last_error(), "no usable GPU"), "%s", pa_last_error());
@@ -59,6 +58,8 @@ START_TEST(test_no_gpu)
 #endif
     PA_CK_ERR(pa_cuda_set_device(0), PA_ERR_NODEV);
     PA_CK_ERR(pa_cuda_get_device(), PA_ERR_NODEV);
+    pa_cuda_fninfo info;
+    PA_CK_ERR(pa_cuda_function_info((pa_cuda_function)0x1, 128, 0, &info), PA_ERR_NODEV);
     ck_assert_int_eq(pa_mtt_available("dmem"), 0);
     ck_assert_int_eq(pa_mtt_available("pinned"), 0);
     ck_assert_int_eq(pa_mtt_available("paged"), 1);
@@ -132,9 +133,8 @@ END_TEST
 
 START_TEST(test_bad_input_gpu)
 {
-    if (pa_cuda_device_count() <= 0)
-        return;   /* covered by test_no_gpu */
     int n = pa_cuda_device_count();
+    ck_assert_int_gt(n, 0);
     PA_CK_ERR(pa_cuda_set_device(n), PA_ERR_RANGE);
     ck_assert_msg(strstr(pa_last_error(), "GPU"), "%s", pa_last_error());
     PA_CK_ERR(pa_cuda_set_device(-1), PA_ERR_RANGE);
@@ -159,13 +159,18 @@ START_TEST(test_bad_input_gpu)
 }
 END_TEST
 
-int main(void)
+static const char *gpu_suite_name(int argc, char **argv)
 {
-    Suite *s = suite_create("cuda_errors");
+    return argc > 1 && strcmp(argv[1], "gpu") == 0 ? "cuda_errors_gpu" : "cuda_errors_nogpu";
+}
+
+int main(int argc, char **argv)
+{
+    int gpu = pa_test_member(argc, argv, gpu_suite_name(argc, argv));
+    Suite *s = suite_create(gpu_suite_name(argc, argv));
     TCase *tc = tcase_create("errors");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, test_no_gpu);
-    tcase_add_test(tc, test_bad_input_gpu);
+    tcase_add_test(tc, gpu ? test_bad_input_gpu : test_no_gpu);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }

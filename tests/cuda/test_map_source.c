@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "rtc.h"
+#include "async_sources.h"
 #include "testutil.h"
 
 static const char *fn_src =
@@ -79,6 +80,37 @@ START_TEST(errors_at_user_lines)
 }
 END_TEST
 
+/* The suite cuda_async's kernels and element functions (async_sources.h) compile, so that on the GPU only their
+ * running is tested. */
+START_TEST(async_suite_sources)
+{
+    pa_scope *s;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_declare(s, "D", "dmem int [[64][96]]"));
+    const struct { const char *decl, *src, *fn; size_t words; } maps[] = {
+        {"dmem int [1]", async_slow_src, "slow", 1}, {"D", async_inc_src, "inc", 1},
+        {"dmem int [[40 # disp(5) # D_1][30 # disp(7) # D_0]]", async_affine_src, "f", 1},
+        {"D", async_neg_src, "neg", 1},
+    };
+    const pa_cuda__image *img;
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+        const pa_type *t = pa_type_get(s, maps[i].decl);
+        t = t ? t : pa_type_parse(s, maps[i].decl);
+        ck_assert_msg(t, "%s", pa_last_error());
+        char *code = pa_cuda__map_source(t, pa__type_layout(t), maps[i].src, maps[i].fn, maps[i].words);
+        ck_assert_ptr_nonnull(code);
+        int st = pa_cuda__rtc_compile(maps[i].fn, code, NULL, 0, 90, &img);
+        ck_assert_msg(st == PA_OK, "%s: %s\n%s", maps[i].fn, pa_last_error(), code);
+        free(code);
+    }
+    PA_CK_OK(pa_cuda__rtc_compile("async_for", async_scale_src, NULL, 0, 90, &img));
+    size_t n;
+    const unsigned char *p = pa_cuda__image_data(img, &n);
+    ck_assert(memmem(p, n, "scale", 5) != NULL && memmem(p, n, "spin", 4) != NULL);
+    pa_scope_destroy(s);
+}
+END_TEST
+
 START_TEST(argument_checks)
 {
     pa_scope *s;
@@ -106,6 +138,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, element_types_and_layouts);
     tcase_add_test(tc, errors_at_user_lines);
+    tcase_add_test(tc, async_suite_sources);
     tcase_add_test(tc, argument_checks);
     suite_add_tcase(s, tc);
     return pa_test_run(s);

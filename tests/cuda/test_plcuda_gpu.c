@@ -2,7 +2,7 @@
  * PL/CUDA functions on a GPU: the manual's gpu_add(100, 200) = 300 (and its overflow check), a variable-length
  * matrix result, prep → main → post ordering through the working buffer, a kernel raising an error status, the
  * CPU fallback, arrays in and out (host and dmem), a "bytes" result, the sanity check, the explanation, a
- * block reduction through dynamic shared memory, and concurrent calls from several host threads.  Without a GPU the suite exits 77 (skipped).
+ * block reduction through dynamic shared memory, the tile library's tiles and block max/min, and concurrent calls from several host threads.  Without a GPU the suite exits 77 (skipped).
  */
 #include <limits.h>
 #include <pthread.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "tile_kernel.h"
 
 /* The manual's example, as written for PG-Strom (pgfn_int4pl is an alias of pa_add_int). */
 static const char *gpu_add_src =
@@ -341,6 +342,42 @@ START_TEST(test_block_sum)
 }
 END_TEST
 
+/* The tile library on the GPU: pa_tile_load (zero outside the matrix), pa_block_max/min, pa_tile_store (skips
+ * outside) over edge tiles that hang over every side (tests/cuda/tile_kernel.h), checked element by element. */
+START_TEST(test_tile_helpers)
+{
+    pa_kernel *k = make("tile_scale", tile_scale_sig, tile_scale_src, tile_scale_funcs, 1);
+    int rows = 37, cols = 53, outside = 0;
+    float *src = malloc((size_t)rows * cols * sizeof *src), *dst = malloc((size_t)rows * cols * sizeof *dst);
+    for (int i = 0; i < rows * cols; i++) {
+        src[i] = (float)(1 + ((i / cols) * 131 + (i % cols) * 71) % 1000);
+        dst[i] = -1.0f;
+    }
+    pa_arg args[] = {PA_ARG_N(src, rows * cols), PA_ARG_N(dst, rows * cols), PA_ARG(&rows), PA_ARG(&cols)};
+    PA_CK_OK(pa_kernel_call(k, args, 4, &outside));
+    ck_assert_msg(outside == 0, "%d elements loaded outside the matrix were not zero", outside);
+    int tiles = 0;
+    for (int r0 = TILE_R0; r0 < rows; r0 += TILE_H)
+        for (int c0 = TILE_C0; c0 < cols; c0 += TILE_W, tiles++) {
+            float hi = -1e30f, lo = 1e30f;
+            for (int r = r0 < 0 ? 0 : r0; r < r0 + TILE_H && r < rows; r++)
+                for (int c = c0 < 0 ? 0 : c0; c < c0 + TILE_W && c < cols; c++) {
+                    hi = src[r * cols + c] > hi ? src[r * cols + c] : hi;
+                    lo = src[r * cols + c] < lo ? src[r * cols + c] : lo;
+                }
+            for (int r = r0 < 0 ? 0 : r0; r < r0 + TILE_H && r < rows; r++)
+                for (int c = c0 < 0 ? 0 : c0; c < c0 + TILE_W && c < cols; c++)
+                    ck_assert_msg(dst[r * cols + c] == 2.0f * src[r * cols + c] + (hi - lo),
+                                  "(%d, %d) in the tile at (%d, %d): %g, want %g", r, c, r0, c0, dst[r * cols + c],
+                                  2.0f * src[r * cols + c] + (hi - lo));
+        }
+    ck_assert_int_eq(tiles * 128, (int)tile_threads(args, 4, NULL, NULL));
+    free(src);
+    free(dst);
+    pa_kernel_destroy(k);
+}
+END_TEST
+
 typedef struct worker {
     pa_kernel *k;
     int id, failures;
@@ -398,6 +435,7 @@ int main(void)
     tcase_add_test(tc, test_arrays);
     tcase_add_test(tc, test_bytes_result);
     tcase_add_test(tc, test_block_sum);
+    tcase_add_test(tc, test_tile_helpers);
     tcase_add_test(tc, test_concurrent);
     suite_add_tcase(s, tc);
     return pa_test_run(s);

@@ -368,6 +368,19 @@ START_TEST(bad_arguments)
     ck_assert_int_eq(pa_ssb_query_index("q3.4"), 9);
     ck_assert_int_eq(pa_ssb_query_index("4.3"), 12);
     ck_assert_int_eq(pa_ssb_query_index("q5.1"), -1);
+    /* The group columns, as the queries' GROUP BY lists them; none for q1.x, NULL past the last. */
+    ck_assert_ptr_null(pa_ssb_result_column(0, 0));
+    ck_assert_str_eq(pa_ssb_result_column(pa_ssb_query_index("q2.1"), 1), "p_brand1");
+    ck_assert_str_eq(pa_ssb_result_column(pa_ssb_query_index("q3.1"), 0), "c_nation");
+    ck_assert_str_eq(pa_ssb_result_column(pa_ssb_query_index("q4.3"), 2), "p_brand1");
+    ck_assert_ptr_null(pa_ssb_result_column(pa_ssb_query_index("q4.1"), 2));
+    ck_assert_ptr_null(pa_ssb_result_column(12, 3));
+    ck_assert_ptr_null(pa_ssb_result_column(13, 0));
+    ck_assert_ptr_null(pa_ssb_result_column(-1, 0));
+    /* The specification's SQL text of each query, with its group and order clauses. */
+    ck_assert_ptr_nonnull(strstr(pa_ssb_query_sql(pa_ssb_query_index("q2.1")), "group by d_year, p_brand1"));
+    ck_assert_ptr_nonnull(strstr(pa_ssb_query_sql(0), "lineorder"));
+    ck_assert_ptr_null(pa_ssb_query_sql(13));
     ck_assert_int_eq(pa_ssb_fact_bytes(db, 0), pa_ssb_rows(db, PA_SSB_LINEORDER) * 16);
     ck_assert_int_eq(pa_ssb_fact_bytes(db, 12), pa_ssb_rows(db, PA_SSB_LINEORDER) * 24);
     pa_ssb_destroy(db);

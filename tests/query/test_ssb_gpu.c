@@ -176,8 +176,15 @@ START_TEST(queries_match_the_cpu)
         PA_CK_OK(pa_ssb_gpu_run(g, q, &b, NULL));
         ck_assert_msg(pa_ssb_result_equal(&b, &a, why, sizeof why), "%s: gpu vs cpu: %s", pa_ssb_query_name(q), why);
         ck_assert_msg(a.nrows > 0 || q == 9 || q == 8, "%s: no rows at all", pa_ssb_query_name(q));
+        /* Queued without waiting, then waited for and read: the same result. */
+        pa_ssb_result c;
+        PA_CK_OK(pa_ssb_gpu_launch(g, q, NULL));
+        PA_CK_OK(pa_ssb_gpu_result(g, q, &c));
+        ck_assert_msg(pa_ssb_result_equal(&c, &a, why, sizeof why), "%s: launch/result vs cpu: %s",
+                      pa_ssb_query_name(q), why);
         pa_ssb_result_free(&a);
         pa_ssb_result_free(&b);
+        pa_ssb_result_free(&c);
     }
     pa_ssb_gpu_destroy(g);
     pa_ssb_destroy(db);

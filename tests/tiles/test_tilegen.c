@@ -4,8 +4,10 @@
  * vectors only where both sides allow, bank-conflict counts of the manual's padded tile, sync() of thread
  * dimensions, the errors of bad input, and, where NVRTC is present, the generated source compiled for sm_90.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../src/tiles/tiles_internal.h"
 #include "testutil.h"
@@ -123,6 +125,27 @@ START_TEST(sync_is_a_block_or_warp_barrier_or_an_error)
     ck_assert(strstr(b12, "__syncwarp(") < strstr(b12, "};"));          /* 16 threads inside a warp */
     ck_assert(strstr(b10, "__syncthreads()") < strstr(b10, "};"));      /* 4 x 32 threads: the block */
     ck_assert(strstr(b0, "no barrier") < strstr(b0, "};"));             /* across blocks */
+    /* Written as a header for nvcc: "#pragma once", then the same text byte for byte; an unwritable path is
+     * PA_ERR_SYS. */
+    char path[] = "/tmp/pa_tilegen_write.XXXXXX", *want = NULL;
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_gt(asprintf(&want, "#pragma once\n%s", src), 0);
+    ck_assert_int_eq(pa_tilegen_write(g, path), PA_OK);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t len = strlen(want);
+    char *back = malloc(len + 2);
+    ck_assert_uint_eq(fread(back, 1, len + 1, f), len);
+    fclose(f);
+    unlink(path);
+    ck_assert(memcmp(back, want, len) == 0);
+    free(back);
+    free(want);
+    ck_assert_int_eq(pa_tilegen_write(g, "/nonexistent-dir/x.cuh"), PA_ERR_SYS);
+    ck_assert_int_eq(pa_tilegen_write(NULL, path), PA_ERR_INVAL);
+    ck_assert_int_eq(pa_tilegen_write(g, NULL), PA_ERR_INVAL);
     int st = pa_tilegen_compile(g, "sync_ok", "extern \"C\" __global__ void k(int *x) { CUDA_1::sync(); "
                                               "CUDA_1_2::sync(); x[CUDA_1::tid()] = (int)CUDA_0::tid(); }", 90);
     if (st != PA_ERR_NODEV) {

@@ -18,27 +18,30 @@
 
 #include "cuda_backend.h"
 
-/* Bytes per ns, from the ceilings: pinned and pageable DMA each way, and device -> device copies (2994 GB/s
- * counting read and write, so 1497 bytes copied per ns; the tiled transpose 2799, so 1400). */
-#define BW_H2D_PINNED 53.8
-#define BW_D2H_PINNED 54.9
-#define BW_H2D_PAGEABLE 6.1
-#define BW_D2H_PAGEABLE 11.3
-#define BW_D2D_RW 2994.0
-#define BW_TILED_RW 2799.0
-/* A synchronous CUDA call (a DMA or a launch, then a synchronisation), ns. */
-#define T_CALL 10000.0
-/* cudaMemcpy2D's cost per row beyond its bytes: 16-byte rows ran 9.3 GB/s across PCIe (1.7 ns a row, 0.3 of
- * them bytes) and 273 GB/s read + write on the device. */
-#define T_ROW_PCIE 1.42
-#define T_ROW_D2D 0.107
-/* Device work per word moved by the direct kernel (index arithmetic), ns summed over the whole GPU. */
-#define T_WORD 0.0015
-/* A host thread's memcpy into or out of pinned memory, bytes per ns (to be calibrated on the lent machine). */
-#define BW_HOST_THREAD 8.0
-/* Host packing per element through the gather loops, ns, and the pipeline's start (threads, first chunk). */
-#define T_PACK_ELEM 1.0
-#define T_PIPE_START 40000.0
+/*
+ * The constants come from the cost model (src/core/cost.c; `parray calibrate` measures them where a GPU is
+ * usable).  The built-in ones, from the ceilings of PERFORMANCE.md on the H100: bytes per ns of pinned and
+ * pageable DMA each way, and of device -> device copies (2994 GB/s counting read and write, so 1497 bytes
+ * copied per ns; the tiled transpose 2799, so 1400); a synchronous CUDA call (a DMA or a launch, then a
+ * synchronisation), ns; cudaMemcpy2D's cost per row beyond its bytes (16-byte rows ran 9.3 GB/s across PCIe,
+ * 1.7 ns a row, 0.3 of them bytes, and 273 GB/s read + write on the device); device work per word moved by the
+ * direct kernel (index arithmetic), ns summed over the whole GPU; a host thread's memcpy into or out of pinned
+ * memory, bytes per ns; host packing per element through the gather loops, ns; the pipeline's start (threads,
+ * first chunk), ns.
+ */
+#define BW_H2D_PINNED (pa__cost()->gpu_h2d_pinned)
+#define BW_D2H_PINNED (pa__cost()->gpu_d2h_pinned)
+#define BW_H2D_PAGEABLE (pa__cost()->gpu_h2d_pageable)
+#define BW_D2H_PAGEABLE (pa__cost()->gpu_d2h_pageable)
+#define BW_D2D_RW (pa__cost()->gpu_d2d_rw)
+#define BW_TILED_RW (pa__cost()->gpu_tiled_rw)
+#define T_CALL (pa__cost()->gpu_call)
+#define T_ROW_PCIE (pa__cost()->gpu_row_pcie)
+#define T_ROW_D2D (pa__cost()->gpu_row_d2d)
+#define T_WORD (pa__cost()->gpu_word)
+#define BW_HOST_THREAD (pa__cost()->gpu_host_thread_bw)
+#define T_PACK_ELEM (pa__cost()->gpu_pack_elem)
+#define T_PIPE_START (pa__cost()->gpu_pipe_start)
 #define MiB (1024.0 * 1024.0)
 
 static int on_device(const pa__copy_shape *s, int dst)

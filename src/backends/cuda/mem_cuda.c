@@ -157,3 +157,19 @@ const pa__mem_ops pa__mem_dmem_ops = {
     .ipc_close = dmem_ipc_close,
     .ipc_copy = dmem_ipc_copy,
 };
+
+int pa__cuda_pointer_device(const void *p, const char *what, int *dev)
+{
+    int st = pa_cuda__ready(what);
+    if (st != PA_OK)
+        return st;
+    struct cudaPointerAttributes a;
+    cudaError_t e = cudaPointerGetAttributes(&a, p);
+    if (e != cudaSuccess)
+        return pa_cuda__fail(e, "%s: finding the GPU of pointer %p", what, p);
+    if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
+        return pa__err(PA_ERR_MTT, "%s: %p is not device memory (it is %s memory) but the type is dmem", what, p,
+                       a.type == cudaMemoryTypeHost ? "pinned host" : "host");
+    *dev = a.device;
+    return PA_OK;
+}

@@ -7,18 +7,14 @@
  * waits for (a binomial tree's log2(n) rounds for scatter and gather), its bytes over the transport's
  * bandwidth, and, for pack+MPI_Alltoallv+unpack, a host pass over its bytes each way.  A copy with every
  * element on one process is a host copy there and makes no MPI call.  Only the ranking has to be right; the
- * constants (pa_mpi__cost) are those of one host's shared-memory transport (Open MPI's vader on the
- * development machine: about 1.5 us per message, 6 GB/s), to be calibrated like the host constants.
+ * constants are the cost model's mpi_* (src/core/cost.c), by default those of one host's shared-memory
+ * transport (Open MPI's vader on the development machine: about 1.5 us per message, 6 GB/s).
  */
 #include <stdio.h>
 
+#include "cost_model.h"
 #include "mpi_backend.h"
 
-const pa_mpi__cost_model pa_mpi__cost = {
-    .latency_ns = 1500.0,
-    .net_bytes_per_ns = 6.0,
-    .host_bytes_per_ns = 16.0,
-};
 
 /* What the probes read: the count matrix summarised once. */
 typedef struct pa_mpi__summary {
@@ -71,21 +67,21 @@ static int local_only(const summary *s)
     return s->pairs <= 1 && s->r0 == s->q0;
 }
 
-static double wire(const summary *s, const pa_mpi__cost_model *m, double messages)
+static double wire(const summary *s, const pa__cost_model *m, double messages)
 {
-    return messages * m->latency_ns + s->busiest / m->net_bytes_per_ns;
+    return messages * m->mpi_latency + s->busiest / m->mpi_net_bw;
 }
 
-static int probe_local(const summary *s, const pa_mpi__cost_model *m, double *ns, char *why, size_t len)
+static int probe_local(const summary *s, const pa__cost_model *m, double *ns, char *why, size_t len)
 {
     if (!local_only(s))
         return 0;
-    *ns = (double)s->blk * s->elm * 2 / m->host_bytes_per_ns;
+    *ns = (double)s->blk * s->elm * 2 / m->mpi_host_bw;
     snprintf(why, len, "every element is on process %d: a host copy there, no message", s->r0);
     return 1;
 }
 
-static int probe_sendrecv(const summary *s, const pa_mpi__cost_model *m, double *ns, char *why, size_t len)
+static int probe_sendrecv(const summary *s, const pa__cost_model *m, double *ns, char *why, size_t len)
 {
     if (s->pairs != 1 || s->r0 == s->q0)
         return 0;
@@ -94,7 +90,7 @@ static int probe_sendrecv(const summary *s, const pa_mpi__cost_model *m, double 
     return 1;
 }
 
-static int probe_scatter(const summary *s, const pa_mpi__cost_model *m, double *ns, char *why, size_t len)
+static int probe_scatter(const summary *s, const pa__cost_model *m, double *ns, char *why, size_t len)
 {
     if (local_only(s) || s->n < 2 || !s->row)
         return 0;
@@ -104,7 +100,7 @@ static int probe_scatter(const summary *s, const pa_mpi__cost_model *m, double *
     return 1;
 }
 
-static int probe_gather(const summary *s, const pa_mpi__cost_model *m, double *ns, char *why, size_t len)
+static int probe_gather(const summary *s, const pa__cost_model *m, double *ns, char *why, size_t len)
 {
     if (local_only(s) || s->n < 2 || !s->col)
         return 0;
@@ -114,7 +110,7 @@ static int probe_gather(const summary *s, const pa_mpi__cost_model *m, double *n
     return 1;
 }
 
-static int probe_alltoall(const summary *s, const pa_mpi__cost_model *m, double *ns, char *why, size_t len)
+static int probe_alltoall(const summary *s, const pa__cost_model *m, double *ns, char *why, size_t len)
 {
     if (local_only(s) || s->n < 2 || !s->all)
         return 0;
@@ -123,11 +119,11 @@ static int probe_alltoall(const summary *s, const pa_mpi__cost_model *m, double 
     return 1;
 }
 
-static int probe_alltoallv(const summary *s, const pa_mpi__cost_model *m, double *ns, char *why, size_t len)
+static int probe_alltoallv(const summary *s, const pa__cost_model *m, double *ns, char *why, size_t len)
 {
     if (local_only(s) || s->n < 2)
         return 0;
-    *ns = wire(s, m, s->n - 1) + 2 * s->busiest / m->host_bytes_per_ns;
+    *ns = wire(s, m, s->n - 1) + 2 * s->busiest / m->mpi_host_bw;
     snprintf(why, len, "any pattern: %d messages per process, the busiest's %.0f bytes charged a pack and an "
              "unpack", s->n - 1, s->busiest);
     return 1;
@@ -154,7 +150,7 @@ int pa_mpi__pattern_choose(pa_mpi__dplan *p, const int64_t *c)
     for (int i = 0; i < (int)(sizeof patterns / sizeof patterns[0]); i++) {
         double ns;
         why[0] = '\0';
-        if (!patterns[i].probe(&s, &pa_mpi__cost, &ns, why, sizeof why))
+        if (!patterns[i].probe(&s, pa__cost(), &ns, why, sizeof why))
             continue;
         if (chosen < 0 || ns < best) {
             runner = chosen, second = best;

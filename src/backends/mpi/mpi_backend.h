@@ -88,19 +88,12 @@ typedef struct pa_mpi__dplan {
 
 /* ---- the patterns as strategies (dist_patterns.c) ------------------------------------------------------ */
 
-/* The constants of the patterns' estimates. */
-typedef struct pa_mpi__cost_model {
-    double latency_ns;               /* one message */
-    double net_bytes_per_ns;         /* the transport's bandwidth for one process */
-    double host_bytes_per_ns;        /* packing and unpacking on the host (read + write) */
-} pa_mpi__cost_model;
-extern const pa_mpi__cost_model pa_mpi__cost;
-
 /* A pattern: the kind it makes, and its probe of the count matrix (summarised). */
 struct pa_mpi__summary;
+struct pa__cost_model;
 typedef struct pa_mpi__pattern {
     pa_mpi__kind kind;
-    int (*probe)(const struct pa_mpi__summary *s, const pa_mpi__cost_model *m, double *ns, char *why, size_t len);
+    int (*probe)(const struct pa_mpi__summary *s, const struct pa__cost_model *m, double *ns, char *why, size_t len);
 } pa_mpi__pattern;
 
 /** The patterns, in probing order (for tests: *n of them). */

@@ -27,4 +27,5 @@ const pa__backend pa__backend_pthread = {
     .dist = &pa__pthd_dist_ops,
     .set_threads = pa__copy_threads_set,
     .kernels = &host_kernels,
+    .calibrate = pa__host_calibrate,
 };

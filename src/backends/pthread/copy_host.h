@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "plan.h"
 
@@ -41,6 +42,10 @@ int pa__host_threads_note(const pa__plan *p, char *buf, size_t len);
  * where it is one of the other two).  \return 1 when the strategy is a host one, else 0.
  */
 int pa__host_kernels_of(const char *strategy, pa__copy_kernel kernel[3]);
+
+/** Measures the host copies' constants of the cost model on this machine into *m (cost_host.c). */
+struct pa__cost_model;
+int pa__host_calibrate(struct pa__cost_model *m, FILE *log);
 
 /** The hooks for arrays distributed over pthd threads (copy_dist.c). */
 extern const pa__dist_ops pa__pthd_dist_ops;
@@ -79,14 +84,16 @@ typedef void (*pa__loop2_fn)(char *d, const char *s, int64_t n1, int64_t dd1, in
 pa__loop2_fn pa__loop2_for(size_t unit);
 /** Finds the transpose's modes: a (contiguous on dst), b (contiguous on src) and the unit.  \return 1 if found. */
 int pa__transpose_modes(const pa__copy_shape *s, int *a, int *b, int64_t *unit);
-/** Tile edge of the transpose kernel, in units (measured; see copy_transpose.c; the benchmark varies it). */
-extern int pa__transpose_tile;
 /** 0: no prefetch of the next tile's source rows, 1: for units up to 8 bytes (default), 2: always. */
 extern int pa__transpose_prefetch;
 /** 1: streamed transposes use whole-line strips where they apply (default); 0: tiles only (the benchmark). */
 extern int pa__transpose_strips;
-/** The tile edge the transpose uses for units of this many bytes. */
+/** The tile edge the transpose uses for units of this many bytes (the cost model's largest edge, halved until a
+ *  tile fits the staging buffer). */
 int pa__transpose_edge(int64_t unit_bytes);
+/** The transpose kernel with a given largest tile edge (the benchmarks vary it) and stores (nt: 0 ordinary,
+ *  1 streaming), without changing what other copies use. */
+int pa__kern_transpose_tile(const pa__copy_shape *s, char *dst, const char *src, int tile, int nt);
 
 /*
  * Whole-line streaming strips (copy_strips.c): fn moves rows [0, rows) x columns [0, ncol) of a strip, rows a

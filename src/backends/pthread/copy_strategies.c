@@ -12,24 +12,24 @@
 #include <string.h>
 
 #include "copy_host.h"
+#include "cost_model.h"
 
-/* Bytes of read + write traffic per ns on one thread: a 64 MiB memcpy moves 7-8 GB/s, 14-16 B/ns both ways. */
-#define PA__BW_BYTES_PER_NS 16.0
 /*
- * Fixed cost of one memcpy call on a short run (call, size dispatch, tail handling), ns, and cost of one unit
- * moved by the specialised element loops beyond its traffic, ns.  bench/copy_calibrate (runs) over 48 MiB of
- * rows: memcpy_runs 6.3 ns per 8-byte run, 7.7 per 32, 11.3 per 64, 13.1 per 96; the loops 0.5-0.65 ns per
- * 4-byte element, 8.5 ns per 64-byte row folded into one unit, 15.5 per 96-byte row (not folded).  So rows up
- * to 64 bytes go to the loops and longer ones to memcpy_runs, which the model reproduces.
+ * The constants come from the cost model (src/core/cost.c: built-in values, or the file `parray calibrate`
+ * wrote).  The built-in ones: bytes of read + write traffic per ns on one thread (a 64 MiB memcpy moves 7-8
+ * GB/s, 14-16 B/ns both ways); the fixed cost of one memcpy call on a short run and of one unit moved by the
+ * specialised element loops beyond its traffic, ns (bench/copy_calibrate over 48 MiB of rows: memcpy_runs 6.3
+ * ns per 8-byte run, 7.7 per 32, 11.3 per 64, 13.1 per 96; the loops 0.5-0.65 ns per 4-byte element, 8.5 ns per
+ * 64-byte row folded into one unit, 15.5 per 96-byte row, so rows up to 64 bytes go to the loops and longer ones
+ * to memcpy_runs, which the model reproduces); starting one innermost loop; the extra cost of an element whose
+ * offsets come from tables; one transpose tile's set-up.
  */
-#define PA__T_MEMCPY_CALL 6.0
-#define PA__T_LOOP_UNIT 0.5
-/* Cost of starting one innermost loop (odometer step, loop set-up), ns. */
-#define PA__T_LOOP_START 5.0
-/* Extra cost of one element when its offsets come from tables, ns. */
-#define PA__T_GATHER_ELEM 1.0
-/* Cost of one transpose tile's set-up (loop and pointer arithmetic), ns. */
-#define PA__T_TILE 20.0
+#define PA__BW_BYTES_PER_NS (pa__cost()->host_bw)
+#define PA__T_MEMCPY_CALL (pa__cost()->host_memcpy_call)
+#define PA__T_LOOP_UNIT (pa__cost()->host_loop_unit)
+#define PA__T_LOOP_START (pa__cost()->host_loop_start)
+#define PA__T_GATHER_ELEM (pa__cost()->host_gather_elem)
+#define PA__T_TILE (pa__cost()->host_tile)
 /* A cache line, bytes. */
 #define PA__LINE 64.0
 /* Innermost runs up to this many bytes are folded into one unit by the loops (copy_loops.c). */
@@ -113,7 +113,11 @@ static int probe_reverse(const pa__copy_shape *s, double *cost, char *why, size_
     if (!host(s) || !all_affine(s) || s->elm > 8 || 16 % s->elm || s->dst_stride[in] * s->src_stride[in] != -1)
         return 0;
     double bytes = (double)pa__bytes(s->total, s->elm);
-    *cost = 2 * bytes / PA__BW_BYTES_PER_NS + (double)(s->total / s->size[in]) * PA__T_LOOP_START;
+    /* Each element costs half a loop unit besides its traffic (four or more go through one 16-byte shuffle; the
+     * loops pay a whole unit, so they never win a reversal): with the traffic alone a 16 MiB reversal ran
+     * 1.7-1.9x the prediction on the development machine. */
+    *cost = 2 * bytes / PA__BW_BYTES_PER_NS + (double)s->total * PA__T_LOOP_UNIT / 2 +
+            (double)(s->total / s->size[in]) * PA__T_LOOP_START;
     snprintf(why, len, "rows of %lld elements reversed in 16-byte vectors", (long long)s->size[in]);
     return 1;
 }
@@ -129,7 +133,7 @@ static int probe_transpose(const pa__copy_shape *s, double *cost, char *why, siz
     double bytes = (double)pa__bytes(s->total, s->elm), units = (double)(s->total / u);
     int edge = pa__transpose_edge(pa__bytes(u, s->elm));
     double tile = (double)edge, tiles = units / (tile * tile);
-    *cost = 2 * bytes / PA__BW_BYTES_PER_NS + units * PA__T_LOOP_UNIT + tiles * PA__T_TILE;
+    *cost = 2 * bytes / PA__BW_BYTES_PER_NS + units * pa__cost()->host_transpose_unit + tiles * PA__T_TILE;
     snprintf(why, len, "transpose of %lldx%lld units of %lld B in %dx%d tiles", (long long)s->size[b],
              (long long)s->size[a], (long long)pa__bytes(u, s->elm), edge, edge);
     return 1;

@@ -40,7 +40,29 @@ typedef struct job {
 } job;
 
 static atomic_int thread_setting = -1;  /* pa_copy_set_threads; 0: this process's share; -1: PA_COPY_THREADS */
-static pthread_mutex_t pool_busy = PTHREAD_MUTEX_INITIALIZER;   /* held by the copy using workers */
+/*
+ * Copies from several user threads share the pool's workers: each copy that enters takes at most its fair share
+ * of the copy threads (the limit over the copies running now) and no more workers than are left of the limit, so
+ * that the workers in use never exceed it (the pool makes a worker whenever none is idle).  A copy that finds none
+ * left runs on its caller's thread alone.
+ */
+static atomic_int copies_running;
+static atomic_int workers_taken;
+
+/* Reserves up to want workers for a copy among `running` copies.  \return how many it got. */
+static int take_workers(int want, int running)
+{
+    int limit = pa__copy_threads_limit(), fair = limit / (running > 0 ? running : 1) - 1;
+    want = want < fair ? want : fair;
+    int taken = atomic_load(&workers_taken);
+    for (;;) {
+        int left = limit - 1 - taken, k = want < left ? want : left;
+        if (k <= 0)
+            return 0;
+        if (atomic_compare_exchange_weak(&workers_taken, &taken, taken + k))
+            return k;
+    }
+}
 
 /* This process's share of the host's CPUs (host_share.c), at most 64. */
 static int cores(void)
@@ -160,8 +182,15 @@ static int split_mode(const pa__copy_shape *s, int nthreads)
 int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, int nthreads,
                       pa__copy_kernel kernel)
 {
-    if (nthreads <= 1 || pthread_mutex_trylock(&pool_busy) != 0)
+    if (nthreads <= 1)
         return kernel(shape, dst, src);
+    int running = atomic_fetch_add(&copies_running, 1) + 1;
+    int workers = take_workers(nthreads - 1, running);
+    if (workers == 0) {
+        atomic_fetch_sub(&copies_running, 1);
+        return kernel(shape, dst, src);
+    }
+    nthreads = workers + 1;
     job j = {.shape = shape, .dst = dst, .src = src, .kernel = kernel};
     j.mode = split_mode(shape, nthreads);
     int64_t slices = (int64_t)nthreads * (pa__copy_slices > 0 ? pa__copy_slices : 1);
@@ -182,6 +211,7 @@ int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, i
         wait_workers(&j, nthreads);
     pthread_cond_destroy(&j.cv);
     pthread_mutex_destroy(&j.mu);
-    pthread_mutex_unlock(&pool_busy);
+    atomic_fetch_sub(&workers_taken, workers);
+    atomic_fetch_sub(&copies_running, 1);
     return atomic_load(&j.status);
 }

@@ -12,14 +12,14 @@
 #include <string.h>
 
 #include "copy_host.h"
+#include "cost_model.h"
 
 /*
- * Largest tile edge in units; the edge is halved until a tile fits the 16 KiB staging buffer (64 for 4-byte
- * units, 32 for 16-byte ones).  Measured with bench/copy_calibrate (tiles), one thread, 4096x4096 floats:
- * edge 8 -> 1.8 GB/s, 16 -> 3.1, 32 -> 3.3, 64 -> 4.1 (memcpy: 8.1); unstaged 32x32 tiles ran 1.1 and the
- * plain element loop 0.5.
+ * The largest tile edge in units is the cost model's host_transpose_tile (default 64); the edge is halved until
+ * a tile fits the 16 KiB staging buffer (64 for 4-byte units, 32 for 16-byte ones).  Measured with
+ * bench/copy_calibrate (tiles), one thread, 4096x4096 floats: edge 8 -> 1.8 GB/s, 16 -> 3.1, 32 -> 3.3, 64 ->
+ * 4.1 (memcpy: 8.1); unstaged 32x32 tiles ran 1.1 and the plain element loop 0.5.
  */
-int pa__transpose_tile = 64;
 /*
  * 1: while a tile moves, the next tile's source rows are prefetched, for units of up to 8 bytes.  A tile's
  * source rows (256 B for 64 floats) are too short for the hardware's stream detection.  bench/host_probe on the
@@ -154,12 +154,16 @@ static void tile_staged(char *d, const char *s, int64_t ta, int64_t tb, int64_t 
         pa__stream_copy(d + ib * dsb, out + ib * orow, (size_t)orow);
 }
 
-int pa__transpose_edge(int64_t unit_bytes)
+static int edge_from(int T, int64_t unit_bytes)
 {
-    int T = pa__transpose_tile;
     while (T > 4 && (int64_t)T * T * unit_bytes > PA__TILE_BUFFER)
         T /= 2;
     return T;
+}
+
+int pa__transpose_edge(int64_t unit_bytes)
+{
+    return edge_from((int)pa__cost()->host_transpose_tile, unit_bytes);
 }
 
 /* One (a, b) panel's geometry and the tile machinery, shared by the tiles and the strips around them. */
@@ -213,8 +217,9 @@ static void panel_move(const panel *p, const pa__strip *k, char *d, const char *
     tiles(p, d, sp, head + body, na, 0, nb);
 }
 
-/* nt: 0 ordinary stores, 1 streaming stores, 2 streaming stores on one thread. */
-static int transpose(const pa__copy_shape *s, char *dst, const char *src, int nt)
+/* nt: 0 ordinary stores, 1 streaming stores, 2 streaming stores on one thread; tile: the largest edge (0: the
+ * cost model's). */
+static int transpose(const pa__copy_shape *s, char *dst, const char *src, int nt, int tile)
 {
     int a, b;
     int64_t u;
@@ -231,7 +236,7 @@ static int transpose(const pa__copy_shape *s, char *dst, const char *src, int nt
     p.ssa = pa__bytes(s->src_stride[a], s->elm);   /* a: contiguous on dst, strided on src */
     p.dsb = pa__bytes(s->dst_stride[b], s->elm);   /* b: contiguous on src, strided on dst */
     p.sdb = pa__bytes(s->src_stride[b], s->elm);
-    p.T = pa__transpose_edge(p.U);
+    p.T = tile > 0 ? edge_from(tile, p.U) : pa__transpose_edge(p.U);
     p.staged = p.T * p.T * p.U <= PA__TILE_BUFFER;
     p.fn = pa__loop2_for((size_t)p.U);
     p.prefetch = pa__transpose_prefetch == 1 ? p.U <= 8 : pa__transpose_prefetch == 2;
@@ -252,15 +257,20 @@ static int transpose(const pa__copy_shape *s, char *dst, const char *src, int nt
 
 int pa__kern_transpose(const pa__copy_shape *s, char *dst, const char *src)
 {
-    return transpose(s, dst, src, 0);
+    return transpose(s, dst, src, 0, 0);
 }
 
 int pa__kern_transpose_nt(const pa__copy_shape *s, char *dst, const char *src)
 {
-    return transpose(s, dst, src, 1);
+    return transpose(s, dst, src, 1, 0);
 }
 
 int pa__kern_transpose_nt1(const pa__copy_shape *s, char *dst, const char *src)
 {
-    return transpose(s, dst, src, 2);
+    return transpose(s, dst, src, 2, 0);
+}
+
+int pa__kern_transpose_tile(const pa__copy_shape *s, char *dst, const char *src, int tile, int nt)
+{
+    return transpose(s, dst, src, nt, tile);
 }

@@ -1,0 +1,161 @@
+/*
+ * parray — measuring the host copies' constants of the cost model on this machine (pa_cost_calibrate).
+ *
+ * Each constant is measured by the copy that isolates it, on one thread, as the median of several rounds that
+ * run every copy once (after a warm-up round), and solved from the same formula the strategy's probe uses
+ * (copy_strategies.c), so that the probes predict what they measured: the bandwidth from one contiguous 16 MiB
+ * run; a memcpy call's cost from 32-byte rows; a loop unit's from a strided element loop; a transposed unit's
+ * from a 2048 x 2048 float transpose (a tile's set-up keeps its value); a gathered element's from a random
+ * permutation.  Values outside a plausible range are clamped to it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "copy_host.h"
+#include "cost_model.h"
+
+#define REPS 5
+#define MiB ((int64_t)1 << 20)
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static pa__layout affine(int n, const int64_t *size, const int64_t *stride)
+{
+    pa__layout l;
+    memset(&l, 0, sizeof l);
+    l.nmodes = n;
+    l.size = 1;
+    l.affine = 1;
+    for (int i = 0; i < n; i++) {
+        l.modes[i] = (pa__mode){.size = size[i], .stride = stride[i]};
+        l.size *= size[i];
+    }
+    return l;
+}
+
+static double clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The copies that isolate the constants, in the order they are solved. */
+enum { C_MEMCPY, C_RUNS, C_LOOPS, C_TRANSPOSE, C_GATHER, NCASES };
+static const char *const case_strategy[NCASES] = {"memcpy", "memcpy_runs", "loops", "transpose", "gather"};
+
+/*
+ * Times every case's kernel on one thread, in rounds (each round runs every case once, so that a change in the
+ * machine's load touches every case alike), after a warm-up round; ns[c] gets each case's median.
+ */
+static int time_cases(pa__layout (*l)[2], char *d, const char *s, double *ns)
+{
+    pa__plan *p[NCASES] = {0};
+    pa__copy_kernel k[NCASES][3];
+    double t[NCASES][REPS];
+    int st = PA_OK;
+    for (int c = 0; c < NCASES && st == PA_OK; c++) {
+        st = pa__plan_make(&l[c][0], &l[c][1], 4, NULL, NULL, &p[c]);
+        if (st == PA_OK && !pa__host_kernels_of(case_strategy[c], k[c]))
+            st = pa__err(PA_ERR_INVAL, "calibrate: no host strategy %s", case_strategy[c]);
+    }
+    for (int r = -1; r < REPS && st == PA_OK; r++)
+        for (int c = 0; c < NCASES; c++) {
+            double t0 = now();
+            pa__copy_parallel(&p[c]->shape, d, s, 1, k[c][0]);
+            if (r >= 0)
+                t[c][r] = now() - t0;
+        }
+    for (int c = 0; c < NCASES; c++) {
+        if (st == PA_OK) {
+            qsort(t[c], REPS, sizeof t[c][0], cmp);
+            ns[c] = t[c][REPS / 2];
+        }
+        pa__plan_unref(p[c]);
+    }
+    return st;
+}
+
+int pa__host_calibrate(pa__cost_model *m, FILE *log)
+{
+    const int64_t n = 4 * MiB;                    /* 16 MiB of floats */
+    char *d = aligned_alloc(64, (size_t)(2 * n * 4)), *s = aligned_alloc(64, (size_t)(2 * n * 4));
+    int32_t *perm = malloc((size_t)(n / 4) * sizeof *perm);
+    int64_t *table = malloc((size_t)(n / 4) * sizeof *table);
+    int st = PA_OK;
+    if (!d || !s || !perm || !table) {
+        st = pa__err(PA_ERR_NOMEM, "calibrate: no memory for 64 MiB of buffers");
+        goto done;
+    }
+    memset(d, 1, (size_t)(2 * n * 4));
+    memset(s, 2, (size_t)(2 * n * 4));
+    pa__cost_model c = *m;
+
+    /* The random permutation of n/4 elements spread over the whole 16 MiB source, for the gathered elements. */
+    int64_t g = n / 4, rows = n / 8;
+    unsigned x = 12345;
+    for (int64_t i = 0; i < g; i++)
+        perm[i] = (int32_t)i;
+    for (int64_t i = g - 1; i > 0; i--) {
+        x = x * 1103515245u + 12345u;
+        int64_t j = (int64_t)(x >> 8) % (i + 1), v = perm[i];
+        perm[i] = perm[j];
+        perm[j] = (int32_t)v;
+    }
+    for (int64_t i = 0; i < g; i++)
+        table[i] = (int64_t)perm[i] * 4;
+    pa__layout l[NCASES][2] = {
+        /* one run of 16 MiB */
+        {affine(1, (int64_t[]){n}, (int64_t[]){1}), affine(1, (int64_t[]){n}, (int64_t[]){1})},
+        /* 32-byte rows, the source's 48 bytes apart */
+        {affine(2, (int64_t[]){rows, 8}, (int64_t[]){8, 1}), affine(2, (int64_t[]){rows, 8}, (int64_t[]){12, 1})},
+        /* 4-byte elements, every second one of the source: 12 bytes of traffic each */
+        {affine(1, (int64_t[]){n}, (int64_t[]){1}), affine(1, (int64_t[]){n}, (int64_t[]){2})},
+        /* 2048 x 2048 floats transposed */
+        {affine(2, (int64_t[]){2048, 2048}, (int64_t[]){2048, 1}),
+         affine(2, (int64_t[]){2048, 2048}, (int64_t[]){1, 2048})},
+        /* the permutation */
+        {affine(1, (int64_t[]){g}, (int64_t[]){1}), {0}},
+    };
+    l[C_GATHER][1].nmodes = 1;
+    l[C_GATHER][1].size = g;
+    l[C_GATHER][1].modes[0] = (pa__mode){.size = g, .table = table};
+    double t[NCASES];
+    if ((st = time_cases(l, d, s, t)) != PA_OK)
+        goto done;
+
+    /* Solved in turn, each from the probe's own formula (copy_strategies.c) with the constants before it. */
+    double bytes = (double)(n * 4);
+    c.host_bw = clamp(2.0 * bytes / t[C_MEMCPY], 0.5, 1000);
+    c.host_memcpy_call = clamp((t[C_RUNS] - 2.0 * bytes / c.host_bw) / (double)rows, 0.2, 500);
+    c.host_loop_unit = clamp((t[C_LOOPS] - 12.0 * (double)n / c.host_bw - c.host_loop_start) / (double)n, 0.02,
+                             100);
+    double edge = pa__transpose_edge(4), tiles = (double)n / (edge * edge);
+    c.host_transpose_unit = clamp((t[C_TRANSPOSE] - 2.0 * bytes / c.host_bw - tiles * c.host_tile) / (double)n,
+                                  0.02, 100);
+    double traffic = 4.0 * (double)g + 64.0 * (double)g;   /* as the gather's probe counts it */
+    c.host_gather_elem = clamp((t[C_GATHER] - traffic / c.host_bw) / (double)g - c.host_loop_unit, 0.05, 200);
+
+    if (log)
+        fprintf(log, "  host: %.2f bytes/ns, memcpy call %.2f ns, loop unit %.3f ns, transposed unit %.3f ns, "
+                "gathered element %.2f ns\n", c.host_bw, c.host_memcpy_call, c.host_loop_unit,
+                c.host_transpose_unit, c.host_gather_elem);
+    c.mpi_host_bw = c.host_bw;
+    *m = c;
+done:
+    free(d);
+    free(s);
+    free(perm);
+    free(table);
+    return st;
+}
