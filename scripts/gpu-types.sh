@@ -11,6 +11,10 @@ set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 1
+if [ -f .gpu/env.sh ]; then   # made by shared/tools/gpu-prep, when the tree has it
+    # shellcheck disable=SC1091
+    source .gpu/env.sh
+fi
 b=${1:-/tmp/b-types}
 out=${OUT:-$root/gpu-types-out}
 logs=$(mktemp -d)

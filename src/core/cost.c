@@ -24,6 +24,7 @@ static const pa__cost_model defaults = {
     .host_gather_elem = 1.0,
     .host_tile = 20.0,
     .host_transpose_unit = 0.5,
+    .host_reverse_elem = 0.25,
     .host_transpose_tile = 64,
     .gpu_h2d_pinned = 53.8,
     .gpu_d2h_pinned = 54.9,
@@ -50,7 +51,7 @@ static const struct field {
 } fields[] = {
 #define F(x) {#x, offsetof(pa__cost_model, x)}
     F(host_bw), F(host_memcpy_call), F(host_loop_unit), F(host_loop_start), F(host_gather_elem), F(host_tile),
-    F(host_transpose_unit), F(host_transpose_tile), F(gpu_h2d_pinned), F(gpu_d2h_pinned), F(gpu_h2d_pageable), F(gpu_d2h_pageable),
+    F(host_transpose_unit), F(host_reverse_elem), F(host_transpose_tile), F(gpu_h2d_pinned), F(gpu_d2h_pinned), F(gpu_h2d_pageable), F(gpu_d2h_pageable),
     F(gpu_d2d_rw), F(gpu_tiled_rw), F(gpu_call), F(gpu_row_pcie), F(gpu_row_d2d), F(gpu_word),
     F(gpu_host_thread_bw), F(gpu_pack_elem), F(gpu_pipe_start), F(mpi_latency), F(mpi_net_bw), F(mpi_host_bw),
 #undef F

@@ -19,6 +19,7 @@ typedef struct pa__cost_model {
     double host_gather_elem;    /* one element whose offsets come from tables, beyond the loop's unit */
     double host_tile;           /* one transpose tile's set-up */
     double host_transpose_unit; /* one unit moved by the transpose's tiles, beyond its traffic */
+    double host_reverse_elem;   /* one element of a reversal (a shuffle in registers), beyond its traffic */
     double host_transpose_tile; /* the transpose's largest tile edge, units (halved until a tile fits 16 KiB) */
     /* GPU copies (cuda backend): bytes per ns and ns */
     double gpu_h2d_pinned, gpu_d2h_pinned, gpu_h2d_pageable, gpu_d2h_pageable;

@@ -113,10 +113,10 @@ static int probe_reverse(const pa__copy_shape *s, double *cost, char *why, size_
     if (!host(s) || !all_affine(s) || s->elm > 8 || 16 % s->elm || s->dst_stride[in] * s->src_stride[in] != -1)
         return 0;
     double bytes = (double)pa__bytes(s->total, s->elm);
-    /* Each element costs half a loop unit besides its traffic (four or more go through one 16-byte shuffle; the
-     * loops pay a whole unit, so they never win a reversal): with the traffic alone a 16 MiB reversal ran
-     * 1.7-1.9x the prediction on the development machine. */
-    *cost = 2 * bytes / PA__BW_BYTES_PER_NS + (double)s->total * PA__T_LOOP_UNIT / 2 +
+    /* Each element costs its own calibrated constant besides its traffic (with the traffic alone a 16 MiB reversal
+     * ran 1.7-1.9x the prediction on the development machine); the default, half a loop unit, keeps the loops
+     * from ever winning a reversal. */
+    *cost = 2 * bytes / PA__BW_BYTES_PER_NS + (double)s->total * pa__cost()->host_reverse_elem +
             (double)(s->total / s->size[in]) * PA__T_LOOP_START;
     snprintf(why, len, "rows of %lld elements reversed in 16-byte vectors", (long long)s->size[in]);
     return 1;

@@ -5,8 +5,8 @@
  * run every copy once (after a warm-up round), and solved from the same formula the strategy's probe uses
  * (copy_strategies.c), so that the probes predict what they measured: the bandwidth from one contiguous 16 MiB
  * run; a memcpy call's cost from 32-byte rows; a loop unit's from a strided element loop; a transposed unit's
- * from a 2048 x 2048 float transpose (a tile's set-up keeps its value); a gathered element's from a random
- * permutation.  Values outside a plausible range are clamped to it.
+ * from a 2048 x 2048 float transpose (a tile's set-up keeps its value); a reversed element's from a 16 MiB
+ * reversal; a gathered element's from a random permutation.  Values outside a plausible range are clamped to it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +51,9 @@ static double clamp(double v, double lo, double hi)
 }
 
 /* The copies that isolate the constants, in the order they are solved. */
-enum { C_MEMCPY, C_RUNS, C_LOOPS, C_TRANSPOSE, C_GATHER, NCASES };
-static const char *const case_strategy[NCASES] = {"memcpy", "memcpy_runs", "loops", "transpose", "gather"};
+enum { C_MEMCPY, C_RUNS, C_LOOPS, C_TRANSPOSE, C_GATHER, C_REVERSE, NCASES };
+static const char *const case_strategy[NCASES] = {"memcpy", "memcpy_runs", "loops", "transpose", "gather",
+                                                  "reverse"};
 
 /*
  * Times every case's kernel on one thread, in rounds (each round runs every case once, so that a change in the
@@ -72,7 +73,7 @@ static int time_cases(pa__layout (*l)[2], char *d, const char *s, double *ns)
     for (int r = -1; r < REPS && st == PA_OK; r++)
         for (int c = 0; c < NCASES; c++) {
             double t0 = now();
-            pa__copy_parallel(&p[c]->shape, d, s, 1, k[c][0]);
+            pa__copy_parallel(&p[c]->shape, d + l[c][0].base * 4, s + l[c][1].base * 4, 1, k[c][0]);
             if (r >= 0)
                 t[c][r] = now() - t0;
         }
@@ -126,7 +127,10 @@ int pa__host_calibrate(pa__cost_model *m, FILE *log)
          affine(2, (int64_t[]){2048, 2048}, (int64_t[]){1, 2048})},
         /* the permutation */
         {affine(1, (int64_t[]){g}, (int64_t[]){1}), {0}},
+        /* 16 MiB reversed */
+        {affine(1, (int64_t[]){n}, (int64_t[]){1}), affine(1, (int64_t[]){n}, (int64_t[]){-1})},
     };
+    l[C_REVERSE][1].base = n - 1;
     l[C_GATHER][1].nmodes = 1;
     l[C_GATHER][1].size = g;
     l[C_GATHER][1].modes[0] = (pa__mode){.size = g, .table = table};
@@ -143,13 +147,14 @@ int pa__host_calibrate(pa__cost_model *m, FILE *log)
     double edge = pa__transpose_edge(4), tiles = (double)n / (edge * edge);
     c.host_transpose_unit = clamp((t[C_TRANSPOSE] - 2.0 * bytes / c.host_bw - tiles * c.host_tile) / (double)n,
                                   0.02, 100);
+    c.host_reverse_elem = clamp((t[C_REVERSE] - 2.0 * bytes / c.host_bw) / (double)n, 0.01, 100);
     double traffic = 4.0 * (double)g + 64.0 * (double)g;   /* as the gather's probe counts it */
     c.host_gather_elem = clamp((t[C_GATHER] - traffic / c.host_bw) / (double)g - c.host_loop_unit, 0.05, 200);
 
     if (log)
         fprintf(log, "  host: %.2f bytes/ns, memcpy call %.2f ns, loop unit %.3f ns, transposed unit %.3f ns, "
-                "gathered element %.2f ns\n", c.host_bw, c.host_memcpy_call, c.host_loop_unit,
-                c.host_transpose_unit, c.host_gather_elem);
+                "reversed element %.3f ns, gathered element %.2f ns\n", c.host_bw, c.host_memcpy_call,
+                c.host_loop_unit, c.host_transpose_unit, c.host_reverse_elem, c.host_gather_elem);
     c.mpi_host_bw = c.host_bw;
     *m = c;
 done:
