@@ -1,7 +1,8 @@
 /*
  * bench/fft — the distributed 3-D FFT of the manual's section 7.2 (examples/pkufft), target P12:
  *
- *     mpirun -np P build/bench/fft [--route=host|device|both] [--repeats=R] [N...]     (N: 256 512 1024)
+ *     mpirun -np P build/bench/fft [--route=host|device|both] [--repeats=R] [--alltoall-only] [N...]
+ *                                                                                     (N: 256 512 1024)
  *
  * For each N (complex float) and route, every rank runs the transform on its slab R times after a warm-up
  * (each from the same input); a phase's time is the slowest rank's, and the table shows the median over the
@@ -14,6 +15,9 @@
  *    CUDA-aware MPI, a device -> pinned copy, MPI_Alltoall and pinned -> device copy; for the device route on
  *    one process, where the all-to-all is a copy on the GPU, a cudaMemcpy device -> device), target >= 0.90.
  * Prints P, the ranks per GPU and the route the library took.  Skips (77) without a GPU or cuFFT.
+ * --alltoall-only measures the all-to-all rows alone (no transforms, no 3-D anchor).  PA_MPI_TIMES=1 prints each
+ * distributed copy's steps (pack, own block, MPI, unpack) at exit; PA_MPI_SELF=0 sends the own block through
+ * MPI as well (the comparison for dist_self.c).
  * --engine=cpu runs the same steps with the example's CPU transforms over paged memory, against its CPU 3-D
  * transform (no host copies), and --smoke gives no verdict: the CPU build's test runs both at a small N.
  */
@@ -30,7 +34,7 @@
 
 #define TARGET_ALLTOALL 0.90
 
-static int rank, nranks, ngpu, repeats = 5, fails, cpu, smoke;
+static int rank, nranks, ngpu, repeats = 5, fails, cpu, smoke, a2a_only;
 
 #define CHECK(x)                                                                                         \
     do {                                                                                                 \
@@ -172,16 +176,19 @@ static void alltoall(pk_ctx *c, pk_route route, void *a, void *b, double *ours, 
 #if PKUFFT_CUFFT
         if (staged)
             CK(cudaMemcpy(sa, a, (size_t)slab * sizeof(pk_complex), cudaMemcpyDeviceToHost));
-        if (d2d) {
+        if (d2d) {   /* a device -> device cudaMemcpy returns before the copy ends: wait for it */
             CK(cudaMemcpy(b, a, (size_t)slab * sizeof(pk_complex), cudaMemcpyDeviceToDevice));
+            CK(cudaDeviceSynchronize());
             m[i] = slowest(pk_now() - t0);
             continue;
         }
 #endif
         MPI_Alltoall(sa, (int)blk, el, ra, (int)blk, el, MPI_COMM_WORLD);
 #if PKUFFT_CUFFT
-        if (staged)
+        if (staged) {
             CK(cudaMemcpy(b, ra, (size_t)slab * sizeof(pk_complex), cudaMemcpyHostToDevice));
+            CK(cudaDeviceSynchronize());
+        }
 #endif
         m[i] = slowest(pk_now() - t0);
     }
@@ -227,8 +234,9 @@ static int task(pa_ctx *ctx, void *arg)
     }
     const pa_type *HSTS_1 = pa_type_get(c.s, "HSTS_1"), *DEVS_1 = pa_type_get(c.s, "DEVS_1"),
                   *DSLAB = pa_type_get(c.s, "DSLAB");
-    double r3, r3c;
-    anchor_3d(&c, &r3, &r3c);
+    double r3 = 0, r3c = 0;
+    if (!a2a_only)
+        anchor_3d(&c, &r3, &r3c);
     MPI_Bcast(&r3, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Bcast(&r3c, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     for (int route = 0; route < 2; route++) {
@@ -244,8 +252,8 @@ static int task(pa_ctx *ctx, void *arg)
         }
         for (int64_t i = 0; i < pa_size(HSTS_1); i++)
             orig[i] = (pk_complex){(float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f, (float)(i % 13) * 0.05f};
-        double ph[5][64];
-        for (int i = -1; i < repeats; i++) {   /* i = -1: the warm-up */
+        double ph[5][64] = {{0}};
+        for (int i = -1; i < repeats && !a2a_only; i++) {   /* i = -1: the warm-up */
             pk_times t = {0};
             int failed;
             CHECK(pa_copy(SL, a, HSTS_1, orig));
@@ -259,7 +267,7 @@ static int task(pa_ctx *ctx, void *arg)
             }
         }
         double med[5], a2a, a2a_mpi;
-        char plan[512];
+        char plan[1024];
         for (int q = 0; q < 5; q++)
             med[q] = median(ph[q], repeats);
         alltoall(&c, (pk_route)route, a, b, &a2a, &a2a_mpi, plan, sizeof plan);
@@ -269,18 +277,21 @@ static int task(pa_ctx *ctx, void *arg)
                    cpu ? (host ? "host (the listing's steps, transforms on the CPU)" : "device (its steps, on the CPU)")
                    : host ? "host (the listing's: pinned slabs, plane by plane on the GPU)"
                           : "device (slabs stay on the GPU)", plan);
-            printf("  phases (ms, slowest rank, median): xy %.2f  z %.2f  copies %.2f  all-to-all %.2f  total %.2f\n",
-                   1e3 * med[0], 1e3 * med[1], 1e3 * med[2], 1e3 * med[3], 1e3 * med[4]);
+            if (!a2a_only)
+                printf("  phases (ms, slowest rank, median): xy %.2f  z %.2f  copies %.2f  all-to-all %.2f  total %.2f\n",
+                       1e3 * med[0], 1e3 * med[1], 1e3 * med[2], 1e3 * med[3], 1e3 * med[4]);
             printf("%-34s %10s  %-24s %10s  %7s  %6s  %s\n", "case", "ours ms", "anchor", "anchor ms", "ratio",
                    "target", "result");
             row(host ? "P12 all-to-all host" : "P12 all-to-all device", c.n, a2a, a2a_anchor,
                 a2a_mpi, TARGET_ALLTOALL);
-            row(host ? "P12 total host" : "P12 total device", c.n, med[4], cpu ? "CPU 3-D FFT 1 process"
-                : "cufftPlan3d 1 GPU", r3, 0);
-            if (!cpu)
-                row(host ? "P12 total host" : "P12 total device", c.n, med[4], "cufftPlan3d+H2D+D2H", r3c, 0);
-            /* for scripts (strong scaling over P): one line per run */
-            printf("fft-total N=%d P=%d route=%s ms=%.3f\n", c.n, c.p, host ? "host" : "device", 1e3 * med[4]);
+            if (!a2a_only) {
+                row(host ? "P12 total host" : "P12 total device", c.n, med[4], cpu ? "CPU 3-D FFT 1 process"
+                    : "cufftPlan3d 1 GPU", r3, 0);
+                if (!cpu)
+                    row(host ? "P12 total host" : "P12 total device", c.n, med[4], "cufftPlan3d+H2D+D2H", r3c, 0);
+                /* for scripts (strong scaling over P): one line per run */
+                printf("fft-total N=%d P=%d route=%s ms=%.3f\n", c.n, c.p, host ? "host" : "device", 1e3 * med[4]);
+            }
             fflush(stdout);
         }
         pa_destroy(HSTS_1, orig);
@@ -307,6 +318,7 @@ int main(int argc, char **argv)
         else if (!strncmp(argv[i], "--repeats=", 10)) repeats = atoi(argv[i] + 10);
         else if (!strcmp(argv[i], "--engine=cpu")) cpu = 1;
         else if (!strcmp(argv[i], "--smoke")) smoke = 1;
+        else if (!strcmp(argv[i], "--alltoall-only")) a2a_only = 1;
         else if (nsizes < 16 && atoi(argv[i]) > 0) sizes[nsizes++] = atoi(argv[i]);
     }
     repeats = repeats < 1 ? 1 : repeats > 63 ? 63 : repeats;

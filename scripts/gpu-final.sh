@@ -35,7 +35,8 @@ for s in "${steps[@]}"; do
         PA_SGEMM_CONFIGS=${SGEMM_CONFIGS:-} timeout 90 $b/bench/sgemm 4096 8192 > "$logs/sgemm.log" 2>&1
         echo "sgemm: rc=$?"; grep -E "P7|sgemm|transposed|blocks" "$logs/sgemm.log" | head -20 ;;
     fft2)
-        FFT_SIZES="512 1024" FFT_REPEATS=3 timeout 200 scripts/gpu-fft-2gpu.sh "$logs/fft2" > "$logs/fft2.log" 2>&1
+        B=$b FFT_SIZES="512 1024" FFT_REPEATS=3 timeout 560 scripts/gpu-fft-2gpu.sh "$logs/fft2" \
+            > "$logs/fft2.log" 2>&1
         echo "fft2: rc=$?"; tail -25 "$logs/fft2.log" ;;
     matrix)
         PA_MATRIX_BUILD=$b PA_MATRIX_TEST_TIMEOUT=60 PA_MATRIX_BENCH_TIMEOUT=60 timeout 150 \
@@ -49,7 +50,7 @@ for s in "${steps[@]}"; do
     fftbench)
         for p in 1 2 4; do
             echo "== bench/fft P=$p"
-            timeout 100 mpirun --oversubscribe -np $p $b/bench/fft --repeats=3 256 512 1024 2>&1
+            timeout 100 mpirun --oversubscribe --bind-to none -np $p $b/bench/fft --repeats=3 256 512 1024 2>&1
             echo "exit $?"
         done > "$logs/fftbench.log" 2>&1
         grep -E "^==|^P12|^N=|fft-total|alltoall|exit" "$logs/fftbench.log" | head -40 ;;

@@ -128,7 +128,7 @@ static int run_route(pk_ctx *c, job *j, pk_route route, pk_complex *data1, const
     const pa_type *HSTS = pa_type_get(c->s, "HSTS");
     const pa_type *dist = pa_type_get(c->s, route == PK_ROUTE_HOST ? "SCATTER" : "DSCATTER");
     pk_times t = {0};
-    char plan[512] = "";
+    char plan[1024] = "";
     int failed = -1, st;
     if (c->k == 0)
         fill(data1, pa_size(HSTS), j->seed);

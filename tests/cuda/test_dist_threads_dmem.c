@@ -94,7 +94,9 @@ int main(void)
         fprintf(stderr, "dist_threads_dmem: skipped: no usable GPU (or no CUDA backend in this build)\n");
         return 77;
     }
-    fprintf(stderr, "dist_threads_dmem: %d GPU(s)\n", pa_cuda_device_count());
+    /* Counted in a child process (testutil): a CUDA call here, before Check forks, would leave the tests' children
+     * with an unusable context (cudaErrorInitializationError). */
+    fprintf(stderr, "dist_threads_dmem: %d GPU(s)\n", pa_test_gpu_count());
     Suite *s = suite_create("dist_threads_dmem");
     TCase *tc = tcase_create("dist_threads_dmem");
     tcase_set_timeout(tc, 300);

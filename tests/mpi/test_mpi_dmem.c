@@ -6,7 +6,7 @@
  * poisons the device destination, runs the distributed copy, copies the destination back and checks every
  * element against pa_offset_on() of both types (the tree-walking offsets); unmapped positions keep the
  * poison.  The route is the one this MPI allows (device buffers where it moves device memory, else staged
- * through pinned host memory; the all-to-alls by peer copies with PA_MPI_PEER=1, the suite mpi_dmem_peer);
+ * through pinned host memory; the all-to-alls by peer copies unless PA_MPI_PEER=0, the suite mpi_dmem_staged);
  * PA_MPI_CUDA_AWARE=0 forces the staged one.  Exits 77 without a GPU.
  */
 #include "mpi_verify.h"
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
     MCK(st == PA_OK, "declarations: %s", pa_last_error());
     if (pa_mpi_rank() == 0)
         printf("PA_MPI_CUDA_AWARE=%s PA_MPI_PEER=%s\n", getenv("PA_MPI_CUDA_AWARE") ? getenv("PA_MPI_CUDA_AWARE")
-               : "(unset: ask MPI)", getenv("PA_MPI_PEER") ? getenv("PA_MPI_PEER") : "(unset: off)");
+               : "(unset: ask MPI)", getenv("PA_MPI_PEER") ? getenv("PA_MPI_PEER") : "(unset: on)");
     mck_run("sendrecv (listing 33)", test_sendrecv);
     mck_run("alltoall (listing 34)", test_alltoall);
     mck_run("scatter and gather", test_scatter_gather);

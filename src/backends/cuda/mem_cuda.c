@@ -131,9 +131,13 @@ static int dmem_ipc_close(void *ptr)
     return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "dmem: cudaIpcCloseMemHandle");
 }
 
+/* Waits for the copy: a device -> device cudaMemcpy may return before it ends, and the other process may change its
+ * buffer once this one says it has read it. */
 static int dmem_ipc_copy(void *dst, const void *src, size_t bytes)
 {
     cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
     return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "dmem: cudaMemcpy of %zu bytes between processes", bytes);
 }
 

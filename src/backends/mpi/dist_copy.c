@@ -107,8 +107,12 @@ static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, in
     pthread_mutex_lock(&cache_lock);
     *out = cache_find(d, s, dser, sser, de, rank, nprocs);
     rc = PA_OK;
+    double t0 = pa_mpi__clock();
     if (!*out && (rc = check_memory(dt, d)) == PA_OK && (rc = check_memory(st, s)) == PA_OK &&
         (rc = pa_mpi__dplan_make(d, s, de, rank, nprocs, out)) == PA_OK) {
+        static atomic_int timed_warned;
+        (*out)->timed = pa__env_flag("PA_MPI_TIMES", &timed_warned);
+        (*out)->times.make = pa_mpi__clock() - t0;
         (*out)->key_dser = dser;
         (*out)->key_sser = sser;
         if (!cache)
@@ -184,12 +188,17 @@ static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void
                      "pointer is NULL", pa_type_name(st), pa_type_name(dt), p->rank,
                      !dst && p->nrecv ? "receives" : "sends", (long long)(!dst && p->nrecv ? p->nrecv : p->nsend),
                      !dst && p->nrecv ? "destination" : "source");
-    else if (p->sbuf || p->rbuf) {
+    else if (p->sbuf || p->rbuf || p->route == PA_MPI__ROUTE_SHM || p->timed) {   /* buffers, times: one run at a time */
         pthread_mutex_lock(&p->run_lock);
-        rc = pa_mpi__dplan_exec(p, comm, dst, src);
+        double t0 = p->timed ? pa_mpi__clock() : 0;
+        rc = pa_mpi__dplan_exec(p, comm, dst, src, p->timed ? &p->times : NULL);
+        if (p->timed) {
+            p->times.total += pa_mpi__clock() - t0;
+            p->times.runs++;
+        }
         pthread_mutex_unlock(&p->run_lock);
     } else {
-        rc = pa_mpi__dplan_exec(p, comm, dst, src);
+        rc = pa_mpi__dplan_exec(p, comm, dst, src, NULL);
     }
     if (owned)
         pa_mpi__dplan_free(p);
@@ -218,12 +227,32 @@ int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)
     if (p->runner_up >= 0)
         snprintf(next, sizeof next, "; next: %s at %.3g us", pa_mpi__kind_name((pa_mpi__kind)p->runner_up),
                  p->runner_up_ns * 1e-3);
+    int routed = device || p->route == PA_MPI__ROUTE_SHM;
     return snprintf(buf, len, "distributed copy %lld x %zu B over %d process%s: strategy=%s (%s) predicted=%.3g us; "
-                    "rank %d sends %lld and receives %lld \xe2\x80\x94 %s; %s%s%s%s", (long long)p->total, p->elm,
+                    "rank %d sends %lld and receives %lld \xe2\x80\x94 %s; %s%s%s%s%s", (long long)p->total, p->elm,
                     p->nprocs, p->nprocs == 1 ? "" : "es", pa_mpi__kind_name(p->kind), pattern, p->cost_ns * 1e-3,
-                    p->rank, (long long)p->nsend, (long long)p->nrecv, p->why, how, !device ? "" : "; route: ",
-                    !device ? "" : p->kind == PA_MPI__LOCAL ? "a copy on the GPU" : pa_mpi__route_name(p->route),
+                    p->rank, (long long)p->nsend, (long long)p->nrecv, p->why, how, !p->self ? ""
+                    : p->recv_mem && p->send_mem ? "; own block copied on the GPU, not through MPI"
+                    : "; own block copied in place, not through MPI", !routed ? "" : "; route: ",
+                    !routed ? "" : p->kind == PA_MPI__LOCAL ? "a copy on the GPU" : pa_mpi__route_name(p->route),
                     next);
+}
+
+int pa_mpi__env_on(const char *name, atomic_int *once)
+{
+    static const char *const words[] = {"0", "1"};
+    return pa__env_choice(name, words, 2, 1, once);
+}
+
+void pa_mpi__times_print(const pa_mpi__dplan *p)
+{
+    char line[1024];
+    const pa_mpi__times *t = &p->times;
+    double n = t->runs > 0 ? (double)t->runs : 1;
+    pa_mpi__dplan_explain(p, line, sizeof line);
+    fprintf(stderr, "parray times (rank %d): %s \xe2\x80\x94 made in %.3f ms; %ld runs, per run %.3f ms (pack %.3f, "
+            "own block %.3f, MPI %.3f, unpack %.3f)\n", p->rank, line, 1e3 * t->make, t->runs, 1e3 * t->total / n,
+            1e3 * t->pack / n, 1e3 * t->self / n, 1e3 * t->mpi / n, 1e3 * t->unpack / n);
 }
 
 static int dist_explain(const pa_type *dt, const pa_type *st, char *buf, size_t len)

@@ -9,7 +9,7 @@
  *    says so at run time); a contiguous device side is then handed to MPI in place, others are packed on the
  *    GPU into a device buffer;
  *  - "copies between the processes' device buffers" for an all-to-all whose processes share one host
- *    (dist_peer.c), where MPI does not move device memory and PA_MPI_PEER=1 (opt-in: not yet run on a GPU);
+ *    (dist_peer.c), where MPI does not move device memory (PA_MPI_PEER=0 turns it off);
  *  - "staged through pinned host buffers" otherwise: the pack plan moves the device side into a pinned buffer
  *    (the layout change happens on the GPU, then one DMA), MPI moves host memory, the unpack plan moves the
  *    pinned buffer back into the device side.
@@ -48,7 +48,8 @@ const char *pa_mpi__route_name(pa_mpi__route r)
 {
     static const char *const names[] = {"host memory", "device buffers to MPI (CUDA-aware MPI)",
                                         "device memory staged through pinned host buffers",
-                                        "copies between the processes' device buffers (peer, one host)"};
+                                        "copies between the processes' device buffers (peer, one host)",
+                                        "shared memory: packed by the senders, unpacked by the receivers (one host)"};
     return names[r];
 }
 
@@ -123,10 +124,13 @@ int pa_mpi__buffer_plans(pa_mpi__dplan *p)
     if (p->kind == PA_MPI__LOCAL)   /* with a device side, the host side's memory matters too (pinned DMA) */
         return p->rank == p->src_root ? pa__plan_get(&p->recv_l, &p->send_l, p->elm, device ? p->recv_ops : NULL,
                                                      device ? p->send_ops : NULL, &p->local) : PA_OK;
-    p->route = !device ? PA_MPI__ROUTE_HOST : pa_mpi__cuda_aware() ? PA_MPI__ROUTE_DEVICE
+    p->route = !device ? (pa_mpi__shm_possible(p) ? PA_MPI__ROUTE_SHM : PA_MPI__ROUTE_HOST)
+               : pa_mpi__cuda_aware() ? PA_MPI__ROUTE_DEVICE
                : pa_mpi__peer_possible(p) ? PA_MPI__ROUTE_PEER : PA_MPI__ROUTE_STAGED;
     if ((st = buffer_memory(p, 0)) != PA_OK || (st = buffer_memory(p, 1)) != PA_OK)
         return st;
+    if (p->route == PA_MPI__ROUTE_SHM)   /* the segments are made at the first run, the block plans after this */
+        return PA_OK;
     /* a side is handed to MPI in place when it is contiguous and MPI can read its memory */
     p->send_direct = pa_mpi__contiguous(&p->send_l) && !(p->send_mem && p->route == PA_MPI__ROUTE_STAGED) &&
                      p->route != PA_MPI__ROUTE_PEER;   /* peers read the plan's own (shared) send buffer */

@@ -4,7 +4,16 @@
  * communicator calls it for the collective kinds; for send/recv and local copies the uninvolved ranks return
  * at once.
  */
+#include <time.h>
+
 #include "mpi_backend.h"
+
+double pa_mpi__clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* The buffer MPI sends from: the user's array at the first element when direct, else the packed buffer. */
 static int send_buffer(const pa_mpi__dplan *p, const void *src, const void **out)
@@ -52,14 +61,19 @@ static int run_sendrecv(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const 
     return PA_OK;
 }
 
-/* The collectives: every rank packs (where it sends), calls MPI, unpacks (where it receives). */
-static int run_collective(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src)
+/* The collectives: every rank packs (where it sends), calls MPI, unpacks (where it receives); an all-to-all
+ * whose own block can be copied in place does that instead (dist_self.c). */
+static int run_collective(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t)
 {
     const void *sb;
+    if (pa_mpi__self_usable(p, dst, src))
+        return pa_mpi__self_run(p, comm, dst, src, t);
+    double t0 = pa_mpi__clock();
     int st = send_buffer(p, src, &sb);
     if (st != PA_OK)
         return st;
     void *rb = recv_buffer(p, dst);
+    double t1 = pa_mpi__clock();
     int blk = (int)(p->blk * p->scale);
     switch (p->kind) {
     case PA_MPI__SCATTER:
@@ -76,10 +90,18 @@ static int run_collective(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, cons
                                          p->etype, comm), "MPI_Alltoallv");
         break;
     }
-    return st != PA_OK ? st : unpack(p, dst);
+    double t2 = pa_mpi__clock();
+    if (st == PA_OK)
+        st = unpack(p, dst);
+    if (t) {
+        t->pack += t1 - t0;
+        t->mpi += t2 - t1;
+        t->unpack += pa_mpi__clock() - t2;
+    }
+    return st;
 }
 
-int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src)
+int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t)
 {
     switch (p->kind) {
     case PA_MPI__LOCAL:
@@ -91,6 +113,8 @@ int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const v
     default:
         if (p->route == PA_MPI__ROUTE_PEER)   /* may remake the plan (its first run), under the plan's lock */
             return pa_mpi__peer_run((pa_mpi__dplan *)p, comm, dst, src);
-        return run_collective(p, comm, dst, src);
+        if (p->route == PA_MPI__ROUTE_SHM)    /* the same */
+            return pa_mpi__shm_run((pa_mpi__dplan *)p, comm, dst, src, t);
+        return run_collective(p, comm, dst, src, t);
     }
 }

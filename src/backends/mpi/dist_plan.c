@@ -238,7 +238,7 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
         }
     if ((st = pa_mpi__buffer_plans(p)) != PA_OK)   /* dist_device.c: pack/unpack plans and MPI buffers */
         goto fail;
-    if ((st = element_type(p)) != PA_OK)
+    if ((st = element_type(p)) != PA_OK || (st = pa_mpi__self_plans(p)) != PA_OK)   /* dist_self.c */
         goto fail;
     free(c);
     *out = p;
@@ -253,12 +253,16 @@ void pa_mpi__dplan_free(pa_mpi__dplan *p)
 {
     if (!p)
         return;
+    if (p->timed && p->times.runs > 0)
+        pa_mpi__times_print(p);
     pa__plan_unref(p->pack);
     pa__plan_unref(p->unpack);
     pa__plan_unref(p->local);
+    pa_mpi__self_free(p);
     if (p->owns_etype && pa_mpi__running())
         MPI_Type_free(&p->etype);
     pa_mpi__peer_free(p);
+    pa_mpi__shm_free(p);
     pa_mpi__buffers_free(p);
     free(p->tables[0]);
     free(p->tables[1]);

@@ -35,9 +35,19 @@ typedef enum pa_mpi__route {
     PA_MPI__ROUTE_HOST,      /* both sides in host memory */
     PA_MPI__ROUTE_DEVICE,    /* a side in device memory, and MPI moves device memory: device buffers */
     PA_MPI__ROUTE_STAGED,    /* a side in device memory, staged through pinned host buffers */
-    PA_MPI__ROUTE_PEER       /* both sides in device memory on one host: copies between the processes' device
+    PA_MPI__ROUTE_PEER,      /* both sides in device memory on one host: copies between the processes' device
                                 buffers (dist_peer.c) */
+    PA_MPI__ROUTE_SHM        /* both sides in host memory on one host: packed into shared memory, unpacked by
+                                the receivers (dist_shm.c) */
 } pa_mpi__route;
+
+/* Seconds a plan spent, summed over its runs (PA_MPI_TIMES=1; dist_copy.c prints them at exit). */
+typedef struct pa_mpi__times {
+    double make;                     /* making the plan: its lists, host or device plans and buffers */
+    double pack, self, mpi, unpack;  /* the collective kinds' steps; self: the own block (dist_self.c) */
+    double total;                    /* whole copies, checks included */
+    long runs;
+} pa_mpi__times;
 
 /*
  * A plan for one rank of one communicator size.  The elements a rank sends are ordered by destination rank,
@@ -75,6 +85,15 @@ typedef struct pa_mpi__dplan {
     pthread_mutex_t run_lock;        /* copies through the same buffers from several threads take turns */
     int64_t *tables[2];              /* gather tables of send_l and recv_l when not affine */
     int owns_etype;                  /* etype was made (and is freed) by the plan */
+    /* ALLTOALL with blocks that split both layouts: the own block copied in place (dist_self.c) */
+    pa__plan *self, *blk_pack, *blk_unpack;   /* own block send_l -> recv_l; one block to or from a buffer */
+    int *xcount;                     /* MPI_Alltoallv send and receive counts with the own block zero */
+    int64_t send_boff, recv_boff;    /* the own block's first element in src and dst */
+    int64_t send_lo, send_hi, recv_lo, recv_hi;   /* the elements send_l and recv_l reach (the overlap test) */
+    char **shm_seg;                  /* SHM: every process's segment, mapped here (NULL before the first run) */
+    int shm_refused;                 /* the shared-memory route could not be set up: plain host route instead */
+    int timed;                       /* PA_MPI_TIMES=1 when the plan was made */
+    pa_mpi__times times;
     double cost_ns;                  /* the chosen pattern's estimate (dist_patterns.c) */
     int runner_up;                   /* the next cheapest pattern's kind, -1 when none applied */
     double runner_up_ns;
@@ -111,6 +130,11 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
 void pa_mpi__dplan_free(pa_mpi__dplan *p);
 /** The one-line explanation of a plan, as pa_copy_explain gives it.  \return as snprintf. */
 int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len);
+/** Prints a plan's times (PA_MPI_TIMES=1) to stderr: one line, as pa_mpi__dplan_explain's plus the times. */
+void pa_mpi__times_print(const pa_mpi__dplan *p);
+/** A switch of the MPI backend that is on unless set to 0 (PA_MPI_SELF, PA_MPI_SHM, PA_MPI_PEER): 1 or 0; a value
+ *  other than 0 or 1 warns once and counts as 1. */
+int pa_mpi__env_on(const char *name, atomic_int *once);
 /** The name of a plan's kind as the MPI call it maps to ("MPI_Alltoall"). */
 const char *pa_mpi__kind_name(pa_mpi__kind k);
 
@@ -142,6 +166,18 @@ int pa_mpi__peer_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src
 /** Unmaps the other processes' send buffers. */
 void pa_mpi__peer_free(pa_mpi__dplan *p);
 
+/* ---- host all-to-alls through shared memory on one host (dist_shm.c) ---------------------------------- */
+
+/** 1 when a plan may take the shared-memory route: an all-to-all of host memory that needs packing, whose
+ *  layouts split into blocks, PA_MPI_SHM not 0 (whether all processes share a host is asked at the first run). */
+int pa_mpi__shm_possible(const pa_mpi__dplan *p);
+/** Runs a SHM plan (collective); at its first run it makes and maps the segments, or remakes the plan for the
+ *  plain host route where that is not possible on every process.  Adds the steps' seconds to *t (the barriers
+ *  count as MPI).  \return PA_OK or an error. */
+int pa_mpi__shm_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t);
+/** Unmaps the segments. */
+void pa_mpi__shm_free(pa_mpi__dplan *p);
+
 /* ---- the per-thread memo of recent distributed copies (dist_memo.c) ------------------------------------ */
 
 /** The plan and communicator this thread last used to copy st to dt, or NULL when it has none that still
@@ -158,6 +194,24 @@ uint64_t pa_mpi__memo_epoch(void);
  *  changed (a process array's task starts or ends, pa_mpi_main starts or ends), or cached plans are freed. */
 void pa_mpi__memo_invalidate(void);
 
+/* ---- the own block of an all-to-all (dist_self.c) ------------------------------------------------------ */
+
+/** Makes the self and block plans of an ALLTOALL plan whose layouts split into blocks (else leaves them NULL:
+ *  the plain run); after pa_mpi__buffer_plans and the element type.  PA_MPI_SELF=0: never.  \return PA_OK or
+ *  an error. */
+int pa_mpi__self_plans(pa_mpi__dplan *p);
+/** Frees them. */
+void pa_mpi__self_free(pa_mpi__dplan *p);
+/** 1 when both of p's layouts split into blocks of p->blk elements (an ALLTOALL plan whose send_l and recv_l
+ *  are set). */
+int pa_mpi__self_blocks(const pa_mpi__dplan *p);
+/** 1 when a run of p on these arrays may copy the own block in place: p has the plans, and the bytes the run
+ *  reads do not overlap those it writes. */
+int pa_mpi__self_usable(const pa_mpi__dplan *p, const void *dst, const void *src);
+/** Runs an all-to-all that way: pack the other blocks, copy the own one, MPI_Alltoallv of the others, unpack.
+ *  Adds the steps' seconds to *t when t is not NULL.  \return PA_OK or an error. */
+int pa_mpi__self_run(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t);
+
 /* ---- gamem <-> mpi-distributed copies (dist_gamem.c) ---------------------------------------------------- */
 
 /** 1 when one side is a gamem array (not distributed) and the other is distributed over mpi processes. */
@@ -172,8 +226,11 @@ int pa_mpi__gamem_explain(const pa__dist_split *d, const pa__dist_split *s, size
 
 /* ---- execution (dist_exec.c) --------------------------------------------------------------------------- */
 
-/** Runs a plan on comm (collective over comm for the collective kinds).  \return PA_OK or an error. */
-int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src);
+/** Runs a plan on comm (collective over comm for the collective kinds).  Adds the steps' seconds to *t when t
+ *  is not NULL.  \return PA_OK or an error. */
+int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t);
+/** A monotonic clock, seconds. */
+double pa_mpi__clock(void);
 
 /* ---- the backend's parts in its description (backend_mpi.c) ----------------------------------------------- */
 
