@@ -117,7 +117,8 @@ typedef struct pa_cuda_fninfo {
 
 /**
  * Asks the driver about a kernel (pa_cuda_compile, pa_cuda_function_of, pa_tilegen_function) for a block of
- * block threads and shmem bytes of dynamic shared memory.
+ * block threads and shmem bytes of dynamic shared memory (over 48 KiB, the function's dynamic limit is raised to
+ * shmem first, as a launch with that much does).
  * \return PA_OK and *out; PA_ERR_INVAL (NULL); PA_ERR_NODEV (no GPU or no CUDA backend); PA_ERR_SYS.
  */
 PA_API int pa_cuda_function_info(pa_cuda_function fn, int block, size_t shmem, pa_cuda_fninfo *out);

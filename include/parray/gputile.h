@@ -160,8 +160,9 @@ PA_API int pa_tile2_dmem(const pa_type *src_outer, const void *src, const pa_typ
  * many lanes of a warp lie along n (the rest along m; 0: the threads along n, at most 32);
  * min_blocks: resident blocks per multiprocessor asked of the compiler (0: 2 for blocks of up to 256 threads);
  * stages: how the tiles of A and B reach shared memory: 1 through registers into two shared buffers (the next
- * tiles loaded while the current ones are multiplied), 2 to 8 by asynchronous copies (cp.async) into that many
- * shared buffers, stages - 1 tiles in flight; 0 the default.
+ * tiles loaded while the current ones are multiplied; with bk >= 16 an operand whose tile moves as 16-byte
+ * vectors on both sides goes by cp.async into the other buffer instead), 2 to 8 by asynchronous copies
+ * (cp.async) into that many shared buffers, stages - 1 tiles in flight; 0 the default.
  */
 typedef struct pa_gemm_config {
     int bm, bn, bk;

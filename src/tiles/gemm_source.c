@@ -279,6 +279,35 @@ static const char kernel_async[] =
     "        ws = ws + 1 == cfg::NS ? 0 : ws + 1;\n"
     "    }\n";
 
+/*
+ * stages 1 with k-steps of 16 or more: an operand whose tile moves as 16-byte vectors on both sides (aa, ab) goes
+ * by cp.async straight into the other buffer, the other through registers as in kernel_regs; the asynchronous
+ * copies are waited for before the barrier.  Fewer registers in flight leave room for the longer k-step.
+ */
+static void hybrid_loop(pa__tbuf *k, int aa, int ab)
+{
+    if (!aa)
+        pa__tbuf_put(k, "    lda::frag fa;\n");
+    if (!ab)
+        pa__tbuf_put(k, "    ldb::frag fb;\n");
+    pa__tbuf_put(k, aa ? "    lda::async(sa, a, r0, 0, tid);\n" : "    lda::load(fa, a, r0, 0, tid);\n    lda::store(sa, fa, tid);\n");
+    pa__tbuf_put(k, ab ? "    ldb::async(sb, b, 0, c0, tid);\n" : "    ldb::load(fb, b, 0, c0, tid);\n    ldb::store(sb, fb, tid);\n");
+    pa__tbuf_put(k, "    pa_cp_async_commit();\n    pa_cp_async_wait<0>();\n    __syncthreads();\n"
+                    "    for (int kt = 0; kt < nk; kt++) {\n        const int cur = kt & 1;\n"
+                    "        const E *sac = sa + SA_0::off(cur) + ty * cfg::HM, *sbc = sb + SB_0::off(cur) + tx * cfg::HN;\n"
+                    "        if (kt + 1 < nk) {\n");
+    pa__tbuf_put(k, aa ? "            lda::async(sa + SA_0::off(cur ^ 1), a, r0, (kt + 1) * cfg::BK, tid);\n"
+                       : "            lda::load(fa, a, r0, (kt + 1) * cfg::BK, tid);\n");
+    pa__tbuf_put(k, ab ? "            ldb::async(sb + SB_0::off(cur ^ 1), b, (kt + 1) * cfg::BK, c0, tid);\n"
+                       : "            ldb::load(fb, b, (kt + 1) * cfg::BK, c0, tid);\n");
+    pa__tbuf_put(k, "            pa_cp_async_commit();\n        }\n%s        if (kt + 1 < nk) {\n", kernel_step);
+    if (!aa)
+        pa__tbuf_put(k, "            lda::store(sa + SA_0::off(cur ^ 1), fa, tid);\n");
+    if (!ab)
+        pa__tbuf_put(k, "            ldb::store(sb + SB_0::off(cur ^ 1), fb, tid);\n");
+    pa__tbuf_put(k, "            pa_cp_async_wait<0>();\n            __syncthreads();\n        }\n    }\n");
+}
+
 static const char kernel_tail[] =
     "    epilogue(c, acc, r0, c0, tx, ty, alpha, beta);\n"
     "}\n";
@@ -416,8 +445,15 @@ int pa__gemm_generate(const pa_type *C, const pa_type *A, const pa_type *B, cons
     int async = c.stages >= 2;
     /* an asynchronous copy moves 16-byte vectors only where both sides take them; else single elements, dealt
      * along the dmem side so that a warp's requests read whole sectors */
-    int vb_a = async && fast_a ? tile_vec_bytes(&at, c.bm, c.bk, 1, &g, c.threads) : 16;
-    int vb_b = async && fast_b ? tile_vec_bytes(&bt, c.bk, c.bn, 0, &g, c.threads) : 16;
+    int vb_a = fast_a ? tile_vec_bytes(&at, c.bm, c.bk, 1, &g, c.threads) : 16;
+    int vb_b = fast_b ? tile_vec_bytes(&bt, c.bk, c.bn, 0, &g, c.threads) : 16;
+    /* which operands go asynchronously: both with stages >= 2; with stages 1 and k-steps of 16 or more, those
+     * whose tiles move as 16-byte vectors both ways (hybrid_loop) */
+    int aa = async || (c.bk >= 16 && fast_a && vb_a == 16), ab = async || (c.bk >= 16 && fast_b && vb_b == 16);
+    if (!aa)
+        vb_a = 16;
+    if (!ab)
+        vb_b = 16;
     int pad_a = fast_a ? pick_pad(&at, c.bm, c.bk, 1, &g, c.threads, vb_a) : (int)(16 / g.esz);
     int pad_b = fast_b ? pick_pad(&bt, c.bk, c.bn, 0, &g, c.threads, vb_b) : 0;
     ADD(st, declare(s, &g, &c, pad_a, pad_b));
@@ -432,11 +468,11 @@ int pa__gemm_generate(const pa_type *C, const pa_type *A, const pa_type *B, cons
     ADD(st, pa_tilegen_copy(gen, "frb", pa_type_get(s, "RB"), pa_type_get(s, "SBF"), 1));
     int64_t pa2[2] = {c.bm, c.bk}, pb2[2] = {c.bk, c.bn};
     if (fast_a)
-        ADD(st, pa__tilegen_copy_layouts_v(gen, async ? "lda_a" : "lda_t", pa__type_layout(pa_type_get(s, "SAT")),
+        ADD(st, pa__tilegen_copy_layouts_v(gen, aa ? "lda_a" : "lda_t", pa__type_layout(pa_type_get(s, "SAT")),
                                            PA__TMEM_SMEM, &at, PA__TMEM_DMEM, A, c.threads, 2, pa2, vb_a,
                                            "a tile of A into shared memory"));
     if (fast_b)
-        ADD(st, pa__tilegen_copy_layouts_v(gen, async ? "ldb_a" : "ldb_t", pa__type_layout(pa_type_get(s, "SBT")),
+        ADD(st, pa__tilegen_copy_layouts_v(gen, ab ? "ldb_a" : "ldb_t", pa__type_layout(pa_type_get(s, "SBT")),
                                            PA__TMEM_SMEM, &bt, PA__TMEM_DMEM, B, c.threads, 2, pb2, vb_b,
                                            "a tile of B into shared memory"));
     ADD(st, c_copies(gen, s, C, &c, g.esz, &fast_c));
@@ -446,7 +482,12 @@ int pa__gemm_generate(const pa_type *C, const pa_type *A, const pa_type *B, cons
     pa__tbuf_put(&k, kernel_head, c.bm, c.bn, c.bk, c.tm, c.tn, c.threads, c.bn / c.tn, c.tm / pm, c.tn / pn,
                  c.lanes_n, pm, pn, async ? c.stages : 2, (long long)g.m, (long long)g.n, (long long)g.k, g.elm,
                  c.threads, c.min_blocks);
-    pa__tbuf_put(&k, async ? kernel_async : kernel_regs, kernel_step);
+    if (async)
+        pa__tbuf_put(&k, kernel_async, kernel_step);
+    else if (aa || ab)
+        hybrid_loop(&k, aa, ab);
+    else
+        pa__tbuf_put(&k, kernel_regs, kernel_step);
     pa__tbuf_put(&k, "%s", kernel_tail);
     /* the helpers go between cfg and the kernel: split the text at the kernel's line */
     char *kpos = k.s ? strstr(k.s, "extern \"C\"") : NULL;
@@ -459,8 +500,8 @@ int pa__gemm_generate(const pa_type *C, const pa_type *A, const pa_type *B, cons
     int v = (int)(16 / g.esz);
     int full_a = g.m % c.bm == 0 && g.k % c.bk == 0, full_b = g.k % c.bk == 0 && g.n % c.bn == 0;
     int al_a = aligned && origins_aligned(A, c.bm, c.bk, v), al_b = aligned && origins_aligned(B, c.bk, c.bn, v);
-    loader(&body, "lda", "A", 1, fast_a, async, full_a, al_a, "SAT", "cfg::M", "cfg::K", c.bm * c.bk / c.threads);
-    loader(&body, "ldb", "B", 0, fast_b, async, full_b, al_b, "SBT", "cfg::K", "cfg::N", c.bk * c.bn / c.threads);
+    loader(&body, "lda", "A", 1, fast_a, aa, full_a, al_a, "SAT", "cfg::M", "cfg::K", c.bm * c.bk / c.threads);
+    loader(&body, "ldb", "B", 0, fast_b, ab, full_b, al_b, "SBT", "cfg::K", "cfg::N", c.bk * c.bn / c.threads);
     epilogue(&body, fast_c);
     pa__tbuf_put(&body, "%s", kpos);
     st = body.st != PA_OK ? body.st : pa__tilegen_put(gen, body.s);

@@ -297,6 +297,16 @@ START_TEST(tile_and_gemm_kernels_compile)
     ck_assert_msg(st == PA_OK || st == PA_ERR_NODEV, "%s", pa_last_error());
     free(src);
     src = NULL;
+    /* k-steps of 16 through registers: B goes by cp.async, A (row-major) through registers */
+    pa_gemm_config hybrid = {128, 128, 16, 8, 8, 256, 0, 0, 1};
+    src = pa_gemm_dmem_source(pa_type_get(s, "C"), pa_type_get(s, "A"), pa_type_get(s, "B"), &hybrid);
+    ck_assert_msg(src != NULL, "%s", pa_last_error());
+    ck_assert_ptr_nonnull(strstr(src, "ldb::async(sb + SB_0::off(cur ^ 1)"));
+    ck_assert_ptr_nonnull(strstr(src, "lda::store(sa + SA_0::off(cur ^ 1), fa, tid)"));
+    st = pa_tilegen_compile(g, "gemm_hybrid", src, 90);
+    ck_assert_msg(st == PA_OK || st == PA_ERR_NODEV, "%s", pa_last_error());
+    free(src);
+    src = NULL;
     pa_gemm_config bad = {128, 128, 8, 8, 8, 100, 0, 0, 0}, bad_stages = {128, 128, 8, 8, 8, 256, 0, 0, 9};
     ck_assert_ptr_null(pa_gemm_dmem_source(pa_type_get(s, "C"), pa_type_get(s, "A"), pa_type_get(s, "B"),
                                            &bad_stages));

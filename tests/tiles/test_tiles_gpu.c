@@ -221,6 +221,21 @@ START_TEST(gemm_matches_the_cpu_on_any_layout)
             gemm_case(e, 160, 192, 96, a, bb, c, 1.0, 0.0, &cf);
             gemm_case(e, 150, 128, 40, aw, b, c, 1.0, 0.0, &cf);
         }
+    /* k-steps of 16 through registers: B (and a transposed A) by cp.async into the other buffer, A through
+     * registers; the same layouts */
+    {
+        pa_gemm_config cf = {128, 128, 16, 8, 8, 256, 0, 0, 1};
+        gemm_case("float", 256, 256, 64, "parray dmem float [M][K] A", "parray dmem float [K][N] B",
+                  "parray dmem float [M][N] C", 1.0, 0.0, &cf);
+        gemm_case("float", 300, 200, 77, "parray dmem float [M][K] A", "parray dmem float [K][N] B",
+                  "parray dmem float [M][N] C", 1.0, 0.0, &cf);
+        gemm_case("float", 131, 97, 45, "parray dmem float [K][M] AS; parray dmem float [#AS_1][#AS_0] A",
+                  "parray dmem float [K][N] B", "parray dmem float [M][N] C", 0.5, 2.0, &cf);
+        gemm_case("float", 160, 192, 96, "parray dmem float [M][K] A", "parray dmem float [K/16][N/16][16][16] BL; "
+                  "parray dmem float [[#BL_0][#BL_2]][[#BL_1][#BL_3]] B", "parray dmem float [M][N] C", 1.0, 0.0, &cf);
+        gemm_case("float", 150, 128, 40, "parray dmem float [M+1][K+1] AB; parray dmem float [M # disp(1) # AB_0][K # "
+                  "AB_1] A", "parray dmem float [K][N] B", "parray dmem float [M][N] C", 1.0, 0.0, &cf);
+    }
     /* a thread's 8 x 16 results in four 16-byte parts along n, 128 threads, three stages */
     pa_gemm_config big = {128, 128, 8, 8, 16, 128, 8, 2, 3};
     gemm_case("float", 300, 260, 77, "parray dmem float [M][K] A", "parray dmem float [K][N] B",

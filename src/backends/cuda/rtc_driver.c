@@ -283,6 +283,10 @@ int pa_cuda_function_info(pa_cuda_function fn, int block, size_t shmem, pa_cuda_
         (r = drv.func_attr(&i.local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f)) != CUDA_SUCCESS ||
         (r = drv.func_attr(&i.max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f)) != CUDA_SUCCESS)
         return drv_fail(r, "cuFuncGetAttribute", what);
+    /* past 48 KiB the occupancy counts only once the function's dynamic limit is raised, as a launch does */
+    if (shmem > 48 * 1024 &&
+        (r = drv.func_set_attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shmem)) != CUDA_SUCCESS)
+        return drv_fail(r, "cuFuncSetAttribute", what);
     if ((r = drv.active_blocks(&i.blocks_per_sm, f, block, shmem)) != CUDA_SUCCESS)
         return drv_fail(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor", what);
     *out = i;
