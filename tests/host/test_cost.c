@@ -5,12 +5,14 @@
  * The timing check is skipped in sanitizer and unoptimised builds, whose kernels are not the ones measured; on
  * a loaded machine each case gets three calibrations before it fails.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "backends.h"
+#include "parray/cost.h"
 #include "testutil.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__OPTIMIZE__)
@@ -45,6 +47,26 @@ START_TEST(test_round_trip)
     PA_CK_OK(pa__cost_write(path, &m, "test"));
     PA_CK_OK(pa__cost_read(path, &back, 1));
     ck_assert(memcmp(&m, &back, sizeof m) == 0);
+}
+END_TEST
+
+/* pa_cost_print: the source line and one line per constant, the values of the model in use. */
+START_TEST(test_print)
+{
+    FILE *f = tmpfile();
+    char text[8192];
+    ck_assert_ptr_nonnull(f);
+    PA_CK_OK(pa_cost_print(f));
+    rewind(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    ck_assert_msg(strncmp(text, "cost model: ", 12) == 0, "%s", text);
+    char want[64];
+    snprintf(want, sizeof want, "  %-20s %.6g\n", "host_bw", pa__cost()->host_bw);
+    ck_assert_msg(strstr(text, want), "no line '%s' in:\n%s", want, text);
+    ck_assert_msg(strstr(text, "  mpi_latency "), "%s", text);
+    PA_CK_ERR(pa_cost_print(NULL), PA_ERR_INVAL);
 }
 END_TEST
 
@@ -188,6 +210,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_bad_lines);
+    tcase_add_test(tc, test_print);
     tcase_add_test(tc, test_path);
     tcase_add_test(tc, test_prediction);
     suite_add_tcase(s, tc);
