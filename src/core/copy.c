@@ -5,6 +5,7 @@
  * the memory types, the compiled layouts and the plan.  The plan comes from the cache (plan_cache.c), so a
  * repeated copy between the same pair of types costs a hash and a few compares before its kernel runs.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "backends.h"
@@ -49,9 +50,11 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
         /* Why the side without an allocator has none (a backend not built, or switched off by PA_BACKENDS). */
         const char *side = dm == NULL && pa_mtt(dt) && strcmp(pa_mtt(dt), "any") != 0 ? pa_mtt(dt) : pa_mtt(st);
         const char *why = side ? pa__mem_missing(side) : NULL;
+        char note[400] = "";
+        if (why)
+            snprintf(note, sizeof note, " (%s: %s)", side, why);
         return pa__err(PA_ERR_MTT, "copy from %s (%s) to %s (%s): no copy strategy exists for this pair of "
-                       "memory types yet%s%s%s%s%s", pa_type_name(st), pa_mtt(st), pa_type_name(dt), pa_mtt(dt),
-                       why ? " (" : "", why ? side : "", why ? ": " : "", why ? why : "", why ? ")" : "");
+                       "memory types yet%s", pa_type_name(st), pa_mtt(st), pa_type_name(dt), pa_mtt(dt), note);
     }
     *out = NULL;
     *dmo = dm;

@@ -86,8 +86,6 @@ pa__loop2_fn pa__loop2_for(size_t unit);
 int pa__transpose_modes(const pa__copy_shape *s, int *a, int *b, int64_t *unit);
 /** 0: no prefetch of the next tile's source rows, 1: for units up to 8 bytes (default), 2: always. */
 extern int pa__transpose_prefetch;
-/** 1: streamed transposes use whole-line strips where they apply (default); 0: tiles only (the benchmark). */
-extern int pa__transpose_strips;
 /** The tile edge the transpose uses for units of this many bytes (the cost model's largest edge, halved until a
  *  tile fits the staging buffer). */
 int pa__transpose_edge(int64_t unit_bytes);

@@ -27,8 +27,6 @@
  * 0.70 -> 0.78 on 16; for 16-byte units (512-B rows) it helped on 1 and 2 threads and cost on 8 and 16.
  */
 int pa__transpose_prefetch = 1;
-/* 1: streamed transposes go through whole-line strips where the layout allows (copy_strips.c); 0: tiles only. */
-int pa__transpose_strips = 1;
 
 /* Prefetches ta source rows of row bytes, ssa apart: a tile's rows are too short for the hardware's streams. */
 static void prefetch_rows(const char *s, int64_t ta, int64_t ssa, int64_t row)
@@ -243,7 +241,7 @@ static int transpose(const pa__copy_shape *s, char *dst, const char *src, int nt
     p.nt = nt != 0;
     p.buf = buf, p.out = out;
     pa__strip strip;
-    const pa__strip *k = nt && pa__transpose_strips && pa__strip_plan(p.U, nt == 2, &strip) ? &strip : NULL;
+    const pa__strip *k = nt && pa__strip_plan(p.U, nt == 2, &strip) ? &strip : NULL;
     int64_t na = s->size[a], nb = s->size[b];
     pa__odo o;
     pa__odo_init(&o, s, outer, nouter);
