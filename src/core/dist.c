@@ -92,8 +92,15 @@ static int64_t on_walk(const pa_type *n, pa_on which, int64_t i, int *st)
         return 0;
     const pa_type *target = window_target(n);
     if (target) {
-        int64_t x;
+        int64_t x = 0;
         return (*st = window_index(n, i, &x)) == PA_OK ? on_walk(target, which, x, st) : 0;
+    }
+    if (which == PA_ON_LOCAL && pa__dist_pack_candidate(n)) {   /* several axes, maybe packed (dist_pack.c) */
+        const pa__dist_split *ds;
+        if ((*st = pa__dist_split_get(n, &ds)) != PA_OK)
+            return 0;
+        if (ds->pack)
+            return pa__dist_local(ds, i);
     }
     int64_t sum = 0;
     for (int c = n->nchild - 1; c >= 0 && *st == PA_OK; c--) {
@@ -182,6 +189,35 @@ static int append_list(pa__dist_split *s, pa__layout *own, int64_t *t, int64_t n
     return PA_OK;
 }
 
+/* Appends n's process and local offsets as lists: for each of its indices, those of ts at the same index, or
+ * at the window's target index (window). */
+static int append_lists(pa__dist_split *s, const pa_type *n, const pa__dist_split *ts, int window)
+{
+    int st;
+    int64_t m = n->size ? n->size : 1;
+    int64_t *tp = malloc((size_t)m * sizeof *tp), *tl = malloc((size_t)m * sizeof *tl);
+    if (!tp || !tl) {
+        free(tp);
+        free(tl);
+        return pa__err(PA_ERR_NOMEM, "distributed type %s: no memory for the offsets of %s (%lld elements)",
+                       pa_type_name(pa_type_root(n)), pa_type_name(n), (long long)n->size);
+    }
+    for (int64_t i = 0, x = 0; i < n->size; i++) {
+        if (window && (st = window_index(n, i, &x)) != PA_OK) {
+            free(tp);
+            free(tl);
+            return st;
+        }
+        tp[i] = pa__layout_offset(&ts->pid, window ? x : i);
+        tl[i] = pa__dist_local(ts, window ? x : i);
+    }
+    if ((st = append_list(s, &s->pid, tp, n->size, n)) != PA_OK) {
+        free(tl);
+        return st;
+    }
+    return append_list(s, &s->local, tl, n->size, n);
+}
+
 /* 1 when a window's chain leaves the index as it is ([n # DIST], disp(0), step(1)): a prefix of DIST. */
 static int is_prefix(const pa_type *n)
 {
@@ -218,30 +254,12 @@ static int append_window(pa__dist_split *s, const pa_type *n, const pa_type *tar
         }
         return PA_OK;
     }
-    int64_t *tp = malloc((size_t)n->size * sizeof *tp), *tl = malloc((size_t)n->size * sizeof *tl);
-    if (!tp || !tl) {
-        free(tp);
-        free(tl);
-        return pa__err(PA_ERR_NOMEM, "distributed type %s: no memory for the offsets of %s (%lld elements)",
-                       pa_type_name(pa_type_root(n)), pa_type_name(n), (long long)n->size);
-    }
-    for (int64_t i = 0, x; i < n->size; i++) {
-        if ((st = window_index(n, i, &x)) != PA_OK) {
-            free(tp);
-            free(tl);
-            return st;
-        }
-        tp[i] = pa__layout_offset(&ts->pid, x);
-        tl[i] = pa__layout_offset(&ts->local, x);
-    }
-    if ((st = append_list(s, &s->pid, tp, n->size, n)) != PA_OK) {
-        free(tl);
-        return st;
-    }
-    return append_list(s, &s->local, tl, n->size, n);
+    return append_lists(s, n, ts, 1);
 }
 
-static int split_walk(pa__dist_split *s, const pa_type *n)
+/* Walks n (the split's own type when top): pure dimensions, windows, and dimensions of several axes, which a
+ * split of an enclosing type takes as lists where their own split packs them. */
+static int split_walk(pa__dist_split *s, const pa_type *n, int top)
 {
     int st;
     n = resolve(n);
@@ -252,8 +270,19 @@ static int split_walk(pa__dist_split *s, const pa_type *n)
     const pa_type *target = window_target(n);
     if (target)
         return append_window(s, n, target);
+    if (!top && pa__dist_pack_candidate(n)) {
+        const pa__dist_split *ns;
+        if ((st = pa__dist_split_get(n, &ns)) != PA_OK)
+            return pa__err_wrap(st, "distributed type %s", pa_type_name(pa_type_root(n)));
+        if (ns->pack) {
+            if ((st = merge_mtt(n, &s->thread_mtt, ns->thread_mtt)) != PA_OK ||
+                (st = merge_mtt(n, &s->memory_mtt, ns->memory_mtt)) != PA_OK)
+                return st;
+            return append_lists(s, n, ns, 0);
+        }
+    }
     for (int c = 0; c < n->nchild; c++)
-        if ((st = split_walk(s, n->child[c])) != PA_OK)
+        if ((st = split_walk(s, n->child[c], 0)) != PA_OK)
             return st;
     return PA_OK;
 }
@@ -289,10 +318,12 @@ int pa__dist_split_of(const pa_type *t, pa__dist_split *out)
     s.pid.size = s.local.size = t->size;
     if (!is_mixed(t) && is_thread(t))
         return pa__err(PA_ERR_MTT, "%s is a thread type (%s), not data", pa_type_name(t), t->mtt);
-    if ((st = split_walk(&s, t)) != PA_OK) {
+    if ((st = split_walk(&s, t, 1)) != PA_OK || (st = pa__dist_pack_make(t, &s.pack)) != PA_OK) {
         pa__dist_split_release(&s);
         return st;
     }
+    if (s.pack)
+        s.local.affine = 0;   /* offsets through pa__dist_local; keyed like gathered splits */
     if (!*s.memory_mtt)
         s.memory_mtt = "any";
     extent(&s.pid);
@@ -306,6 +337,8 @@ void pa__dist_split_release(pa__dist_split *s)
     for (int k = 0; k < s->nowned; k++)
         free(s->owned[k]);
     s->nowned = 0;
+    pa__dist_pack_free(s->pack);
+    s->pack = NULL;
 }
 
 int pa__dist_split_get(const pa_type *t, const pa__dist_split **out)

@@ -237,17 +237,34 @@ int pa__stream_wait(void *stream);
  * and its local (memory) offset.  Both have the type's size; a dimension of the other kind contributes a mode
  * of stride 0.
  */
+typedef struct pa__dist_pack pa__dist_pack;
 typedef struct pa__dist_split {
     pa__layout pid;          /* the thread-type part: the rank in the process array */
-    pa__layout local;        /* the memory part: the element offset in that process's array */
+    pa__layout local;        /* the memory part: the element offset in that process's array, as the local type
+                                places it (read offsets through pa__dist_local, which packs where `pack` is set) */
+    pa__dist_pack *pack;     /* several axes, an inner one uneven: local arrays packed as darray's (dist_pack.c);
+                                then local.affine is 0.  Owned here */
     const char *thread_mtt;  /* "mpi", "pthd", ...; "" for a local type (every element on pid 0) */
     const char *memory_mtt;  /* the memory type of the local part ("any" when unspecified) */
     int64_t *owned[2 * PA__MAX_MODES];   /* gather tables of windowed parts (uneven distributions), owned here */
     int nowned;
 } pa__dist_split;
 
-/** Frees the tables a split owns (its windowed parts'); the struct itself is the caller's. */
+/** Frees the tables a split owns (its windowed parts' and its packing); the struct itself is the caller's. */
 void pa__dist_split_release(pa__dist_split *s);
+/** The local offset of flat index k: packed where the split packs (darray's local arrays), else its local
+ *  layout's. */
+int64_t pa__dist_local(const pa__dist_split *s, int64_t k);
+/**
+ * The packing of a distributed dimension over several axes (src/core/dist_pack.c): made (*out non-NULL) only
+ * when an axis other than the outermost of the local array is dealt unevenly; then each process's local array
+ * is exactly its own extents, row-major in the local type's order of the axes, as MPI_Type_create_darray packs
+ * it.  \return PA_OK (*out NULL when nothing is to be packed) or an error of the axes' splits or PA_ERR_NOMEM.
+ */
+int pa__dist_pack_make(const pa_type *n, pa__dist_pack **out);
+void pa__dist_pack_free(pa__dist_pack *p);
+/** 1 when a dimension may need packing: distributed, not a window, several axes, one of them holds a window. */
+int pa__dist_pack_candidate(const pa_type *n);
 
 /** 1 when the type (or dimension) has thread-type dimensions mixed with memory dimensions. */
 int pa__type_distributed(const pa_type *t);

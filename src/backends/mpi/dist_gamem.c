@@ -65,8 +65,8 @@ static int rank_plan(const pa__dist_split *d, const pa__dist_split *s, size_t el
     }
     for (int64_t k = 0, i = 0; k < total; k++)
         if (pa__layout_offset(&x->pid, k) == rank) {
-            td[i] = pa__layout_offset(&d->local, k);
-            ts[i++] = pa__layout_offset(&s->local, k);
+            td[i] = pa__dist_local(d, k);
+            ts[i++] = pa__dist_local(s, k);
         }
     pa__layout ld, ls;
     as_layout(td, n, &ld);

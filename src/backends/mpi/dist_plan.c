@@ -57,6 +57,8 @@ static int64_t unit_span(const pa__layout *l)
 
 static int64_t run_of(const pa__dist_split *d, const pa__dist_split *s)
 {
+    if (d->pack || s->pack)   /* packed local arrays (dist_pack.c): element by element */
+        return 1;
     int64_t r = gcd(gcd(constant_span(&s->pid), constant_span(&d->pid)),
                     gcd(unit_span(&s->local), unit_span(&d->local)));
     return r > 0 && s->pid.size % r == 0 ? r : 1;
@@ -122,9 +124,9 @@ static int list_offsets(pa_mpi__dplan *p, const pa__dist_split *d, const pa__dis
     for (int64_t k = 0; k < s->pid.size; k += run) {
         int64_t ps = pa__layout_offset(&s->pid, k), pd = pa__layout_offset(&d->pid, k);
         if (ps == me)
-            p->tables[0][si[pd]++] = pa__layout_offset(&s->local, k);
+            p->tables[0][si[pd]++] = pa__dist_local(s, k);
         if (pd == me)
-            p->tables[1][ri[ps]++] = pa__layout_offset(&d->local, k);
+            p->tables[1][ri[ps]++] = pa__dist_local(d, k);
     }
 fail:
     free(si);

@@ -71,8 +71,8 @@ static int list(const pa__layout *sel, const pa__dist_split *d, const pa__dist_s
             return pa__err(PA_ERR_RANGE, "pthd-distributed copy: element %lld lives on thread %lld, but the "
                            "array has %lld threads", (long long)k, (long long)p, (long long)nthreads);
         if (p == tid) {
-            (*td)[n] = pa__layout_offset(&d->local, k);
-            (*ts)[n++] = pa__layout_offset(&s->local, k);
+            (*td)[n] = pa__dist_local(d, k);
+            (*ts)[n++] = pa__dist_local(s, k);
         }
     }
     *count = n;

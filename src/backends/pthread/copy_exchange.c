@@ -111,8 +111,8 @@ static int make(const pa__dist_split *d, const pa__dist_split *s, size_t elm, in
     for (int64_t k = 0; k < total; k++)
         if (pa__layout_offset(&d->pid, k) == tid) {
             int64_t q = pa__layout_offset(&s->pid, k), i = start[q]++;
-            td[i] = pa__layout_offset(&d->local, k);
-            ts[i] = pa__layout_offset(&s->local, k);
+            td[i] = pa__dist_local(d, k);
+            ts[i] = pa__dist_local(s, k);
         }
     for (int i = 0, off = 0; i < p->nparts && st == PA_OK; off += (int)p->part[i].count, i++) {
         xpart *x = &p->part[i];
