@@ -4,9 +4,11 @@
  * process 0, copied into row blocks, an uneven window (a block of the 30 elements), cyclic(2) columns and a
  * 5x6 view in row blocks, every rank's elements checked against the types' reference offsets; then each rank
  * changes its part and copies it back (NGA_Put by every rank), and process 0 reads the whole array and checks
- * every element.  A rank that owns nothing passes NULL.  Wrong sizes are refused on every rank alike.
+ * every element.  A rank that owns nothing passes NULL.  Wrong sizes are refused on every rank alike.  Each
+ * rank's plan is made once per pair of types and direction, and repeated copies reuse it.
  */
 #include "gamem_util.h"
+#include "mpi_backend.h"
 
 static int me, nprocs;
 
@@ -74,6 +76,37 @@ static void test_transposed(void)
     one("TR", "LT");
 }
 
+/* Repeated copies reuse the rank's plan: after a first round (which makes at most one plan per direction and
+ * type, none where an earlier test made it), three more rounds make none; CYC's local arrays are packed (an
+ * uneven inner axis), so its plans are keyed by the types. */
+static void test_cached(void)
+{
+    const char *dists[] = {"ROWS", "CYC"}, *locals[] = {"LR", "LC"};
+    int *ga = pa_create(T("GA"));
+    MCK(ga != NULL, "pa_create(GA): %s", pa_last_error());
+    for (int t = 0; ga && t < 2; t++) {
+        const pa_type *d = T(dists[t]), *g = T("GA");
+        int *mine = calloc((size_t)pa_size(T(locals[t])), sizeof *mine);
+        long before = pa_mpi__gamem_plans_made(), after_first = 0;
+        for (int round = 0; round < 4; round++) {
+            MCK_OK(pa_copy(d, mine, g, ga));
+            MCK_OK(pa_copy(g, ga, d, mine));
+            if (round == 0)
+                after_first = pa_mpi__gamem_plans_made();
+        }
+        MCK(after_first - before <= 2, "%s: the first round made %ld plans", dists[t], after_first - before);
+        MCK(pa_mpi__gamem_plans_made() == after_first, "%s: later rounds made %ld plans (none expected)",
+            dists[t], pa_mpi__gamem_plans_made() - after_first);
+        char how[512];
+        MCK_OK(pa_copy_explain(d, g, how, sizeof how) > 0 ? PA_OK : PA_ERR_INVAL);
+        MCK(strstr(how, "cached") != NULL && pa_mpi__gamem_plans_made() == after_first, "explain: %s", how);
+        free(mine);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (ga)
+        MCK_OK(pa_destroy(T("GA"), ga));
+}
+
 static void test_errors(void)
 {
     int *ga = pa_create(T("GA")), x[8];
@@ -104,6 +137,7 @@ int main(int argc, char **argv)
     mck_run("gamem <-> uneven window", test_uneven);
     mck_run("gamem <-> cyclic columns", test_cyclic);
     mck_run("gamem <-> transposed", test_transposed);
+    mck_run("gamem <-> distributed plans cached", test_cached);
     mck_run("gamem <-> distributed errors", test_errors);
     pa_scope_destroy(scope);
     int all = 0;

@@ -179,7 +179,8 @@ static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void
     char names[256];
     int owned, yes, rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
     if (rc != PA_OK || yes)
-        return rc != PA_OK ? rc : pa_mpi__gamem_copy(gd, dst, gs, src, pa_elm_size(dt), names);
+        return rc != PA_OK ? rc : pa_mpi__gamem_copy(gd, dst, gs, src, pa_elm_size(dt),
+                                                                 pa__type_serial(dt), pa__type_serial(st), names);
     rc = plan_for(dt, st, &p, &owned, &comm);
     if (rc != PA_OK)
         return rc;
@@ -262,7 +263,8 @@ static int dist_explain(const pa_type *dt, const pa_type *st, char *buf, size_t 
     char names[256];
     int owned, yes, rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
     if (rc != PA_OK || yes)
-        return rc != PA_OK ? rc : pa_mpi__gamem_explain(gd, gs, pa_elm_size(dt), buf, len, names);
+        return rc != PA_OK ? rc : pa_mpi__gamem_explain(gd, gs, pa_elm_size(dt), buf, len,
+                                                                    pa__type_serial(dt), pa__type_serial(st), names);
     rc = prepare(dt, st, &p, &owned);
     if (rc != PA_OK)
         return rc;

@@ -8,12 +8,48 @@
  * calls it (a rank that owns nothing only waits), and it starts and ends with a barrier, so that a get sees
  * every put made before the call on any rank, and the array is complete on every rank when it returns.
  * (Global Arrays over ARMCI-MPI completes each put at its target before returning, so a barrier is enough.)
+ *
+ * A rank's plan lists its elements in one O(size) pass; it is cached like the other distributed plans, by the
+ * contents of both splits (and the types' serial numbers where a split has gather tables or packing), the
+ * memory types, the element size, the rank and the communicator's size, so a repeated copy only runs it.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpi_backend.h"
+
+typedef struct gplan {
+    pa__layout key[4];
+    char dmem[32], smem[32];    /* the memory types (the gamem side's and the local arrays'), copied */
+    uint64_t dser, sser;        /* the types' serials when a split has tables or packing, else 0 */
+    size_t elm;
+    int rank, nprocs;
+    int64_t count, dbase, sbase;
+    pa__plan *plan;             /* NULL when the rank has nothing */
+    struct gplan *next;
+} gplan;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static gplan *cache;
+static atomic_long plans_made;
+
+static void free_cache(void)
+{
+    while (cache) {
+        gplan *g = cache;
+        cache = g->next;
+        pa__plan_unref(g->plan);
+        free(g);
+    }
+}
+
+long pa_mpi__gamem_plans_made(void)
+{
+    return atomic_load(&plans_made);
+}
 
 static int is_gamem_local(const pa__dist_split *x)
 {
@@ -88,17 +124,69 @@ done:
     return st;
 }
 
+/* The rank's plan from the cache, else made and cached (with a reference for the caller). */
+static int cached_plan(const pa__dist_split *d, const pa__dist_split *s, size_t elm, uint64_t dser, uint64_t sser,
+                       pa__plan **plan, int64_t *count, int64_t *dbase, int64_t *sbase, const char *names)
+{
+    int rank, nprocs, st;
+    pa__layout key[4] = {d->pid, d->local, s->pid, s->local};
+    int gathered = !(d->pid.affine && d->local.affine && s->pid.affine && s->local.affine);
+    gplan *g;
+    dser = gathered ? dser : 0;
+    sser = gathered ? sser : 0;
+    pa_mpi__where(&rank, &nprocs);
+    pthread_mutex_lock(&cache_lock);
+    for (g = cache; g; g = g->next)
+        if (g->elm == elm && g->rank == rank && g->nprocs == nprocs && g->dser == dser && g->sser == sser &&
+            !strcmp(g->dmem, d->memory_mtt) && !strcmp(g->smem, s->memory_mtt) && !memcmp(g->key, key, sizeof key))
+            break;
+    if (g) {
+        *plan = g->plan;
+        if (*plan)
+            pa__plan_ref(*plan);
+        *count = g->count;
+        *dbase = g->dbase;
+        *sbase = g->sbase;
+        pthread_mutex_unlock(&cache_lock);
+        return PA_OK;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    if ((st = rank_plan(d, s, elm, plan, count, dbase, sbase, names)) != PA_OK)
+        return st;
+    atomic_fetch_add(&plans_made, 1);
+    if (!(g = malloc(sizeof *g)))
+        return PA_OK;   /* not cached: the next copy plans again */
+    *g = (gplan){.dser = dser, .sser = sser, .elm = elm,
+                 .rank = rank, .nprocs = nprocs, .count = *count, .dbase = *dbase, .sbase = *sbase, .plan = *plan};
+    memcpy(g->key, key, sizeof key);
+    snprintf(g->dmem, sizeof g->dmem, "%s", d->memory_mtt);
+    snprintf(g->smem, sizeof g->smem, "%s", s->memory_mtt);
+    if (*plan)
+        pa__plan_ref(*plan);
+    pthread_mutex_lock(&cache_lock);
+    if (!cache)
+        atexit(free_cache);
+    g->next = cache;
+    cache = g;
+    pthread_mutex_unlock(&cache_lock);
+    return PA_OK;
+}
+
 int pa_mpi__gamem_copy(const pa__dist_split *d, void *dst, const pa__dist_split *s, const void *src, size_t elm,
-                       const char *names)
+                       uint64_t dser, uint64_t sser, const char *names)
 {
     int rank, nprocs, st, bst;
     int64_t count = 0, dbase = 0, sbase = 0;
     pa__plan *plan = NULL;
     MPI_Comm comm = pa_mpi__comm();
     pa_mpi__where(&rank, &nprocs);
-    st = rank_plan(d, s, elm, &plan, &count, &dbase, &sbase, names);
-    if (!pa_mpi__running())
-        return st == PA_OK && count ? pa__plan_exec(plan, dst, dbase, src, sbase) : st;
+    st = cached_plan(d, s, elm, dser, sser, &plan, &count, &dbase, &sbase, names);
+    if (!pa_mpi__running()) {
+        if (st == PA_OK && count)
+            st = pa__plan_exec(plan, dst, dbase, src, sbase);
+        pa__plan_unref(plan);
+        return st;
+    }
     bst = pa_mpi__check(MPI_Barrier(comm), "MPI_Barrier");
     if (st == PA_OK && count > 0 && (!dst || !src))
         st = pa__err(PA_ERR_INVAL, "copy %s: rank %d holds %lld elements but its %s pointer is NULL", names, rank,
@@ -111,20 +199,21 @@ int pa_mpi__gamem_copy(const pa__dist_split *d, void *dst, const pa__dist_split 
 }
 
 int pa_mpi__gamem_explain(const pa__dist_split *d, const pa__dist_split *s, size_t elm, char *buf, size_t len,
-                          const char *names)
+                          uint64_t dser, uint64_t sser, const char *names)
 {
     int rank, nprocs;
     int64_t count = 0, dbase, sbase;
     pa__plan *plan = NULL;
     char how[400] = "nothing on this rank";
     pa_mpi__where(&rank, &nprocs);
-    int st = rank_plan(d, s, elm, &plan, &count, &dbase, &sbase, names);
+    int st = cached_plan(d, s, elm, dser, sser, &plan, &count, &dbase, &sbase, names);
     if (st != PA_OK)
         return st;
     if (plan)
         pa__plan_explain(plan, how, sizeof how);
     pa__plan_unref(plan);
     return snprintf(buf, len, "gamem <-> mpi-distributed copy over %d process%s: each rank moves its own part "
-                    "one-sidedly between two barriers; rank %d: %lld elements: %s", nprocs, nprocs == 1 ? "" : "es",
+                    "one-sidedly between two barriers (its plan cached); rank %d: %lld elements: %s", nprocs,
+                    nprocs == 1 ? "" : "es",
                     rank, (long long)count, how);
 }

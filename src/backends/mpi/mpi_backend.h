@@ -217,12 +217,15 @@ int pa_mpi__self_run(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const voi
 /** 1 when one side is a gamem array (not distributed) and the other is distributed over mpi processes. */
 int pa_mpi__gamem_pair(const pa__dist_split *d, const pa__dist_split *s);
 /** Such a copy, collective over the current communicator: each rank moves its own part one-sidedly between
- *  two barriers.  names is "from S to D" for messages.  \return PA_OK or an error. */
+ *  two barriers, through its plan, made on the first such copy and cached (dser and sser, the types' serials,
+ *  key splits with tables).  names is "from S to D" for messages.  \return PA_OK or an error. */
 int pa_mpi__gamem_copy(const pa__dist_split *d, void *dst, const pa__dist_split *s, const void *src, size_t elm,
-                       const char *names);
-/** This rank's explanation of such a copy.  \return as snprintf, or an error. */
+                       uint64_t dser, uint64_t sser, const char *names);
+/** This rank's explanation of such a copy (its plan made and cached if new).  \return as snprintf, or an error. */
 int pa_mpi__gamem_explain(const pa__dist_split *d, const pa__dist_split *s, size_t elm, char *buf, size_t len,
-                          const char *names);
+                          uint64_t dser, uint64_t sser, const char *names);
+/** How many such plans this process has made (cache misses), for tests. */
+long pa_mpi__gamem_plans_made(void);
 
 /* ---- execution (dist_exec.c) --------------------------------------------------------------------------- */
 
