@@ -15,7 +15,7 @@
 #include "testutil.h"
 
 static pa_scope *scope;
-static int host_in[4][16], host_out[4][16];
+static int host_in[4][16], host_out[4][16], device[4];
 static const char *from, *to, *from_local, *to_local, *from_host, *to_host;
 
 static int exchange(pa_ctx *ctx, void *arg)
@@ -24,6 +24,7 @@ static int exchange(pa_ctx *ctx, void *arg)
     (void)arg;
     if ((st = pa_cuda_set_device(t % ngpu)) != PA_OK)
         return st;
+    device[t] = pa_cuda_get_device();   /* where this thread's arrays are made */
     const pa_type *sl = pa_type_get(scope, from_local), *dl = pa_type_get(scope, to_local);
     void *src = pa_create(sl), *dst = pa_create(dl);
     if (!src || !dst)
@@ -38,14 +39,31 @@ static int exchange(pa_ctx *ctx, void *arg)
     return st;
 }
 
+/*
+ * Runs the exchange and checks where the arrays were: on min(threads, GPUs) distinct GPUs, so that with two GPUs
+ * or more the pulls really were copies between GPUs (the line printed says how many GPUs the arrays spanned).
+ */
 static void run(const char *text, const char *thr, int (*want)(int t, int j, int *ok))
 {
     PA_CK_OK(pa_scope_create(NULL, &scope));
     PA_CK_OK(pa_declare_text(scope, text));
-    for (int t = 0; t < 4; t++)
+    for (int t = 0; t < 4; t++) {
+        device[t] = -1;
         for (int j = 0; j < 16; j++)
             host_in[t][j] = 1000 * t + j, host_out[t][j] = -1;
-    PA_CK_OK(pa_for(pa_type_get(scope, thr), exchange, NULL, 0));
+    }
+    const pa_type *threads = pa_type_get(scope, thr);
+    PA_CK_OK(pa_for(threads, exchange, NULL, 0));
+    int ngpu = pa_cuda_device_count(), spanned = 0, n = (int)pa_size(threads);
+    for (int t = 0; t < n; t++) {
+        int seen = 0;
+        for (int u = 0; u < t; u++)
+            seen |= device[u] == device[t];
+        spanned += !seen;
+    }
+    fprintf(stderr, "dist_threads_dmem: %d threads' arrays on %d of %d GPU(s)%s\n", n, spanned, ngpu,
+            spanned > 1 ? ": the pulls crossed GPUs" : "");
+    ck_assert_int_eq(spanned, n < ngpu ? n : ngpu);
     for (int t = 0; t < 4; t++)
         for (int j = 0; j < 16; j++) {
             int ok = 0, w = want(t, j, &ok);
