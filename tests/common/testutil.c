@@ -41,6 +41,14 @@ uint64_t pa_test_seed(const char *what)
     return seed;
 }
 
+int pa_test_skip_without_gpu(const char *suite)
+{
+    if (pa_test_gpu_present())
+        return 0;
+    fprintf(stderr, "%s: skipped: no usable GPU (or no CUDA backend in this build)\n", suite);
+    return 1;
+}
+
 int pa_test_gpu_count(void)
 {
     pid_t pid = fork();

@@ -24,6 +24,11 @@ uint64_t pa_test_seed(const char *what);
  * made in this process before the fork would be unusable there (cudaErrorInitializationError).
  */
 int pa_test_gpu_present(void);
+/**
+ * For a GPU suite's main(): 1 after printing "SUITE: skipped: no usable GPU ..." when none is usable (main then
+ * returns 77, meson's skip), 0 when one is.
+ */
+int pa_test_skip_without_gpu(const char *suite);
 /** The number of usable GPUs, asked in a child process as pa_test_gpu_present does (0 without the backend). */
 int pa_test_gpu_count(void);
 

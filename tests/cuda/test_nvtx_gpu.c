@@ -96,10 +96,8 @@ END_TEST
 
 int main(void)
 {
-    if (!pa_test_gpu_present()) {
-        fprintf(stderr, "nvtx_gpu: skipped: no usable GPU (or no CUDA backend in this build)\n");
+    if (pa_test_skip_without_gpu("nvtx_gpu"))
         return 77;
-    }
     Suite *su = suite_create("nvtx_gpu");
     TCase *tc = tcase_create("timeline");
     tcase_add_checked_fixture(tc, pa_test_cache_setup, pa_test_cache_teardown);
