@@ -9,46 +9,79 @@
  * every put made before the call on any rank, and the array is complete on every rank when it returns.
  * (Global Arrays over ARMCI-MPI completes each put at its target before returning, so a barrier is enough.)
  *
- * A rank's plan lists its elements in one O(size) pass; it is cached like the other distributed plans, by the
- * contents of both splits (and the types' serial numbers where a split has gather tables or packing), the
- * memory types, the element size, the rank and the communicator's size, so a repeated copy only runs it.
+ * A rank's plan lists its elements in one O(size) pass; it is cached like the other distributed plans, so a
+ * repeated copy only runs it.
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lru.h"
 #include "mpi_backend.h"
 
+/*
+ * A rank's plan, filed in a bounded, hashed cache (src/core/lru.h: 64 entries, the least recently used dropped)
+ * by both splits' layouts, the types' serials where a split has tables or packing (else 0), the memory types,
+ * the element size, the rank and the communicator's size.
+ */
+#define PLANS 64
+
 typedef struct gplan {
+    pa__lru_entry lru;
     pa__layout key[4];
     char dmem[32], smem[32];    /* the memory types (the gamem side's and the local arrays'), copied */
-    uint64_t dser, sser;        /* the types' serials when a split has tables or packing, else 0 */
+    uint64_t dser, sser;
     size_t elm;
     int rank, nprocs;
     int64_t count, dbase, sbase;
     pa__plan *plan;             /* NULL when the rank has nothing */
-    struct gplan *next;
 } gplan;
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static gplan *cache;
-static atomic_long plans_made;
+static int same(const pa__lru_entry *e, const void *kv)
+{
+    const gplan *c = (const gplan *)e, *k = kv;
+    if (c->elm != k->elm || c->rank != k->rank || c->nprocs != k->nprocs || c->dser != k->dser ||
+        c->sser != k->sser || strcmp(c->dmem, k->dmem) || strcmp(c->smem, k->smem))
+        return 0;
+    for (int i = 0; i < 4; i++)
+        if (!pa__layout_key_same(&c->key[i], &k->key[i]))
+            return 0;
+    return 1;
+}
+
+static void destroy(pa__lru_entry *e)
+{
+    gplan *c = (gplan *)e;
+    pa__plan_unref(c->plan);
+    free(c);
+}
+
+static pa__lru cache = PA__LRU_INIT("gamem <-> mpi-distributed plans", PLANS, same, destroy, NULL);
 
 static void free_cache(void)
 {
-    while (cache) {
-        gplan *g = cache;
-        cache = g->next;
-        pa__plan_unref(g->plan);
-        free(g);
-    }
+    pa__lru_clear(&cache);
 }
 
 long pa_mpi__gamem_plans_made(void)
 {
-    return atomic_load(&plans_made);
+    pa__lru_stats st;
+    pa__lru_stats_of(&cache, &st);
+    return st.misses;
+}
+
+static uint64_t hash_of(const gplan *k)
+{
+    uint64_t h = pa__hash_mix(pa__hash_mix(k->dser, k->sser), (uint64_t)k->elm);
+    h = pa__hash_mix(pa__hash_mix(h, (uint64_t)k->rank), (uint64_t)k->nprocs);
+    for (const char *c = k->dmem; *c; c++)
+        h = pa__hash_mix(h, (uint64_t)(unsigned char)*c);
+    for (const char *c = k->smem; *c; c++)
+        h = pa__hash_mix(h, (uint64_t)(unsigned char)*c);
+    for (int i = 0; i < 4; i++)
+        h = pa__layout_key_hash(h, &k->key[i]);
+    return h;
 }
 
 static int is_gamem_local(const pa__dist_split *x)
@@ -124,51 +157,53 @@ done:
     return st;
 }
 
-/* The rank's plan from the cache, else made and cached (with a reference for the caller). */
-static int cached_plan(const pa__dist_split *d, const pa__dist_split *s, size_t elm, uint64_t dser, uint64_t sser,
-                       pa__plan **plan, int64_t *count, int64_t *dbase, int64_t *sbase, const char *names)
+/* Copies a filed entry's plan (with a reference for the caller), count and bases out, and releases it. */
+static void take(pa__lru_entry *e, pa__plan **plan, int64_t *count, int64_t *dbase, int64_t *sbase)
 {
-    int rank, nprocs, st;
-    pa__layout key[4] = {d->pid, d->local, s->pid, s->local};
-    int gathered = !(d->pid.affine && d->local.affine && s->pid.affine && s->local.affine);
-    gplan *g;
-    dser = gathered ? dser : 0;
-    sser = gathered ? sser : 0;
-    pa_mpi__where(&rank, &nprocs);
-    pthread_mutex_lock(&cache_lock);
-    for (g = cache; g; g = g->next)
-        if (g->elm == elm && g->rank == rank && g->nprocs == nprocs && g->dser == dser && g->sser == sser &&
-            !strcmp(g->dmem, d->memory_mtt) && !strcmp(g->smem, s->memory_mtt) && !memcmp(g->key, key, sizeof key))
-            break;
-    if (g) {
-        *plan = g->plan;
-        if (*plan)
-            pa__plan_ref(*plan);
-        *count = g->count;
-        *dbase = g->dbase;
-        *sbase = g->sbase;
-        pthread_mutex_unlock(&cache_lock);
-        return PA_OK;
-    }
-    pthread_mutex_unlock(&cache_lock);
-    if ((st = rank_plan(d, s, elm, plan, count, dbase, sbase, names)) != PA_OK)
-        return st;
-    atomic_fetch_add(&plans_made, 1);
-    if (!(g = malloc(sizeof *g)))
-        return PA_OK;   /* not cached: the next copy plans again */
-    *g = (gplan){.dser = dser, .sser = sser, .elm = elm,
-                 .rank = rank, .nprocs = nprocs, .count = *count, .dbase = *dbase, .sbase = *sbase, .plan = *plan};
-    memcpy(g->key, key, sizeof key);
-    snprintf(g->dmem, sizeof g->dmem, "%s", d->memory_mtt);
-    snprintf(g->smem, sizeof g->smem, "%s", s->memory_mtt);
+    const gplan *c = (const gplan *)e;
+    *plan = c->plan;
     if (*plan)
         pa__plan_ref(*plan);
-    pthread_mutex_lock(&cache_lock);
-    if (!cache)
+    *count = c->count;
+    *dbase = c->dbase;
+    *sbase = c->sbase;
+    pa__lru_release(&cache, e);
+}
+
+/* The rank's plan from the cache, else made and filed (with a reference for the caller).  touch 0 (an
+ * explanation) leaves the cache's order as it is. */
+static int cached_plan(const pa__dist_split *d, const pa__dist_split *s, size_t elm, uint64_t dser, uint64_t sser,
+                       int touch, pa__plan **plan, int64_t *count, int64_t *dbase, int64_t *sbase,
+                       const char *names)
+{
+    int rank, nprocs, st;
+    int gathered = !(d->pid.affine && d->local.affine && s->pid.affine && s->local.affine);
+    pa_mpi__where(&rank, &nprocs);
+    gplan k = {.key = {d->pid, d->local, s->pid, s->local}, .dser = gathered ? dser : 0,
+               .sser = gathered ? sser : 0, .elm = elm, .rank = rank, .nprocs = nprocs};
+    snprintf(k.dmem, sizeof k.dmem, "%s", d->memory_mtt);
+    snprintf(k.smem, sizeof k.smem, "%s", s->memory_mtt);
+    uint64_t h = hash_of(&k);
+    pa__lru_entry *e = pa__lru_find(&cache, h, &k, touch);
+    if (e) {
+        take(e, plan, count, dbase, sbase);
+        return PA_OK;
+    }
+    if ((st = rank_plan(d, s, elm, plan, count, dbase, sbase, names)) != PA_OK)
+        return st;
+    gplan *c = malloc(sizeof *c);
+    if (!c)
+        return PA_OK;   /* not cached: the next copy plans again */
+    static atomic_int hooked;
+    if (atomic_exchange(&hooked, 1) == 0)
         atexit(free_cache);
-    g->next = cache;
-    cache = g;
-    pthread_mutex_unlock(&cache_lock);
+    *c = k;
+    c->count = *count;
+    c->dbase = *dbase;
+    c->sbase = *sbase;
+    c->plan = *plan;   /* the caller's reference moves into the entry; take() gives it one of its own */
+    pa__lru_entry_init(&c->lru, h);
+    take(pa__lru_add(&cache, &c->lru, &k), plan, count, dbase, sbase);
     return PA_OK;
 }
 
@@ -180,7 +215,7 @@ int pa_mpi__gamem_copy(const pa__dist_split *d, void *dst, const pa__dist_split 
     pa__plan *plan = NULL;
     MPI_Comm comm = pa_mpi__comm();
     pa_mpi__where(&rank, &nprocs);
-    st = cached_plan(d, s, elm, dser, sser, &plan, &count, &dbase, &sbase, names);
+    st = cached_plan(d, s, elm, dser, sser, 1, &plan, &count, &dbase, &sbase, names);
     if (!pa_mpi__running()) {
         if (st == PA_OK && count)
             st = pa__plan_exec(plan, dst, dbase, src, sbase);
@@ -206,7 +241,7 @@ int pa_mpi__gamem_explain(const pa__dist_split *d, const pa__dist_split *s, size
     pa__plan *plan = NULL;
     char how[400] = "nothing on this rank";
     pa_mpi__where(&rank, &nprocs);
-    int st = cached_plan(d, s, elm, dser, sser, &plan, &count, &dbase, &sbase, names);
+    int st = cached_plan(d, s, elm, dser, sser, 0, &plan, &count, &dbase, &sbase, names);
     if (st != PA_OK)
         return st;
     if (plan)
