@@ -23,7 +23,8 @@ extern "C" {
  * Copies every element of src (read through src_type) to dst (written through dst_type).  Source and
  * destination must not overlap.  When dst_type maps several indices to the same offset (a stride of 0, a
  * func that repeats), one of their source elements lands there; which one is unspecified, since the loops
- * may be reordered and split over threads.
+ * may be reordered and split over threads.  Between two empty types (size 0) nothing moves and the pointers
+ * are not read (NULL will do); the types are checked as for any copy.
  * \return PA_OK, PA_ERR_INVAL (NULL argument), PA_ERR_SIZE (sizes differ: both sizes are in the message),
  *         PA_ERR_ELM (element sizes differ or are unspecified), PA_ERR_MTT (no strategy for the memory types),
  *         PA_ERR_NOMEM, PA_ERR_NODEV (a dmem side and no usable GPU: nothing is written), PA_ERR_SYS (a CUDA

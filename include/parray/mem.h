@@ -46,7 +46,9 @@ typedef struct pa_mem_opts {
 PA_API void pa_mem_opts_init(pa_mem_opts *opts);
 
 /**
- * Allocates an array of the type's memory type (PARRAY's create/malloc) with default options.
+ * Allocates an array of the type's memory type (PARRAY's create/malloc) with default options.  An empty type
+ * (a dimension of size 0) gets room for one element, a distinct array; gamem has no empty arrays
+ * (PA_ERR_UNSUPPORTED).
  * \return the pointer, or NULL with the error set: PA_ERR_INVAL (NULL type, bad options: alignment, mmap
  *         descriptor, offset or flags), PA_ERR_MTT (a thread type, no memory type, or no allocator for it in
  *         this build: the message names the missing backend), PA_ERR_NODEV (numa: built without libnuma, or
@@ -71,7 +73,7 @@ PA_API int pa_destroy(const pa_type *type, void *ptr);
 /**
  * Number of bytes pa_create() allocates for the type: (largest offset + 1) * element size.
  * \return the count, or 0 with the error set (PA_ERR_INVAL, PA_ERR_MTT for a thread type, PA_ERR_ELM,
- *         PA_ERR_RANGE).
+ *         PA_ERR_RANGE); 0 with no error for an empty type (a dimension of size 0).
  */
 PA_API size_t pa_alloc_bytes(const pa_type *type);
 

@@ -146,7 +146,8 @@ typedef struct pa_dim pa_dim;   /* a dimension under construction, owned by its 
 PA_API pa_builder *pa_builder_create(pa_scope *scope, const char *mtt, const char *elm);
 /** Frees a builder that was not finished.  NULL is ignored. */
 PA_API void pa_builder_destroy(pa_builder *b);
-/** A plain dimension of the given size.  \return the dimension or NULL (PA_ERR_RANGE for size < 1). */
+/** A plain dimension of the given size (0 to 2^50; 0 makes the type empty).  \return the dimension or NULL
+ *  (PA_ERR_RANGE for a size outside 0..2^50). */
 PA_API pa_dim *pa_dim_size(pa_builder *b, int64_t size);
 /** A dimension made of n sub-dimensions (row-major; the last is contiguous).  \return the dimension or NULL. */
 PA_API pa_dim *pa_dim_tree(pa_builder *b, int n, pa_dim *const *children);
@@ -216,7 +217,7 @@ typedef enum pa_on {
  */
 PA_API int64_t pa_offset_on(const pa_type *type, pa_on which, int64_t i);
 
-/** Smallest and largest offset of the type.  \return PA_OK or an error. */
+/** Smallest and largest offset of the type (0 and -1 for an empty type).  \return PA_OK or an error. */
 PA_API int pa_extent(const pa_type *type, int64_t *min_off, int64_t *max_off);
 
 /** Number of formal parameters of the type's declaration. */

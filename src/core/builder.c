@@ -111,8 +111,8 @@ pa_dim *pa_dim_size(pa_builder *b, int64_t size)
 {
     pa_dim *d;
     pa__item *it;
-    if (size < 1 || size > PA__MAX_SIZE) {
-        pa__err(PA_ERR_RANGE, "pa_dim_size: size %lld is not in 1..2^50", (long long)size);
+    if (size < 0 || size > PA__MAX_SIZE) {
+        pa__err(PA_ERR_RANGE, "pa_dim_size: size %lld is not in 0..2^50", (long long)size);
         return NULL;
     }
     if (!(d = new_dim(b)) || !(it = new_item(d, PA__I_EXPR)) || !(it->expr = num(size)))

@@ -24,12 +24,9 @@ static int memory_of(const pa_type *t, const pa__mem_ops **out)
     return *out ? PA_OK : PA_ERR_MTT;
 }
 
-/*
- * Checks a pair of types and finds their plan; *dl and *sl get the compiled layouts.  When the compiler refuses
- * a layout (PA_ERR_UNSUPPORTED: tables past its budget), the result is PA_OK with *out NULL: the copy walks.
- */
-static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, const pa__layout **sl,
-                   const pa__mem_ops **dmo, const pa__mem_ops **smo, pa__plan **out, pa__piece_plan *pp)
+/* The checks of a pair of types that come before its layouts: usable, bound, sizes, element sizes, memory
+ * types (their ops in *dm and *sm). */
+static int check_pair(const pa_type *dt, const pa_type *st, const pa__mem_ops **dmo, const pa__mem_ops **smo)
 {
     const pa__mem_ops *dm, *sm;
     int usable = pa__type_usable(dt, "copy (destination)");
@@ -56,9 +53,34 @@ static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, 
         return pa__err(PA_ERR_MTT, "copy from %s (%s) to %s (%s): no copy strategy exists for this pair of "
                        "memory types yet%s", pa_type_name(st), pa_mtt(st), pa_type_name(dt), pa_mtt(dt), note);
     }
-    *out = NULL;
     *dmo = dm;
     *smo = sm;
+    return PA_OK;
+}
+
+/* 1 when a copy between two types moves nothing: both empty (check_pair still checks them; an unbound handle,
+ * which has no size either, fails there with PA_ERR_PARAM). */
+static int empty_pair(const pa_type *dt, const pa_type *st)
+{
+    return pa__type_usable(dt, "copy") == PA_OK && pa__type_usable(st, "copy") == PA_OK && pa_size(dt) == 0 &&
+           pa_size(st) == 0;
+}
+
+/*
+ * Checks a pair of types and finds their plan; *dl and *sl get the compiled layouts.  When the compiler refuses
+ * a layout (PA_ERR_UNSUPPORTED: tables past its budget), the result is PA_OK with *out NULL: the copy walks.
+ */
+static int prepare(const pa_type *dt, const pa_type *st, const pa__layout **dl, const pa__layout **sl,
+                   const pa__mem_ops **dmo, const pa__mem_ops **smo, pa__plan **out, pa__piece_plan *pp)
+{
+    const pa__mem_ops *dm, *sm;
+    int chk = check_pair(dt, st, dmo, smo);
+    if (chk != PA_OK)
+        return chk;
+    dm = *dmo;
+    sm = *smo;
+    size_t de = pa_elm_size(dt);
+    *out = NULL;
     /* A side that needs tables or was refused may be piecewise affine: then one plan per piece (pp->n > 0). */
     int ps = pp ? pa__piece_plan_make(dt, st, de, dm, sm, pp) : PA_ERR_UNSUPPORTED;
     if (ps != PA_ERR_UNSUPPORTED)
@@ -186,6 +208,8 @@ int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const v
     int st;
     if (distributed(dst_type, src_type, &ops, &st))
         return ops ? ops->copy(dst_type, dst, src_type, src) : st;
+    if (empty_pair(dst_type, src_type))   /* nothing to move: the pointers are not read (NULL will do) */
+        return check_pair(dst_type, src_type, &dm, &sm);
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
     pa__piece_plan pp = {0};
@@ -212,6 +236,8 @@ int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_type, c
         st = pa__stream_wait(stream);
         return st != PA_OK ? st : pa_copy(dst_type, dst, src_type, src);
     }
+    if (empty_pair(dst_type, src_type))
+        return check_pair(dst_type, src_type, &dm, &sm);
     if (!dst || !src)
         return pa__err(PA_ERR_INVAL, "copy: NULL %s pointer", !dst ? "destination" : "source");
     pa__piece_plan pp = {0};
@@ -236,6 +262,9 @@ int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf,
         return pa__err(PA_ERR_INVAL, "copy_explain: NULL buffer of length %zu", len);
     if (distributed(dst_type, src_type, &ops, &st))
         return ops ? ops->explain(dst_type, src_type, buf, len) : st;
+    if (empty_pair(dst_type, src_type))
+        return (st = check_pair(dst_type, src_type, &dm, &sm)) != PA_OK ? st
+               : snprintf(buf, len, "copy of 0 elements: nothing to move (strategy=none)");
     pa__piece_plan pp = {0};
     st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp);
     if (st != PA_OK)
@@ -266,6 +295,11 @@ int pa_copy_query(const pa_type *dst_type, const pa_type *src_type, pa_copy_info
             return pa__err(PA_ERR_UNSUPPORTED, "copy_query: copies distributed over %s answer through "
                            "pa_copy_explain only", ops->thread_mtt);
         return ops ? ops->query(dst_type, src_type, info) : st;
+    }
+    if (empty_pair(dst_type, src_type)) {
+        if ((st = check_pair(dst_type, src_type, &dm, &sm)) == PA_OK)
+            *info = (pa_copy_info){.strategy = "none", .threads = 0, .predicted_us = 0};
+        return st;
     }
     pa__piece_plan pp = {0};
     if ((st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp)) != PA_OK)

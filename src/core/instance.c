@@ -292,9 +292,15 @@ static int build_node(build *b, const pa__adim *a, pa_type *parent, int index, p
     for (int k = 0; k < a->nitems; k++)
         if ((st = build_item(b, n, &a->items[k], k, si)))
             return st;
-    if (n->size < 1 || n->size > PA__MAX_SIZE)
-        return pa__err(PA_ERR_RANGE, "in \"%s\" at column %d: dimension size %lld is not in 1..2^50", b->env.text,
+    if (n->size < 0 || n->size > PA__MAX_SIZE)
+        return pa__err(PA_ERR_RANGE, "in \"%s\" at column %d: dimension size %lld is not in 0..2^50", b->env.text,
                        a->col, (long long)n->size);
+    /* an empty dimension has no index: one with elements cannot pass its indices through it */
+    for (int k = 0; k < n->nfn && n->size > 0; k++)
+        if (n->fn[k].kind == PA__F_REF && n->fn[k].target->size == 0)
+            return pa__err(PA_ERR_RANGE, "in \"%s\" at column %d: a dimension of %lld elements refers to %s, which "
+                           "has none (an empty dimension has no index to refer to)", b->env.text, a->col,
+                           (long long)n->size, pa_type_name(n->fn[k].target));
     for (int k = 0; k < n->nfn; k++)
         n->fixed |= n->fn[k].kind != PA__F_DISP && n->fn[k].kind != PA__F_STEP;
     return PA_OK;

@@ -691,6 +691,14 @@ int pa__layout_compile(const pa_type *ct, pa__layout **out)
         }
         goto done;
     }
+    if (t->size == 0) {   /* no elements, no offsets: one empty mode, an empty extent [0, -1] */
+        l->nmodes = 1;
+        l->modes[0] = (pa__mode){.size = 0, .stride = 1};
+        l->affine = 1;
+        l->max_off = -1;
+        st = PA_OK;
+        goto done;
+    }
     st = number_digits(c, t);
     if (!st)
         st = run(c, t, v, l);

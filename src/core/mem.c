@@ -144,8 +144,18 @@ void *pa_create_opts(const pa_type *type, const pa_mem_opts *opts)
     if (ops == NULL)
         return NULL;
     bytes = pa_alloc_bytes(type);
-    if (bytes == 0)
-        return NULL;
+    if (bytes == 0 && (pa_size(type) > 0 || pa__bound(type, "pa_create") != PA_OK))
+        return NULL;   /* pa_alloc_bytes has said why; an unbound handle has no size, but is no empty type */
+    if (bytes == 0) {   /* an empty type: room for one element, so that the pointer is a real, distinct array */
+        if ((bytes = pa_elm_size(type)) == 0)
+            return NULL;   /* pa_alloc_bytes has said why (no element type) */
+        if (ops->alloc_type != NULL || ops->alloc == NULL) {
+            pa__err(PA_ERR_UNSUPPORTED, "pa_create(%s): the type has no elements, and %s memory has no empty "
+                    "arrays (its arrays are made in the type's shape, and no dimension may be 0 there)",
+                    type_label(type), ops->name);
+            return NULL;
+        }
+    }
     /* The allocator, not a prior available() check, reports unavailability: it knows the precise reason. */
     rc = ops->alloc_type ? ops->alloc_type(type, bytes, opts, &ptr, &rec.cookie)
                          : ops->alloc(bytes, opts, &ptr, &rec.cookie);

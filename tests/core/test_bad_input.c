@@ -74,7 +74,9 @@ END_TEST
 
 /* Declarations that parse but cannot be instantiated: the error comes when a handle is taken. */
 static const bad unbound[] = {
-    {"[0]", PA_ERR_RANGE, "column 1: dimension size 0 is not in 1..2^50"},
+    {"[-1]", PA_ERR_RANGE, "column 1: dimension size -1 is not in 0..2^50"},
+    {"[3 # [0]]", PA_ERR_RANGE, "a dimension of 3 elements refers to (anonymous), which has none"},
+    {"[[2][2] # disp(1) # [[4][0]]]", PA_ERR_RANGE, "which has none"},
     {"[[3][-2]]", PA_ERR_RANGE, "column 5: dimension size -2"},
     {"[n]", PA_ERR_NAME, "column 2: 'n' is neither a parameter nor a variable of the scope"},
     {"[1024*1024*1024*1024*1024*1024*1024]", PA_ERR_RANGE, "integer overflow"},
@@ -169,7 +171,8 @@ START_TEST(test_builder_errors)
     ck_assert_ptr_null(pa_builder_create(s, "paged", "floaty"));
     b = pa_builder_create(s, "paged", "float");
     ck_assert_ptr_nonnull(b);
-    ck_assert_ptr_null(pa_dim_size(b, 0));
+    ck_assert_ptr_null(pa_dim_size(b, -1));
+    ck_assert_ptr_nonnull(strstr(pa_last_error(), "size -1 is not in 0..2^50"));
     pa_dim *x = pa_dim_size(b, 3);
     ck_assert_ptr_null(pa_dim_tree(b, 11, (pa_dim *[11]){0}));
     pa_dim *t = pa_dim_tree(b, 1, &x);
