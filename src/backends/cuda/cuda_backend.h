@@ -86,6 +86,12 @@ void pa_cuda__stage_stats(int *used, int *peak, long *waits);
 /** Frees every staging set no copy holds (run at exit; tests may call it). */
 void pa_cuda__stage_release(void);
 
+/* ---- calibration (cost_cuda.c) ---------------------------------------------------------------------- */
+
+/** Measures the cost model's GPU constants on the current GPU into *m (the backend's calibrate hook); with no
+ *  usable GPU it leaves them and says so on log.  \return PA_OK or an error of a CUDA call. */
+int pa_cuda__calibrate(pa__cost_model *m, FILE *log);
+
 /* ---- the pageable pipeline (copy_pipeline.c) ----------------------------------------------------------- */
 
 /** Host threads the pipeline uses (PA_CUDA_PIPELINE_THREADS, default 8, at most PA_CUDA__RING_MAX). */
