@@ -71,7 +71,7 @@ run_bench() {   # tag dir what
     mpi) timeout 200 mpirun --oversubscribe --mca btl self,vader -np 4 "$dir/bench/mpi_copy" --quick ;;
     esac > "$logs/$what-$tag.log" 2>&1 || echo "($what $tag: exit $?)" >> "$logs/$what-$tag.log"
     echo "== $what ($tag: $dir)"
-    grep -E "^\||rows meet|^P[0-9]" "$logs/$what-$tag.log"
+    grep -E "^\||rows meet|^P[0-9]|^(case|alltoall|scatter|sendrecv|strided) " "$logs/$what-$tag.log"
 }
 
 for s in "${steps[@]}"; do
@@ -83,11 +83,11 @@ for s in "${steps[@]}"; do
         wait $pa || { echo "after build failed"; tail -30 "$logs/build.log"; pack; exit 2; }
         wait $pb || { echo "baseline build failed or missing"; tail -20 "$logs/before-build.log"; status=1; } ;;
     gputests)
-        for t in cuda_staging cuda_cost core_backends; do
-            timeout 200 "$after/tests/test_$t" > "$logs/test-$t.log" 2>&1
+        for suite in cuda_staging cuda_cost core_backends; do
+            timeout 200 "$after/tests/test_$suite" > "$logs/test-$suite.log" 2>&1
             rc=$?
-            echo "test_$t: exit $rc"
-            grep -E "^cuda_|^[0-9]+%|F:|E:" "$logs/test-$t.log" | head -20
+            echo "test_$suite: exit $rc"
+            grep -E "^cuda_|^[0-9]+%|F:|E:" "$logs/test-$suite.log" | head -20
             [ $rc -ne 0 ] && status=1
         done
         PA_BACKENDS=-cuda timeout 60 "$after/tests/test_core_backends" > "$logs/test-backends-nocuda.log" 2>&1 ||
@@ -103,8 +103,12 @@ for s in "${steps[@]}"; do
         grep -E " FAIL | TIMEOUT " "$logs/suite.log" | head -20 ;;
     bench-gpu | bench-host | bench-mpi)
         what=${s#bench-}
-        [ -x $before/bench/copy_gpu ] && run_bench before $before "$what"
-        run_bench after $after "$what" ;;
+        # ARCH_ROUNDS=2: before, after, before, after (the second round's logs are WHAT-TAG2.log)
+        for round in $(seq 1 "${ARCH_ROUNDS:-1}"); do
+            suffix=$([ "$round" -gt 1 ] && echo "$round")
+            [ -x $before/bench/copy_gpu ] && run_bench "before$suffix" $before "$what"
+            run_bench "after$suffix" $after "$what"
+        done ;;
     *) echo "unknown step $s (build gputests suite bench-gpu bench-host bench-mpi)"; status=2 ;;
     esac
     echo "[$s: $((SECONDS - t)) s, total $((SECONDS - t0)) s]"
