@@ -4,7 +4,8 @@
  * From the input's remaining choices: p threads (1 to 6), n elements (1 to 64), an element size, and for each
  * side one of: a shared array [n]; darray's block (the default block or a larger one) or cyclic(k) as a window
  * [n # ...] of a distributed type (docs/types.md); a block window at a displacement; the block distribution read
- * backwards ([n # step(-1) # disp(n - 1) # B]).  Every thread calls pa_copy inside pa_for over pthd [p] with its
+ * backwards ([n # step(-1) # disp(n - 1) # B]); two axes, r whole rows and c = n / r columns in blocks (an
+ * uneven inner axis: each thread's array packed to its own extents, as darray's).  Every thread calls pa_copy inside pa_for over pthd [p] with its
  * own local arrays (exact buffers of the largest local extent, guarded in builds without ASan); then every byte
  * of every destination array is compared with what the tree walk's offsets on each side (pa_offset_on) say,
  * the bytes no element reaches included.  A copy between two distributed sides is the all-to-all between
@@ -33,7 +34,7 @@ static int gen_side(fz_input *in, pa_scope *s, const char *name, int64_t n, int6
     char text[512], l[16];
     int64_t b = (n + p - 1) / p, k, d;
     snprintf(l, sizeof l, "L%s", name);
-    switch (fz_pick(in, dist, 5)) {
+    switch (fz_pick(in, dist, 6)) {
     case 0:
         snprintf(text, sizeof text, "%s = paged bytes%d [%lld]", name, e, (long long)n);
         break;
@@ -52,6 +53,13 @@ static int gen_side(fz_input *in, pa_scope *s, const char *name, int64_t n, int6
         b = (n + d + p - 1) / p;
         snprintf(text, sizeof text, "%s = paged bytes%d [%lld]\n%s = [%lld # disp(%lld) # [#P][#%s]]", l, e,
                  (long long)b, name, (long long)n, (long long)d, l);
+        break;
+    case 5:   /* two axes: rows kept whole, columns in blocks (the default or a larger one) */
+        for (k = fz_pick(in, 1, 8); n % k; k--)
+            ;
+        b = (n / k + p - 1) / p + fz_pick(in, 0, 1);
+        snprintf(text, sizeof text, "%s = paged bytes%d [%lld][%lld]\n%s = [[#%s_0][%lld # [#P][#%s_1]]]", l, e,
+                 (long long)k, (long long)b, name, l, (long long)(n / k), l);
         break;
     default:  /* the block distribution read backwards */
         snprintf(text, sizeof text, "%s = paged bytes%d [%lld]\n%s = [%lld # step(-1) # disp(%lld) # [#P][#%s]]", l,
