@@ -10,8 +10,10 @@
  *   FMA        every thread loads a vmem tile c (half the register file) into registers and runs nrepeats
  *              c = c * a + b on it (independent vectors, so the FMA units stay busy: on a core with one
  *              hardware thread the manual's single dependent vector would wait for each FMA's latency),
- *              against the cores' peak: cores x clock x FMA units x lanes x 2 (the clock from /proc/cpuinfo or
- *              PA_CPU_GHZ, 2 FMA units or PA_FMA_UNITS): target >= 0.70;
+ *              against the cores' peak: vector cores x clock x FMA units x lanes x 2, each term measured on the
+ *              CPUs of the run (cpu_peak.c: the clock by a dependent add chain, the units from one thread's
+ *              rate, the vector cores by which CPUs halve each other's FMA rate; PA_CPU_GHZ and PA_FMA_UNITS
+ *              override): target >= 0.70;
  *   division   the same with c = c / a + b (micdiv's second line; no target).
  * The SIMD set is the one vmem chose at run time (pa_vmem_isa: AVX-512, AVX2 + FMA, or SSE2 without FMA).
  * Usage: mictest [--smoke]
@@ -20,12 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #include <parray/parray.h>
 
+#include "cpu_peak.h"
 #include "omp_memcpy.h"
 
 static int smoke;
@@ -37,54 +37,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* ---- the FMA and division kernels: a vmem tile of `nv` vectors held in registers ------------------------- */
-
-#define NACC 16   /* vectors in flight: enough to cover the FMA latency on two units */
-
-#if defined(__x86_64__)
-__attribute__((target("avx512f"))) static void fma_avx512(double *c, const double *a, const double *b, long reps, int div)
-{
-    __m512d acc[NACC], va = _mm512_load_pd(a), vb = _mm512_load_pd(b);
-    for (int k = 0; k < NACC; k++)
-        acc[k] = _mm512_load_pd(c + 8 * k);
-    if (div)
-        for (long r = 0; r < reps; r++)
-            for (int k = 0; k < NACC; k++)
-                acc[k] = _mm512_add_pd(_mm512_div_pd(acc[k], va), vb);
-    else
-        for (long r = 0; r < reps; r++)
-            for (int k = 0; k < NACC; k++)
-                acc[k] = _mm512_fmadd_pd(acc[k], va, vb);
-    for (int k = 0; k < NACC; k++)
-        _mm512_store_pd(c + 8 * k, acc[k]);
-}
-
-__attribute__((target("avx2,fma"))) static void fma_avx2(double *c, const double *a, const double *b, long reps, int div)
-{
-    __m256d acc[NACC / 2], va = _mm256_load_pd(a), vb = _mm256_load_pd(b);
-    for (int k = 0; k < NACC / 2; k++)
-        acc[k] = _mm256_load_pd(c + 4 * k);
-    if (div)
-        for (long r = 0; r < reps; r++)
-            for (int k = 0; k < NACC / 2; k++)
-                acc[k] = _mm256_add_pd(_mm256_div_pd(acc[k], va), vb);
-    else
-        for (long r = 0; r < reps; r++)
-            for (int k = 0; k < NACC / 2; k++)
-                acc[k] = _mm256_fmadd_pd(acc[k], va, vb);
-    for (int k = 0; k < NACC / 2; k++)
-        _mm256_store_pd(c + 4 * k, acc[k]);
-}
-#endif
-
-/* SSE2 or scalar: a multiply and an add (no FMA), counted as two flops like an FMA. */
-static void fma_plain(double *c, const double *a, const double *b, long reps, int div, int n)
-{
-    for (long r = 0; r < reps; r++)
-        for (int k = 0; k < n; k++)
-            c[k] = div ? c[k] / a[k % 2] + b[k % 2] : c[k] * a[k % 2] + b[k % 2];
-}
-
 /* Lanes of a double vector and vectors the kernel keeps in flight for the chosen set. */
 static int lanes(void)
 {
@@ -93,7 +45,7 @@ static int lanes(void)
 
 static int nvec(void)
 {
-    return strcmp(pa_vmem_isa(), "avx512") == 0 ? NACC : strcmp(pa_vmem_isa(), "avx2") == 0 ? NACC / 2 : 8;
+    return cpu_fma_nvec(pa_vmem_isa());
 }
 
 typedef struct task {
@@ -115,14 +67,7 @@ static int flops_thread(const task *t)
     for (int i = 0; st == PA_OK && i < nvec() * lanes(); i++)
         c[i] = 1.0 + i;
     if (st == PA_OK) {
-#if defined(__x86_64__)
-        if (strcmp(pa_vmem_isa(), "avx512") == 0)
-            fma_avx512(c, a, b, t->reps, t->div);
-        else if (strcmp(pa_vmem_isa(), "avx2") == 0)
-            fma_avx2(c, a, b, t->reps, t->div);
-        else
-#endif
-            fma_plain(c, a, b, t->reps, t->div, nvec() * lanes());
+        cpu_fma_run(pa_vmem_isa(), c, a, b, t->reps, t->div);
         if (!(c[0] == c[0]))   /* NaN: the arithmetic went wrong */
             st = PA_ERR_INVAL;
     }
@@ -157,11 +102,9 @@ static void row(const char *name, int threads, double ours, double anchor, const
     fflush(stdout);
 }
 
-static double cpu_ghz(void)
+/* The clock /proc/cpuinfo states (the nominal formula's term, printed for comparison). */
+static double cpuinfo_ghz(void)
 {
-    const char *env = getenv("PA_CPU_GHZ");
-    if (env && atof(env) > 0)
-        return atof(env);
     FILE *f = fopen("/proc/cpuinfo", "r");
     char line[512];
     double mhz = 0;
@@ -172,7 +115,7 @@ static double cpu_ghz(void)
         }
     if (f)
         fclose(f);
-    return mhz > 0 ? mhz / 1000 : 2.0;
+    return mhz / 1000;
 }
 
 int main(int argc, char **argv)
@@ -252,9 +195,10 @@ int main(int argc, char **argv)
     double gb = (double)bytes * ntests * 1e-9;
     row("bandwidth, read:write 1:1 (GB/s; anchor: OpenMP memcpy)", nthreads, gb / vo[nrep / 2], gb / va[nrep / 2],
         "GB/s", 0.85, &rows, &fails);
-    /* FMA and division against the peak. */
-    int units = getenv("PA_FMA_UNITS") ? atoi(getenv("PA_FMA_UNITS")) : 2;
-    double ghz = cpu_ghz(), peak = cores * ghz * units * L * 2;
+    /* FMA and division against the peak, whose terms are measured on the CPUs of the run (cpu_peak.c). */
+    cpu_peak pk;
+    cpu_peak_measure(nthreads, L, smoke, &pk);
+    double peak = pk.peak;
     for (int div = 0; div < 2; div++) {
         t.mode = 1;
         t.div = div;
@@ -268,8 +212,21 @@ int main(int argc, char **argv)
         row(div ? "division c = c / a + b (GFLOP/s; anchor: FMA peak)" : "FMA c = c * a + b (GFLOP/s; anchor: peak)",
             nthreads, gflops, peak, "GFLOP/s", div ? 0 : 0.70, &rows, &fails);
     }
-    printf("peak = %d cores x %.2f GHz x %d FMA units x %d lanes x 2 (PA_CPU_GHZ, PA_FMA_UNITS to correct)\n", cores,
-           ghz, units, L);
+    printf("peak = %d vector cores x %.2f GHz x %d FMA units x %d lanes x 2 = %.1f GFLOP/s, measured on the %d CPUs "
+           "of the run:\n", pk.vcores, pk.ghz_all, pk.units, L, pk.peak, pk.cpus);
+    if (pk.measured)
+        printf("  vector cores: CPUs grouped where two threads bound to them each ran at most 0.7 of one thread's FMA "
+               "rate (they share one core's vector units), each group a vector core:\n    %s\n", pk.groups);
+    else
+        printf("  vector cores: not measured here (no CPU binding): one a CPU\n");
+    printf("  clock: a dependent integer add chain on one CPU of each of the %d vector cores at once, median %.2f GHz "
+           "(%.2f on one alone)%s\n", pk.vcores, pk.ghz_all, pk.ghz_one,
+           getenv("PA_CPU_GHZ") ? " -- set by PA_CPU_GHZ" : "");
+    printf("  FMA units: one thread ran %.1f GFLOP/s = %.1f flop per cycle = %.2f x %d lanes x 2%s\n", pk.gflops_one,
+           pk.flop_per_cycle, pk.flop_per_cycle / (2.0 * L), L, getenv("PA_FMA_UNITS") ? " -- set by PA_FMA_UNITS" : "");
+    printf("  (the nominal formula, %d cores x %.2f GHz of /proc/cpuinfo x 2 units x %d x 2 = %.1f GFLOP/s, counts "
+           "every hwloc core as owning its vector units)\n", cores * tpc, cpuinfo_ghz(), L,
+           cores * tpc * cpuinfo_ghz() * 2 * L * 2);
     printf("%d of %d rows with a target meet it\n", rows - 1 - fails, rows - 1);
     pa_destroy(P, t.x);
     pa_destroy(P, t.y);
