@@ -133,10 +133,13 @@ static void *probe_main(void *p)
         pthread_setaffinity_np(pthread_self(), sizeof set, &set);
     }
 #endif
-    double *buf = aligned_alloc(64, 64 * 8 * 3);
-    double *a = buf, *b = buf + 64, *c = buf + 128;
-    for (int i = 0; i < 64; i++)
-        a[i] = 1.0 + 1e-9 * i, b[i] = 1e-9 * i, c[i] = 1.0 + i;
+    /* a and b: 8 doubles each (one AVX-512 vector); c: the kernel's vectors, at most 16 x 8 doubles. */
+    double *buf = aligned_alloc(64, (8 + 8 + NACC * 8) * sizeof(double));
+    double *a = buf, *b = buf + 8, *c = buf + 16;
+    for (int i = 0; i < 8; i++)
+        a[i] = 1.0 + 1e-9 * i, b[i] = 1e-9 * i;
+    for (int i = 0; i < NACC * 8; i++)
+        c[i] = 1.0 + i;
     pthread_barrier_wait(q->bar);
     if (q->fma) {
         double t0 = now();
