@@ -12,8 +12,8 @@
  *              hardware thread the manual's single dependent vector would wait for each FMA's latency),
  *              against the cores' peak: vector cores x clock x FMA units x lanes x 2, each term measured on the
  *              CPUs of the run (cpu_peak.c: the clock by a dependent add chain, the units from one thread's
- *              rate, the vector cores by which CPUs halve each other's FMA rate; PA_CPU_GHZ and PA_FMA_UNITS
- *              override): target >= 0.70;
+ *              rate, the vector cores as the most threads that run FMAs at once each at 0.75 of one alone or
+ *              more; PA_CPU_GHZ and PA_FMA_UNITS override): target >= 0.70;
  *   division   the same with c = c / a + b (micdiv's second line; no target).
  * The SIMD set is the one vmem chose at run time (pa_vmem_isa: AVX-512, AVX2 + FMA, or SSE2 without FMA).
  * Usage: mictest [--smoke]
@@ -212,21 +212,25 @@ int main(int argc, char **argv)
         row(div ? "division c = c / a + b (GFLOP/s; anchor: FMA peak)" : "FMA c = c * a + b (GFLOP/s; anchor: peak)",
             nthreads, gflops, peak, "GFLOP/s", div ? 0 : 0.70, &rows, &fails);
     }
+    const char *ghz_env = getenv("PA_CPU_GHZ") ? " -- set by PA_CPU_GHZ" : "";
+    const char *units_env = getenv("PA_FMA_UNITS") ? " -- set by PA_FMA_UNITS" : "";
+    double nominal = cores * tpc * cpuinfo_ghz() * 2 * L * 2;
     printf("peak = %d vector cores x %.2f GHz x %d FMA units x %d lanes x 2 = %.1f GFLOP/s, measured on the %d CPUs "
            "of the run:\n", pk.vcores, pk.ghz_all, pk.units, L, pk.peak, pk.cpus);
-    if (pk.measured)
-        printf("  vector cores: CPUs grouped where two threads bound to them each ran at most 0.7 of one thread's FMA "
-               "rate (they share one core's vector units), each group a vector core:\n    %s\n", pk.groups);
-    else
-        printf("  vector cores: not measured here (no CPU binding): one a CPU\n");
-    printf("  clock: a dependent integer add chain on one CPU of each of the %d vector cores at once, median %.2f GHz "
-           "(%.2f on one alone)%s\n", pk.vcores, pk.ghz_all, pk.ghz_one,
-           getenv("PA_CPU_GHZ") ? " -- set by PA_CPU_GHZ" : "");
-    printf("  FMA units: one thread ran %.1f GFLOP/s = %.1f flop per cycle = %.2f x %d lanes x 2%s\n", pk.gflops_one,
-           pk.flop_per_cycle, pk.flop_per_cycle / (2.0 * L), L, getenv("PA_FMA_UNITS") ? " -- set by PA_FMA_UNITS" : "");
+    printf("  vector cores: k threads on k CPUs at once (%s), k = 1 .. %d: the largest k whose slowest thread still "
+           "ran FMAs at 0.75 of one alone; the slowest thread's share of one alone for each k:\n   ",
+           pk.measured ? "bound" : "unbound", pk.cpus);
+    for (int k = 1; k <= pk.cpus; k++)
+        printf(" %d:%.2f", k, pk.slowest[k - 1] / pk.gflops_one);
+    printf("\n    (together at most %.1f GFLOP/s = %.2f x one thread alone)\n", pk.total_max,
+           pk.total_max / pk.gflops_one);
+    printf("  clock: a dependent chain of register adds, medians %.2f GHz on all %d CPUs at once and %.2f on %d "
+           "(the higher taken), %.2f on one alone%s\n", pk.ghz_cpus, pk.cpus, pk.ghz_vcores, pk.vcores, pk.ghz_one,
+           ghz_env);
+    printf("  FMA units: one thread ran %.1f GFLOP/s = %.1f flop per cycle = %.2f x %d lanes x 2%s\n",
+           pk.gflops_one, pk.flop_per_cycle, pk.flop_per_cycle / (2.0 * L), L, units_env);
     printf("  (the nominal formula, %d cores x %.2f GHz of /proc/cpuinfo x 2 units x %d x 2 = %.1f GFLOP/s, counts "
-           "every hwloc core as owning its vector units)\n", cores * tpc, cpuinfo_ghz(), L,
-           cores * tpc * cpuinfo_ghz() * 2 * L * 2);
+           "every hwloc core as owning its vector units)\n", cores * tpc, cpuinfo_ghz(), L, nominal);
     printf("%d of %d rows with a target meet it\n", rows - 1 - fails, rows - 1);
     pa_destroy(P, t.x);
     pa_destroy(P, t.y);
