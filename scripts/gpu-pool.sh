@@ -56,7 +56,7 @@ else
     for r in 1 2; do
         step "bench/threads --launch, run $r" 30 "$b/bench/threads" --launch
     done
-    for r in 1 2; do
+    for r in 1 2 3; do
         step "bench/mictest, run $r" 60 "$b/bench/mictest"
     done
     [ -n "$base" ] && step "BASELINE bench/mictest" 60 "$bb/bench/mictest"
