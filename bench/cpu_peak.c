@@ -102,7 +102,7 @@ static double now(void)
  * n x 8 dependent integer adds, one per cycle.  Register to register: the host's cores (like other recent x86
  * cores) fold chains of additions of an immediate in the renamer, and such a chain measured 6.4-8.2 "GHz" there.
  */
-static double add_chain_ghz(long n)
+double cpu_add_chain_ghz(long n)
 {
     unsigned long x = 0, one = 1;
     __asm__ volatile("" : "+r"(one));   /* the compiler may not know it is 1 */
@@ -124,12 +124,12 @@ static double add_chain_ghz(long n)
 
 typedef struct probe {
     int cpu;             /* -1: unbound */
-    int fma;             /* 1: FMA kernel, 0: add chain */
-    long n;              /* reps of the kernel or of 8 adds */
+    long reps;           /* FMA kernel repetitions (0: none) */
+    long adds;           /* then this many x 8 dependent adds (0: none) */
     const char *isa;
     int lanes;
     pthread_barrier_t *bar;
-    double rate;         /* GFLOP/s or GHz */
+    double gflops, ghz;  /* results */
 } probe;
 
 static void *probe_main(void *p)
@@ -151,36 +151,31 @@ static void *probe_main(void *p)
     for (int i = 0; i < NACC * 8; i++)
         c[i] = 1.0 + i;
     pthread_barrier_wait(q->bar);
-    if (q->fma) {
+    if (q->reps > 0) {
         double t0 = now();
-        cpu_fma_run(q->isa, c, a, b, q->n, 0);
+        cpu_fma_run(q->isa, c, a, b, q->reps, 0);
         double dt = now() - t0;
-        q->rate = (double)q->n * cpu_fma_nvec(q->isa) * q->lanes * 2 * 1e-9 / dt;
-        if (!(c[0] == c[0]))
-            q->rate = 0;
-    } else {
-        q->rate = add_chain_ghz(q->n);
+        q->gflops = c[0] == c[0] ? (double)q->reps * cpu_fma_nvec(q->isa) * q->lanes * 2 * 1e-9 / dt : 0;
     }
+    if (q->adds > 0)
+        q->ghz = cpu_add_chain_ghz(q->adds);
     free(buf);
     return NULL;
 }
 
-/* Runs k probes at once, probe i bound to cpus[i] (NULL: unbound); rates[i] gets each one's rate. */
-static void run_probes(const int *cpus, int k, int fma, long n, const char *isa, int lanes, double *rates)
+/* Runs k probes at once, probe i bound to cpus[i] (NULL: unbound); out[i] gets each one's results. */
+static void run_probes(const int *cpus, int k, long reps, long adds, const char *isa, int lanes, probe *out)
 {
     pthread_t th[1024];
-    probe q[1024];
     pthread_barrier_t bar;
     k = k > 1024 ? 1024 : k;
     pthread_barrier_init(&bar, NULL, (unsigned)k);
     for (int i = 0; i < k; i++) {
-        q[i] = (probe){cpus ? cpus[i] : -1, fma, n, isa, lanes, &bar, 0};
-        pthread_create(&th[i], NULL, probe_main, &q[i]);
+        out[i] = (probe){cpus ? cpus[i] : -1, reps, adds, isa, lanes, &bar, 0, 0};
+        pthread_create(&th[i], NULL, probe_main, &out[i]);
     }
-    for (int i = 0; i < k; i++) {
+    for (int i = 0; i < k; i++)
         pthread_join(th[i], NULL);
-        rates[i] = q[i].rate;
-    }
     pthread_barrier_destroy(&bar);
 }
 
@@ -188,6 +183,12 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+double cpu_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n > 0 ? v[n / 2] : 0;
 }
 
 /* The CPUs this process may run on, at most max.  \return how many, or -1. */
@@ -209,78 +210,58 @@ static int list_cpus(int *out, int max)
 #endif
 }
 
-/* Best of k runs of one probe on one CPU (noise only slows a run down). */
-static double best_one(const int *cpu, int fma, long n, const char *isa, int lanes, int k)
-{
-    double best = 0, r;
-    for (int i = 0; i < k; i++) {
-        run_probes(cpu, 1, fma, n, isa, lanes, &r);
-        best = r > best ? r : best;
-    }
-    return best;
-}
-
-/* The slowest of k threads' FMA rates, bound to the first k CPUs (cpus NULL: unbound); the best of two runs. */
-static double slowest_of(const int *cpus, int k, long reps, const char *isa, int lanes, double *total)
-{
-    double rates[1024], best = 0;
-    *total = 0;
-    for (int r = 0; r < 2; r++) {
-        double lo = 1e300, sum = 0;
-        run_probes(cpus, k, 1, reps, isa, lanes, rates);
-        for (int i = 0; i < k; i++) {
-            lo = rates[i] < lo ? rates[i] : lo;
-            sum += rates[i];
-        }
-        best = lo > best ? lo : best;
-        *total = sum > *total ? sum : *total;
-    }
-    return best;
-}
+static probe q[1024];   /* the probes' results (one measurement at a time) */
 
 int cpu_peak_measure(int cpus, int lanes, int quick, cpu_peak *out)
 {
     const char *isa = pa_vmem_isa();
     int list[1024], nv = cpu_fma_nvec(isa);
-    double rates[1024];
+    double v[1024];
     memset(out, 0, sizeof *out);
     cpus = cpus < 1 ? 1 : cpus > 1024 ? 1024 : cpus;
     int n = list_cpus(list, cpus), st = n == cpus ? 0 : -1;
     const int *cl = st == 0 ? list : NULL;
-    long adds = quick ? 200000 : 4000000;         /* x 8 adds: 1.6 M or 32 M cycles */
-    long reps = quick ? 20000 : 20000000 / nv;    /* about 0.1 s at 2-3 GHz on two units */
-    /* One thread alone: its clock and its FMA rate, hence the FMA units. */
-    out->ghz_one = best_one(cl, 0, adds, isa, lanes, quick ? 1 : 3);
-    out->gflops_one = best_one(cl, 1, reps, isa, lanes, quick ? 1 : 3);
+    long post = CPU_POST_ADDS;
+    /* FMA repetitions for 25 GFLOP: about 0.3 s at one AVX-512 core's 85 GFLOP/s (the host's) */
+    long sec = quick ? 20000 : (long)(25e9 / (nv * lanes * 2));
+    out->cpus = cpus;
+    out->measured = st == 0;
+    /* The add chain with nothing before it, best of three. */
+    for (int r = 0; r < (quick ? 1 : 3); r++) {
+        run_probes(cl, 1, 0, quick ? 100000 : 2000000, isa, lanes, q);
+        out->ghz_idle = q[0].ghz > out->ghz_idle ? q[0].ghz : out->ghz_idle;
+    }
+    /* One thread alone: FMAs for about 0.1 s, then its clock; the best of two. */
+    for (int r = 0; r < (quick ? 1 : 2); r++) {
+        run_probes(cl, 1, sec / 3, post, isa, lanes, q);
+        if (q[0].gflops > out->gflops_one)
+            out->gflops_one = q[0].gflops, out->ghz_one = q[0].ghz;
+    }
     out->flop_per_cycle = out->ghz_one > 0 ? out->gflops_one / out->ghz_one : 0;
     out->units = (int)(out->flop_per_cycle / (lanes * 2) + 0.5);
     out->units = out->units < 1 ? 1 : out->units;
-    /* Vector cores: k threads on k CPUs at once, k = 1, 2, ...: the largest k at which the slowest of them still
-     * runs at 0.75 of one thread alone.  Past it some threads share a core's vector units and run at about half. */
-    out->cpus = cpus;
-    out->vcores = 1;
-    long kreps = quick ? 2000 : reps / 5;   /* about 20 ms */
-    for (int k = 1; k <= cpus; k++) {
-        double total, slow = slowest_of(cl, k, kreps, isa, lanes, &total);
-        out->slowest[k - 1] = slow;
-        out->total_max = total > out->total_max ? total : out->total_max;
-        if (slow >= 0.75 * out->gflops_one)   /* a disturbed run can only fail a k, never pass one */
-            out->vcores = k;
+    /* Bursts of about 2 ms on every CPU at once, the best of three: CPUs that share a core's vector units each
+     * run at about 1 / (threads per core) of one alone however short the run. */
+    for (int r = 0; r < (quick ? 1 : 3); r++) {
+        double total = 0;
+        run_probes(cl, cpus, quick ? 2000 : sec / 150, 0, isa, lanes, q);
+        for (int i = 0; i < cpus; i++)
+            total += q[i].gflops;
+        out->burst_total = total > out->burst_total ? total : out->burst_total;
     }
-    out->measured = st == 0;
-    /* The clock with the cores busy: the add chain on all CPUs at once and on as many as there are vector cores
-     * (a sibling's chain might compete for its core's issue slots and read low): the higher of the two medians. */
-    run_probes(cl, cpus, 0, adds, isa, lanes, rates);
-    qsort(rates, (size_t)cpus, sizeof *rates, cmp_double);
-    out->ghz_cpus = rates[cpus / 2];
-    run_probes(cl, out->vcores, 0, adds, isa, lanes, rates);
-    qsort(rates, (size_t)out->vcores, sizeof *rates, cmp_double);
-    out->ghz_vcores = rates[out->vcores / 2];
-    out->ghz_all = out->ghz_cpus > out->ghz_vcores ? out->ghz_cpus : out->ghz_vcores;
-    if (getenv("PA_CPU_GHZ") && atof(getenv("PA_CPU_GHZ")) > 0)
-        out->ghz_all = out->ghz_one = atof(getenv("PA_CPU_GHZ"));
+    double share = out->gflops_one > 0 ? out->burst_total / cpus / out->gflops_one : 1;
+    out->threads_per_vcore = share > 0 ? (int)(1 / share + 0.5) : 1;
+    out->threads_per_vcore = out->threads_per_vcore < 1 ? 1 : out->threads_per_vcore > cpus ? cpus
+                             : out->threads_per_vcore;
+    out->vcores = cpus / out->threads_per_vcore;
+    /* Sustained: every CPU at once for about 0.3 s, then each one's clock. */
+    run_probes(cl, cpus, quick ? 2000 : sec, post, isa, lanes, q);
+    for (int i = 0; i < cpus; i++) {
+        out->sustained_total += q[i].gflops;
+        v[i] = q[i].ghz;
+    }
+    out->ghz_sustained = cpu_median(v, cpus);
     if (getenv("PA_FMA_UNITS") && atoi(getenv("PA_FMA_UNITS")) > 0)
         out->units = atoi(getenv("PA_FMA_UNITS"));
-    out->peak = out->vcores * out->ghz_all * out->units * lanes * 2;
     return st;
 }

@@ -3,12 +3,14 @@
  *
  *   peak = vector cores x clock x FMA units x lanes x 2
  *
- *   clock         a dependent chain of register-to-register integer adds (one per cycle) on every CPU of the run
- *                 at once and on as many CPUs as there are vector cores (the higher median), and on one alone;
+ *   clock         a dependent chain of register-to-register integer adds (one per cycle) run by each thread
+ *                 right after its FMAs (for about 1 ms: the clock a core lowers for long AVX-512 work stays low that
+ *                 long), so the clock the FMAs ran at; the chain alone is printed beside it;
  *   FMA units     one thread's FMA rate over (its clock x lanes x 2), rounded;
- *   vector cores  the largest k for which k threads on k CPUs at once each still run FMAs at 0.75 or more of one
- *                 thread alone: past it threads share a core's vector units (hardware threads of one core, which a
- *                 virtual machine may show as separate cores) and run at about half.
+ *   vector cores  the CPUs over the threads per core that share vector units: every CPU runs FMAs for about 2 ms at
+ *                 once (the best of three), and CPUs that share a core's units each run at about 1 / (threads per
+ *                 core) of one thread alone however short the run (a virtual machine may show hardware threads as
+ *                 cores); each at about one alone: one a core.
  *
  * The FMA kernels (16 independent AVX-512 vectors, 8 AVX2 ones, or plain C) are the ones listing 47 runs.
  */
@@ -21,25 +23,33 @@ void cpu_fma_run(const char *isa, double *c, const double *a, const double *b, l
 /* Vectors the kernel keeps in flight for that set. */
 int cpu_fma_nvec(const char *isa);
 
+/* Dependent adds measured after FMAs (x 8: about 1 ms at 2.5 GHz). */
+#define CPU_POST_ADDS 300000L
+
+/* n x 8 dependent register adds on the calling thread.  \return its clock in GHz. */
+double cpu_add_chain_ghz(long n);
+/* The median of v[0 .. n) (sorts v). */
+double cpu_median(double *v, int n);
+
 typedef struct cpu_peak {
-    double ghz_one;                /* dependent adds: one thread alone */
-    double ghz_cpus, ghz_vcores;   /* medians with every CPU of the run at once, with as many as vector cores */
-    double ghz_all;                /* the clock of the peak: the higher of those two */
+    double ghz_idle;               /* the add chain alone, one thread */
+    double ghz_one;                /* one thread's clock right after its FMAs */
     double gflops_one;             /* one thread's FMA rate */
     double flop_per_cycle;         /* gflops_one / ghz_one */
     int units;                     /* FMA units: flop_per_cycle / (lanes x 2), rounded, at least 1 */
     int cpus;                      /* CPUs of the run */
-    int vcores;                    /* vector cores (see above) */
+    double burst_total;            /* GFLOP/s of every CPU at once in 2 ms bursts (the best of three) */
+    int threads_per_vcore;         /* one thread alone over a burst's rate per CPU, rounded */
+    int vcores;                    /* cpus / threads_per_vcore */
+    double sustained_total;        /* GFLOP/s of every CPU at once for about 0.3 s */
+    double ghz_sustained;          /* the median clock right after that */
     int measured;                  /* 1 when the threads were bound to the run's CPUs (Linux) */
-    double slowest[1024];          /* slowest[k - 1]: the slowest thread's GFLOP/s with k threads at once */
-    double total_max;              /* the most GFLOP/s the k threads made together, over every k */
-    double peak;                   /* vcores x ghz_all x units x lanes x 2, GFLOP/s */
 } cpu_peak;
 
 /*
  * Measures the terms on the first `cpus` CPUs this process may run on (lanes doubles per vector; short runs when
- * quick).  PA_CPU_GHZ and PA_FMA_UNITS override the clock and the units.  \return 0, or -1 when the CPUs could not
- * be listed (then the threads run unbound).
+ * quick).  PA_FMA_UNITS overrides the units.  \return 0, or -1 when the CPUs could not be listed (then the threads
+ * run unbound).
  */
 int cpu_peak_measure(int cpus, int lanes, int quick, cpu_peak *out);
 

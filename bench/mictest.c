@@ -11,9 +11,9 @@
  *              c = c * a + b on it (independent vectors, so the FMA units stay busy: on a core with one
  *              hardware thread the manual's single dependent vector would wait for each FMA's latency),
  *              against the cores' peak: vector cores x clock x FMA units x lanes x 2, each term measured on the
- *              CPUs of the run (cpu_peak.c: the clock by a dependent add chain, the units from one thread's
- *              rate, the vector cores as the most threads that run FMAs at once each at 0.75 of one alone or
- *              more; PA_CPU_GHZ and PA_FMA_UNITS override): target >= 0.70;
+ *              CPUs of the run (cpu_peak.c: the clock by a dependent add chain each thread runs right after its
+ *              FMAs, the units from one thread's rate, the vector cores from the CPUs' rate together against one
+ *              alone; PA_CPU_GHZ and PA_FMA_UNITS override): target >= 0.70;
  *   division   the same with c = c / a + b (micdiv's second line; no target).
  * The SIMD set is the one vmem chose at run time (pa_vmem_isa: AVX-512, AVX2 + FMA, or SSE2 without FMA).
  * Usage: mictest [--smoke]
@@ -53,12 +53,13 @@ typedef struct task {
     const pa_type *row;             /* one thread's row of PAGED, as [N/L][L] */
     const pa_type *tile;            /* the vmem tile the rows move through */
     double *x, *y;
+    double *ghz;                    /* each thread's clock right after its FMAs */
     int64_t row_elems;
     long reps;
     int ntests, div, mode;          /* mode 0: bandwidth, 1: flops */
 } task;
 
-static int flops_thread(const task *t)
+static int flops_thread(const task *t, int64_t tid)
 {
     double *a = pa_create(t->vab), *b = pa_create(t->vab), *c = pa_create(t->vc);
     int st = a && b && c ? PA_OK : PA_ERR_NOMEM;
@@ -68,6 +69,7 @@ static int flops_thread(const task *t)
         c[i] = 1.0 + i;
     if (st == PA_OK) {
         cpu_fma_run(pa_vmem_isa(), c, a, b, t->reps, t->div);
+        t->ghz[tid] = cpu_add_chain_ghz(CPU_POST_ADDS);   /* the clock the FMAs ran at (cpu_peak.h) */
         if (!(c[0] == c[0]))   /* NaN: the arithmetic went wrong */
             st = PA_ERR_INVAL;
     }
@@ -81,7 +83,7 @@ static int thread_body(pa_ctx *ctx, void *arg)
 {
     const task *t = *(task **)arg;
     if (t->mode == 1)
-        return flops_thread(t);
+        return flops_thread(t, pa_tid(ctx));
     int64_t off = pa_tid(ctx) * t->row_elems;
     int st = PA_OK;
     for (int i = 0; i < t->ntests && st == PA_OK; i++)
@@ -154,7 +156,7 @@ int main(int argc, char **argv)
     snprintf(tdecl, sizeof tdecl, grid ? "mic [%d][%d]" : "pthd [%d][%d]", cores, tpc);
     const pa_type *T = pa_type_parse(s, tdecl), *P = pa_type_get(s, "PAGED");
     task t = {pa_type_get(s, "VC"), pa_type_get(s, "VAB"), pa_type_get(s, "ROW"), pa_type_get(s, "TILE"),
-              pa_create(P), pa_create(P), n, reps, ntests, 0, 0};
+              pa_create(P), pa_create(P), NULL, n, reps, ntests, 0, 0};
     task *tp = &t;
     size_t bytes = (size_t)pa_size(P) * 8;
     char *anchor_dst = malloc(bytes);
@@ -195,10 +197,12 @@ int main(int argc, char **argv)
     double gb = (double)bytes * ntests * 1e-9;
     row("bandwidth, read:write 1:1 (GB/s; anchor: OpenMP memcpy)", nthreads, gb / vo[nrep / 2], gb / va[nrep / 2],
         "GB/s", 0.85, &rows, &fails);
-    /* FMA and division against the peak, whose terms are measured on the CPUs of the run (cpu_peak.c). */
+    /* FMA and division against the peak, whose terms are measured on the CPUs of the run (cpu_peak.c); the
+     * clock is the one the row's own threads ran their FMAs at. */
     cpu_peak pk;
     cpu_peak_measure(nthreads, L, smoke, &pk);
-    double peak = pk.peak;
+    double *ghz = calloc((size_t)nthreads, sizeof *ghz), ghz_row = 0, peak = 0;
+    t.ghz = ghz;
     for (int div = 0; div < 2; div++) {
         t.mode = 1;
         t.div = div;
@@ -209,28 +213,31 @@ int main(int argc, char **argv)
             return 1;
         }
         double dt = now() - t0, gflops = (double)nthreads * t.reps * nvec() * L * 2 * 1e-9 / dt;
+        if (div == 0) {
+            ghz_row = getenv("PA_CPU_GHZ") && atof(getenv("PA_CPU_GHZ")) > 0 ? atof(getenv("PA_CPU_GHZ"))
+                      : cpu_median(ghz, nthreads);
+            peak = pk.vcores * ghz_row * pk.units * L * 2;
+        }
         row(div ? "division c = c / a + b (GFLOP/s; anchor: FMA peak)" : "FMA c = c * a + b (GFLOP/s; anchor: peak)",
             nthreads, gflops, peak, "GFLOP/s", div ? 0 : 0.70, &rows, &fails);
     }
-    const char *ghz_env = getenv("PA_CPU_GHZ") ? " -- set by PA_CPU_GHZ" : "";
-    const char *units_env = getenv("PA_FMA_UNITS") ? " -- set by PA_FMA_UNITS" : "";
+    free(ghz);
     double nominal = cores * tpc * cpuinfo_ghz() * 2 * L * 2;
     printf("peak = %d vector cores x %.2f GHz x %d FMA units x %d lanes x 2 = %.1f GFLOP/s, measured on the %d CPUs "
-           "of the run:\n", pk.vcores, pk.ghz_all, pk.units, L, pk.peak, pk.cpus);
-    printf("  vector cores: k threads on k CPUs at once (%s), k = 1 .. %d: the largest k whose slowest thread still "
-           "ran FMAs at 0.75 of one alone; the slowest thread's share of one alone for each k:\n   ",
-           pk.measured ? "bound" : "unbound", pk.cpus);
-    for (int k = 1; k <= pk.cpus; k++)
-        printf(" %d:%.2f", k, pk.slowest[k - 1] / pk.gflops_one);
-    printf("\n    (together at most %.1f GFLOP/s = %.2f x one thread alone)\n", pk.total_max,
-           pk.total_max / pk.gflops_one);
-    printf("  clock: a dependent chain of register adds, medians %.2f GHz on all %d CPUs at once and %.2f on %d "
-           "(the higher taken), %.2f on one alone%s\n", pk.ghz_cpus, pk.cpus, pk.ghz_vcores, pk.vcores, pk.ghz_one,
-           ghz_env);
-    printf("  FMA units: one thread ran %.1f GFLOP/s = %.1f flop per cycle = %.2f x %d lanes x 2%s\n",
-           pk.gflops_one, pk.flop_per_cycle, pk.flop_per_cycle / (2.0 * L), L, units_env);
+           "of the run:\n", pk.vcores, ghz_row, pk.units, L, peak, pk.cpus);
+    printf("  vector cores: %d CPUs / %d threads per core: the %d CPUs at once (%s) ran 2 ms bursts at %.1f GFLOP/s, "
+           "%.2f of one thread alone each (the best of three)\n", pk.cpus, pk.threads_per_vcore, pk.cpus,
+           pk.measured ? "bound" : "unbound", pk.burst_total, pk.burst_total / pk.cpus / pk.gflops_one);
+    printf("  clock: the median of a dependent chain of register adds each thread of the row ran right after its FMAs"
+           "%s (%.2f GHz with nothing before it; %.2f after 0.1 s of FMAs on one thread alone, %.2f after 0.3 s on all "
+           "%d CPUs, which ran %.1f GFLOP/s together)\n", getenv("PA_CPU_GHZ") ? " -- set by PA_CPU_GHZ" : "",
+           pk.ghz_idle, pk.ghz_one, pk.ghz_sustained, pk.cpus, pk.sustained_total);
+    printf("  FMA units: one thread alone ran %.1f GFLOP/s = %.1f flop per cycle = %.2f x %d lanes x 2%s\n",
+           pk.gflops_one, pk.flop_per_cycle, pk.flop_per_cycle / (2.0 * L), L,
+           getenv("PA_FMA_UNITS") ? " -- set by PA_FMA_UNITS" : "");
     printf("  (the nominal formula, %d cores x %.2f GHz of /proc/cpuinfo x 2 units x %d x 2 = %.1f GFLOP/s, counts "
-           "every hwloc core as owning its vector units)\n", cores * tpc, cpuinfo_ghz(), L, nominal);
+           "every hwloc core as owning its vector units and the stated clock)\n", cores * tpc, cpuinfo_ghz(), L,
+           nominal);
     printf("%d of %d rows with a target meet it\n", rows - 1 - fails, rows - 1);
     pa_destroy(P, t.x);
     pa_destroy(P, t.y);

@@ -4,7 +4,7 @@
 # with listing 23 (examples/tiling) checked, each run a few times; then the logs packed into $OUT/pool.tgz (or
 # ./gpu-pool-out/pool.tgz).
 #
-#     scripts/gpu-pool.sh [BASE_SRC]
+#     scripts/gpu-pool.sh [BASE_SRC]          (POOL_STEPS=mictest: only bench/mictest, three times)
 #
 # BASE_SRC, when given, is another source tree (say main's checkout) whose bench/threads and bench/mictest run
 # beside this tree's in the same call, alternating, as the baseline.  Builds go to /tmp/b-pool (and
@@ -49,6 +49,14 @@ if ! build "$root" "$b"; then
 else
     [ -n "$base" ] && { build "$base" "$bb" || { echo "baseline build failed" >>"$logs/pool.log"; base=""; }; }
     echo "builds: $((SECONDS - t0)) s" >>"$logs/pool.log"
+    if [ "${POOL_STEPS:-all}" = mictest ]; then
+        for r in 1 2 3; do
+            step "bench/mictest, run $r" 60 "$b/bench/mictest"
+        done
+        steps_done=1
+    fi
+fi
+if [ -z "${steps_done:-}" ] && [ -x "$b/bench/threads" ]; then
     step "parray info" 10 "$b/tools/parray" info
     step "listing 23: examples/tiling" 20 "$b/examples/tiling"
     step "bench/threads (full)" 90 "$b/bench/threads"
