@@ -5,12 +5,13 @@
  *
  *   clock         a dependent chain of register-to-register integer adds (one per cycle) run by each thread
  *                 right after its FMAs (for about 1 ms: the clock a core lowers for long AVX-512 work stays low that
- *                 long), so the clock the FMAs ran at; the chain alone is printed beside it;
+ *                 long), so the clock the FMAs ran at, the highest of the threads' (a chain the scheduler
+ *                 interrupts reads low); the chain alone is printed beside it;
  *   FMA units     one thread's FMA rate over (its clock x lanes x 2), rounded;
- *   vector cores  the CPUs over the threads per core that share vector units: every CPU runs FMAs for about 2 ms at
- *                 once (the best of three), and CPUs that share a core's units each run at about 1 / (threads per
- *                 core) of one thread alone however short the run (a virtual machine may show hardware threads as
- *                 cores); each at about one alone: one a core.
+ *   vector cores  the CPUs over the threads per core that share vector units: every CPU runs FMAs for about 20 ms
+ *                 at once (the best of three), timed together from the first start to the last end; CPUs that
+ *                 share a core's units (hardware threads a virtual machine shows as cores, or vCPUs that take
+ *                 turns on fewer cores) run together at about 1 / (threads per core) of one thread alone each.
  *
  * The FMA kernels (16 independent AVX-512 vectors, 8 AVX2 ones, or plain C) are the ones listing 47 runs.
  */
@@ -28,8 +29,8 @@ int cpu_fma_nvec(const char *isa);
 
 /* n x 8 dependent register adds on the calling thread.  \return its clock in GHz. */
 double cpu_add_chain_ghz(long n);
-/* The median of v[0 .. n) (sorts v). */
-double cpu_median(double *v, int n);
+/* The largest of v[0 .. n). */
+double cpu_max(const double *v, int n);
 
 typedef struct cpu_peak {
     double ghz_idle;               /* the add chain alone, one thread */
@@ -38,11 +39,11 @@ typedef struct cpu_peak {
     double flop_per_cycle;         /* gflops_one / ghz_one */
     int units;                     /* FMA units: flop_per_cycle / (lanes x 2), rounded, at least 1 */
     int cpus;                      /* CPUs of the run */
-    double burst_total;            /* GFLOP/s of every CPU at once in 2 ms bursts (the best of three) */
+    double burst_total;            /* GFLOP/s of every CPU together in 20 ms bursts (the best of three) */
     int threads_per_vcore;         /* one thread alone over a burst's rate per CPU, rounded */
     int vcores;                    /* cpus / threads_per_vcore */
-    double sustained_total;        /* GFLOP/s of every CPU at once for about 0.3 s */
-    double ghz_sustained;          /* the median clock right after that */
+    double sustained_total;        /* GFLOP/s of every CPU together for about 0.3 s */
+    double ghz_sustained;          /* the highest clock right after that */
     int measured;                  /* 1 when the threads were bound to the run's CPUs (Linux) */
 } cpu_peak;
 

@@ -215,7 +215,7 @@ int main(int argc, char **argv)
         double dt = now() - t0, gflops = (double)nthreads * t.reps * nvec() * L * 2 * 1e-9 / dt;
         if (div == 0) {
             ghz_row = getenv("PA_CPU_GHZ") && atof(getenv("PA_CPU_GHZ")) > 0 ? atof(getenv("PA_CPU_GHZ"))
-                      : cpu_median(ghz, nthreads);
+                      : cpu_max(ghz, nthreads);
             peak = pk.vcores * ghz_row * pk.units * L * 2;
         }
         row(div ? "division c = c / a + b (GFLOP/s; anchor: FMA peak)" : "FMA c = c * a + b (GFLOP/s; anchor: peak)",
@@ -225,10 +225,10 @@ int main(int argc, char **argv)
     double nominal = cores * tpc * cpuinfo_ghz() * 2 * L * 2;
     printf("peak = %d vector cores x %.2f GHz x %d FMA units x %d lanes x 2 = %.1f GFLOP/s, measured on the %d CPUs "
            "of the run:\n", pk.vcores, ghz_row, pk.units, L, peak, pk.cpus);
-    printf("  vector cores: %d CPUs / %d threads per core: the %d CPUs at once (%s) ran 2 ms bursts at %.1f GFLOP/s, "
-           "%.2f of one thread alone each (the best of three)\n", pk.cpus, pk.threads_per_vcore, pk.cpus,
+    printf("  vector cores: %d CPUs / %d threads per core: the %d CPUs at once (%s) ran 20 ms bursts at %.1f GFLOP/s "
+           "together, %.2f of one thread alone each (the best of three)\n", pk.cpus, pk.threads_per_vcore, pk.cpus,
            pk.measured ? "bound" : "unbound", pk.burst_total, pk.burst_total / pk.cpus / pk.gflops_one);
-    printf("  clock: the median of a dependent chain of register adds each thread of the row ran right after its FMAs"
+    printf("  clock: the highest of a dependent chain of register adds each thread of the row ran right after its FMAs"
            "%s (%.2f GHz with nothing before it; %.2f after 0.1 s of FMAs on one thread alone, %.2f after 0.3 s on all "
            "%d CPUs, which ran %.1f GFLOP/s together)\n", getenv("PA_CPU_GHZ") ? " -- set by PA_CPU_GHZ" : "",
            pk.ghz_idle, pk.ghz_one, pk.ghz_sustained, pk.cpus, pk.sustained_total);
