@@ -48,11 +48,11 @@ struct pa__worker {
     pthread_cond_t cv, join_cv;
     struct pa__worker *next_idle;
 };
-typedef struct pa__worker pa__worker;
 
 static struct {
     pthread_mutex_t mu;              /* serialises pops (launches) and worker creation */
-    _Atomic(pa__worker *) idle;      /* stack of idle workers; workers push themselves lock-free */
+    _Atomic(pa__worker *) idle;      /* stack of idle workers, pushed lock-free (by joiners, and by workers
+                                      * that ran a job with a finish function) */
     atomic_int nworkers;             /* changed under mu; read by polling workers */
 } pool = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
 
