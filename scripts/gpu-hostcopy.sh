@@ -7,6 +7,7 @@
 #   tests    tests/test_host_copy (the transposes' kernels on this CPU, AVX-512 included), built in /tmp/b-hostcopy-t
 #   probe    bench/strip_probe (standalone transpose kernels against an OpenMP memcpy, 1 to 16 threads)
 #   probe1   the same at 1, 2 and 16 threads only
+#   strips   bench/host_probe 7 strips (the library's float strips on one thread: rows and column blocks)
 #   host     bench/copy_host 9 (P4 at 1, 2, 4, 8 and 16 threads)
 #   hostx    bench/copy_host 9, transposes only
 #   p3       bench/copy_gpu 15 P3 (P3 against the driver and the host limit), twice
@@ -61,6 +62,10 @@ for step in "${steps[@]}"; do
         ;;
     probe1)
         run 90 "strip_probe 5 1 2 16" $b/strip_probe 5 1 2 16
+        ;;
+    strips)
+        ninja -C $b bench/host_probe > "$logs/build-probe.log" 2>&1 || tail -20 "$logs/build-probe.log" >> "$log"
+        run 90 "bench/host_probe 7 strips" $b/bench/host_probe 7 strips
         ;;
     host)
         run 10 "parray info" $b/tools/parray info

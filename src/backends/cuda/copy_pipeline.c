@@ -3,12 +3,13 @@
  *
  * The driver's own pageable path copies through one small pinned bounce buffer on one thread (6 GB/s to the
  * device, 11 GB/s back on the lent H100, against 54 GB/s for pinned DMA).  Here the copy is cut into chunks
- * and dealt round-robin to several host threads; each thread has two pinned chunks and its own stream, so that
- * while the GPU's copy engine moves one chunk the thread fills (or drains) the other with memcpy.  With a few
- * threads the host side keeps up with the DMA, and the copy runs near the pinned rate.  The host copies use
- * streaming stores, which skip reading the destination lines first (a third of the traffic of a memcpy).
- * Measured on the lent H100 (docs/gpu-results.md): 4 threads moved 32 GB/s to the device and 21 back, 8
- * threads 45 and 34, 12 threads no more than 8; so 8 is the default.
+ * moved by several host threads; each thread has two pinned chunks and its own stream, so that while the GPU's
+ * copy engine moves one chunk the thread fills (or drains) the other.  With a few threads the host side keeps
+ * up with the DMA, and the copy runs near the pinned rate.  The host copies use streaming stores, which skip
+ * reading the destination lines first (a third of the traffic of a memcpy).  To the device, chunks are dealt
+ * round-robin; back from it, taken as threads get to them, in sizes that shrink towards the end (run_d2h).
+ * Measured on the lent H100 (docs/gpu-results.md, 2026-11-26): 8 threads 32-40 GB/s to the device and 46-48
+ * back; 12 and 16 threads no faster back, so 8 is the default.
  */
 #include <stdatomic.h>
 #include <stdint.h>

@@ -106,6 +106,8 @@ typedef struct pa__strip {
 /** The strip kernel for units of U bytes on this CPU (AVX-512 where it has it, chosen at run time).
  *  \return 1 and *out, or 0 where there is none (other unit sizes, no AVX2 for 4-byte units). */
 int pa__strip_plan(int64_t U, pa__strip *out);
+/** The 4-byte strips' rows (16 or 32, default 32) and column block in units (0: none; default 1024). */
+extern int pa__strip_rows4, pa__strip_block4;
 
 /*
  * An odometer over a subset of a shape's modes (the outer loops of every kernel), with offsets kept in bytes.
