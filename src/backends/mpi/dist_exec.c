@@ -68,8 +68,7 @@ static int run_collective(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, cons
     const void *sb;
     if (pa_mpi__self_usable(p, dst, src))
         return pa_mpi__self_run(p, comm, dst, src, t);
-    /* The clock is read only for a timed plan (PA_MPI_TIMES): a read costs tens of nanoseconds, a sizeable part
-     * of a small collective's few microseconds. */
+    /* clock_gettime only for timed plans: three calls cost a tenth of a 1 KiB all-to-all */
     double t0 = t ? pa_mpi__clock() : 0;
     int st = send_buffer(p, src, &sb);
     if (st != PA_OK)

@@ -20,6 +20,8 @@
 
 #include "mpi_backend.h"
 
+#define SELF_MIN_BYTES ((int64_t)16 << 10)   /* own blocks smaller than this go through MPI (host memory) */
+
 /*
  * The layout of one block of l's index space (blocks of blk consecutive indices), relative to the block's first
  * element: l's inner modes whose sizes multiply to blk, the outermost of them split where blk falls inside it.
@@ -82,11 +84,14 @@ int pa_mpi__self_plans(pa_mpi__dplan *p)
     pa__layout sb, rb, dense;
     int st, device = p->send_mem || p->recv_mem;
     int off = !pa_mpi__env_on("PA_MPI_SELF", &warned), shm = p->route == PA_MPI__ROUTE_SHM;
-    /* Host arrays sent and received in place: nothing is packed, and MPI_Alltoall copies the own block once, as
-     * the self plan would; MPI_Alltoallv with the own block zeroed cost more per call (bench/mpi_copy, 2 ranks,
-     * 1 KiB per pair: 2.1 us against MPI_Alltoall's 1.6). */
-    int in_place = !device && p->send_direct && p->recv_direct;
-    if ((off && !shm) || (in_place && !shm) || p->kind != PA_MPI__ALLTOALL || p->route == PA_MPI__ROUTE_PEER ||
+    /* Small blocks in host memory: MPI_Alltoall moves the own block for less than MPI_Alltoallv costs over it
+     * (1 KiB per pair on the H100's host, 4 ranks: 0.86-0.91 of MPI_Alltoall with the own block in place,
+     * 0.95-1.0 without; docs/gpu-results.md).  Host arrays sent and received in place, of any size: nothing is
+     * packed, and MPI_Alltoall copies the own block once, as the self plan would (2 ranks, 1 KiB: 2.1 us with
+     * the own block in place against MPI_Alltoall's 1.6; docs/gpu-results.md, 2026-11-26). */
+    int small = !shm && !device && pa__bytes(p->blk, p->elm) < SELF_MIN_BYTES;
+    int in_place = !shm && !device && p->send_direct && p->recv_direct;
+    if ((off && !shm) || small || in_place || p->kind != PA_MPI__ALLTOALL || p->route == PA_MPI__ROUTE_PEER ||
         p->nprocs < 2 || p->blk < 1 || !block_layout(&p->send_l, p->blk, &sb) || !block_layout(&p->recv_l, p->blk, &rb))
         return PA_OK;   /* the plain run */
     memset(&dense, 0, sizeof dense);
