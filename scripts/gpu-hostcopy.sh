@@ -5,6 +5,7 @@
 #
 # steps:
 #   tests    tests/test_host_copy (the transposes' kernels on this CPU, AVX-512 included), built in /tmp/b-hostcopy-t
+#   gputests tests/test_cuda_copy and test_cuda_staging (the pageable pipeline both ways), in /tmp/b-hostcopy-g
 #   probe    bench/strip_probe (standalone transpose kernels against an OpenMP memcpy, 1 to 16 threads)
 #   probe1   the same at 1, 2 and 16 threads only
 #   strips   bench/host_probe 7 strips (the library's float strips on one thread: rows and column blocks)
@@ -56,6 +57,12 @@ for step in "${steps[@]}"; do
         { meson setup $b-t -Dcuda=disabled -Dtests=true -Dbuildtype=release > "$logs/setup-t.log" 2>&1 &&
           ninja -C $b-t tests/test_host_copy > "$logs/build-t.log" 2>&1; } || tail -20 "$logs/setup-t.log" "$logs/build-t.log" >> "$log"
         run 120 "tests/test_host_copy" $b-t/tests/test_host_copy
+        ;;
+    gputests)
+        { meson setup $b-g -Dcuda=enabled -Dtests=true -Dbuildtype=release > "$logs/setup-g.log" 2>&1 &&
+          ninja -C $b-g tests/test_cuda_copy tests/test_cuda_staging > "$logs/build-g.log" 2>&1; } ||
+            tail -20 "$logs/setup-g.log" "$logs/build-g.log" >> "$log"
+        for t in cuda_copy cuda_staging; do run 180 "tests/test_$t" $b-g/tests/test_$t; done
         ;;
     probe)
         run 120 "strip_probe 5" $b/strip_probe 5
