@@ -143,6 +143,8 @@ int pa_cuda__device_count(void);
  * GPU); else on their GPU, or across two GPUs as pa_cuda__cross does; the current GPU is restored after.
  */
 int pa_cuda__on_devices(const struct pa__plan *p, void *dst, const void *src, pa_cuda__exec_fn run);
+/** A strategy's executor itself, without the wrapping by pa_cuda__on_devices (NULL: not a CUDA strategy). */
+pa_cuda__exec_fn pa_cuda__exec_of(const pa__strategy *st);
 /** The same for a queued executor: queued when everything is on the current GPU, else waited for and run. */
 int pa_cuda__on_devices_async(const struct pa__plan *p, void *dst, const void *src, void *stream,
                               pa_cuda__exec_async_fn queue, pa_cuda__exec_fn run);
