@@ -131,6 +131,24 @@ static int make_plans(pk_ctx *c, int64_t xy_batch, int64_t z_batch, pk_plan *xy,
 
 /* ---- the listing's route: slabs in host memory, one plane at a time on the GPU --------------------------- */
 
+/* One pass of the listing over the slab's planes: each plane of host goes to the GPU as D (DEV, or DEVT for the
+ * Z pass), is transformed there by plan, and comes back into the same plane of hbuf. */
+static int planes_through_gpu(pk_ctx *c, const pa_type *HST_0, const pa_type *HST_1, const pa_type *D,
+                              const pk_plan *plan, const pk_complex *h, pk_complex *hb, void *dev, double *fft_acc,
+                              pk_times *t)
+{
+    int st = PA_OK;
+    for (int64_t z = 0; z < pa_size(HST_0) && st == PA_OK; z++) {   /* for HST_0(host, hbuf) */
+        int64_t o = pa_offset(HST_0, z);
+        st = copy(D, dev, HST_1, h + o, &t->copies);                /* copy HST_1(host) to D(dev) */
+        if (st == PA_OK)
+            st = exec(c, plan, dev, fft_acc);                       /* fft */
+        if (st == PA_OK)
+            st = copy(HST_1, hb + o, D, dev, &t->copies);           /* copy D(dev) to HST_1(hbuf) */
+    }
+    return st;
+}
+
 int pk_fft_host(pk_ctx *c, void *host, void *hbuf, void *dev, pk_times *t, int *failed)
 {
     pa_scope *s = NULL;
@@ -143,29 +161,14 @@ int pk_fft_host(pk_ctx *c, void *host, void *hbuf, void *dev, pk_times *t, int *
         return st;   /* the same declarations on every process: all fail alike */
     const pa_type *HST_0 = pa_type_get(s, "HST_0"), *HST_1 = pa_type_get(s, "HST_1"), *DEV = pa_type_get(s, "DEV"),
                   *DEVT = pa_type_get(s, "DEVT"), *S = pa_type_get(s, "S"), *T = pa_type_get(s, "T");
-    int64_t planes = pa_size(HST_0);
     if ((st = make_plans(c, 1, c->n, &planxy, &planz, failed)) != PA_OK)
         goto done;
-    for (int64_t z = 0; z < planes && st == PA_OK; z++) {           /* for HST_0(host, hbuf) */
-        int64_t o = pa_offset(HST_0, z);
-        st = copy(DEV, dev, HST_1, h + o, &t->copies);              /* copy HST_1(host) to DEV(dev) */
-        if (st == PA_OK)
-            st = exec(c, &planxy, dev, &t->fft_xy);                 /* fft XY */
-        if (st == PA_OK)
-            st = copy(HST_1, hb + o, DEV, dev, &t->copies);         /* copy DEV(dev) to HST_1(hbuf) */
-    }
+    st = planes_through_gpu(c, HST_0, HST_1, DEV, &planxy, h, hb, dev, &t->fft_xy, t);   /* fft XY */
     if ((st = agree_status(c, st, failed)) != PA_OK)
         goto done;
     if ((st = copy(T, host, S, hbuf, &t->alltoall)) != PA_OK)       /* copy S(hbuf) to T(host) */
         goto done;
-    for (int64_t z = 0; z < planes && st == PA_OK; z++) {           /* for HST_0(host, hbuf) */
-        int64_t o = pa_offset(HST_0, z);
-        st = copy(DEVT, dev, HST_1, h + o, &t->copies);             /* copy HST_1(host) to DEVT(dev) */
-        if (st == PA_OK)
-            st = exec(c, &planz, dev, &t->fft_z);                   /* fft Z */
-        if (st == PA_OK)
-            st = copy(HST_1, hb + o, DEVT, dev, &t->copies);        /* copy DEVT(dev) to HST_1(hbuf) */
-    }
+    st = planes_through_gpu(c, HST_0, HST_1, DEVT, &planz, h, hb, dev, &t->fft_z, t);   /* fft Z */
     if ((st = agree_status(c, st, failed)) != PA_OK)
         goto done;
     st = copy(S, host, T, hbuf, &t->alltoall);                      /* copy T(hbuf) to S(host) */

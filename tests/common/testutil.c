@@ -41,6 +41,14 @@ uint64_t pa_test_seed(const char *what)
     return seed;
 }
 
+int pa_test_skip_without_gpu(const char *suite)
+{
+    if (pa_test_gpu_present())
+        return 0;
+    fprintf(stderr, "%s: skipped: no usable GPU (or no CUDA backend in this build)\n", suite);
+    return 1;
+}
+
 int pa_test_gpu_count(void)
 {
     pid_t pid = fork();
@@ -93,6 +101,17 @@ void pa_test_cache_teardown(void)
 const char *pa_test_cache_dir(void)
 {
     return cache_dir;
+}
+
+void pa_test_strategy_of(const pa_type *dt, const pa_type *st, char *out, size_t len)
+{
+    char line[512];
+    ck_assert_int_ge(pa_copy_explain(dt, st, line, sizeof line), 0);
+    const char *p = strstr(line, "strategy=");
+    ck_assert_msg(p, "no strategy in: %s", line);
+    p += strlen("strategy=");
+    size_t n = strcspn(p, " ");
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), p);
 }
 
 int64_t pa_test_extent(const pa_type *t)

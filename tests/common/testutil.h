@@ -24,6 +24,11 @@ uint64_t pa_test_seed(const char *what);
  * made in this process before the fork would be unusable there (cudaErrorInitializationError).
  */
 int pa_test_gpu_present(void);
+/**
+ * For a GPU suite's main(): 1 after printing "SUITE: skipped: no usable GPU ..." when none is usable (main then
+ * returns 77, meson's skip), 0 when one is.
+ */
+int pa_test_skip_without_gpu(const char *suite);
 /** The number of usable GPUs, asked in a child process as pa_test_gpu_present does (0 without the backend). */
 int pa_test_gpu_count(void);
 
@@ -42,6 +47,9 @@ int pa_test_member(int argc, char **argv, const char *what);
 void pa_test_cache_setup(void);
 void pa_test_cache_teardown(void);
 const char *pa_test_cache_dir(void);
+
+/** The strategy pa_copy_explain names for st -> dt ("copy ... strategy=NAME ..."), into out. */
+void pa_test_strategy_of(const pa_type *dt, const pa_type *st, char *out, size_t len);
 
 /** One past the largest element offset of t (its buffer's length in elements from offset 0). */
 int64_t pa_test_extent(const pa_type *t);

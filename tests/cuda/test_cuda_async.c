@@ -177,10 +177,8 @@ END_TEST
 
 int main(void)
 {
-    if (!pa_test_gpu_present()) {
-        fprintf(stderr, "cuda_async: skipped: no usable GPU (or no CUDA backend in this build)\n");
+    if (pa_test_skip_without_gpu("cuda_async"))
         return 77;
-    }
     Suite *s = suite_create("cuda_async");
     TCase *tc = tcase_create("async");
     tcase_add_checked_fixture(tc, pa_test_cache_setup, pa_test_cache_teardown);

@@ -239,10 +239,8 @@ END_TEST
 
 int main(void)
 {
-    if (!pa_test_gpu_present()) {
-        fprintf(stderr, "cuda_copy: skipped: no usable GPU (or no CUDA backend in this build)\n");
+    if (pa_test_skip_without_gpu("cuda_copy"))
         return 77;
-    }
     Suite *s = suite_create("cuda_copy");
     TCase *tc = tcase_create("copies");
     tcase_set_timeout(tc, 600);

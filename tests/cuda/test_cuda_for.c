@@ -419,10 +419,8 @@ END_TEST
 
 int main(void)
 {
-    if (!pa_test_gpu_present()) {
-        fprintf(stderr, "cuda_for: skipped: no usable GPU (or no CUDA backend in this build)\n");
+    if (pa_test_skip_without_gpu("cuda_for"))
         return 77;
-    }
     Suite *s = suite_create("cuda_for");
     TCase *tc = tcase_create("for");
     tcase_set_timeout(tc, 300);

@@ -176,10 +176,8 @@ END_TEST
 
 int main(void)
 {
-    if (!pa_test_gpu_present()) {
-        fprintf(stderr, "cuda_graph: skipped: no usable GPU (or no CUDA backend in this build)\n");
+    if (pa_test_skip_without_gpu("cuda_graph"))
         return 77;
-    }
     Suite *s = suite_create("cuda_graph");
     TCase *tc = tcase_create("graph");
     tcase_set_timeout(tc, 120);

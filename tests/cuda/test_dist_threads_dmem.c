@@ -90,10 +90,8 @@ END_TEST
 
 int main(void)
 {
-    if (!pa_test_gpu_present()) {
-        fprintf(stderr, "dist_threads_dmem: skipped: no usable GPU (or no CUDA backend in this build)\n");
+    if (pa_test_skip_without_gpu("dist_threads_dmem"))
         return 77;
-    }
     /* Counted in a child process (testutil): a CUDA call here, before Check forks, would leave the tests' children
      * with an unusable context (cudaErrorInitializationError). */
     fprintf(stderr, "dist_threads_dmem: %d GPU(s)\n", pa_test_gpu_count());

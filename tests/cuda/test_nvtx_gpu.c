@@ -1,84 +1,17 @@
 /*
  * NVTX ranges of the GPU calls, as a text timeline (what Nsight Systems' NVTX rows show), without Nsight Systems:
- * this program is its own NVTX tool, as tests/core/test_nvtx.c is, and records each range's start and end time
+ * this program is its own NVTX tool (tests/common/nvtx_recorder.c), which records each range's start and end time
  * on the calling thread.  It runs a small pipeline — pinned -> dmem (a DMA), a pa_cuda_map, a transposition on the
  * GPU, a pa_cuda_for of a compiled kernel, a PL/CUDA call, dmem -> paged — then checks that each call
  * opened exactly one outermost range of its category, named with the copy's strategy (pa_copy_explain's), the map's
  * element function, the launch kind or the PL/CUDA function, and prints the timeline.  scripts/gpu-harden.sh keeps
  * the output for docs/nsight.md.  Built where NVTX is built in; 77 (skipped) without a GPU.
  */
-#define NVTX_NO_IMPL   /* a tool: the types and ids, not the implementation */
-#include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "nvtx_recorder.h"
 #include "testutil.h"
-
-enum { MAX_RANGES = 256 };
-static struct range { int depth; uint32_t category; char message[96]; double start, end; } ranges[MAX_RANGES];
-static int nranges, open_stack[64], depth;
-static double t0;
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int NVTX_API on_push(nvtxDomainHandle_t domain, const nvtxEventAttributes_t *a)
-{
-    (void)domain;
-    if (nranges < MAX_RANGES && depth < 64) {
-        struct range *r = &ranges[nranges];
-        r->depth = depth;
-        r->category = a->category;
-        snprintf(r->message, sizeof r->message, "%s",
-                 a->messageType == NVTX_MESSAGE_TYPE_ASCII && a->message.ascii ? a->message.ascii : "?");
-        r->start = now_us() - t0;
-        r->end = -1;
-        open_stack[depth] = nranges++;
-    }
-    return ++depth;
-}
-
-static int NVTX_API on_pop(nvtxDomainHandle_t domain)
-{
-    (void)domain;
-    if (depth > 0 && depth <= 64)
-        ranges[open_stack[depth - 1]].end = now_us() - t0;
-    return depth--;
-}
-
-static int NVTX_API init_injection(NvtxGetExportTableFunc_t get)
-{
-    const NvtxExportTableCallbacks *cb = get(NVTX_ETID_CALLBACKS);
-    NvtxFunctionTable table = NULL;
-    unsigned int size = 0;
-    if (!cb || !cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &table, &size) ||
-        size <= NVTX_CBID_CORE2_DomainRangePop)
-        return 0;
-    *table[NVTX_CBID_CORE2_DomainRangePushEx] = (NvtxFunctionPointer)on_push;
-    *table[NVTX_CBID_CORE2_DomainRangePop] = (NvtxFunctionPointer)on_pop;
-    return 1;
-}
-
-/* NVTX3's hook for a statically linked tool (nvtxDetail/nvtxInit.h). */
-NvtxInitializeInjectionNvtxFunc_t InitializeInjectionNvtx2_fnptr = init_injection;
-
-static const char *const category_names[] = {"?", "pa_copy", "pa_cuda_for", "pa_cuda_map", "pa_kernel_call"};
-
-static void strategy_of(const pa_type *dt, const pa_type *st, char *out, size_t len)
-{
-    char line[512];
-    ck_assert_int_ge(pa_copy_explain(dt, st, line, sizeof line), 0);
-    const char *p = strstr(line, "strategy=");
-    ck_assert_ptr_nonnull(p);
-    p += 9;
-    size_t n = strcspn(p, " ");
-    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), p);
-}
 
 START_TEST(test_gpu_timeline)
 {
@@ -115,38 +48,37 @@ START_TEST(test_gpu_timeline)
     PA_CK_OK(pa_cuda_dtype(DT, &ta));
     void *params[] = {&th, &dt, &ta};
 
-    nranges = 0;
-    t0 = now_us();
+    pa_test_ranges_reset();
     PA_CK_OK(pa_copy(D, d, H, h));
     PA_CK_OK(pa_cuda_map(D, d, inc, "inc", NULL, 0));
     PA_CK_OK(pa_copy(DT, dt, D, d));
     PA_CK_OK(pa_cuda_for(&th, fn, params, 0));
     PA_CK_OK(pa_kernel_call(k, args, 2, &sum));
     PA_CK_OK(pa_copy(P, p, DT, dt));
-    ck_assert_int_eq(depth, 0);
+    ck_assert_int_eq(pa_test_range_depth, 0);
     ck_assert_int_eq(sum, 300);
 
     /* One outermost range per call, in order, of its category and name. */
     char s1[64], s2[64], s3[64];
-    strategy_of(D, H, s1, sizeof s1);
-    strategy_of(DT, D, s2, sizeof s2);
-    strategy_of(P, DT, s3, sizeof s3);
+    pa_test_strategy_of(D, H, s1, sizeof s1);
+    pa_test_strategy_of(DT, D, s2, sizeof s2);
+    pa_test_strategy_of(P, DT, s3, sizeof s3);
     const struct { uint32_t cat; const char *name; } want[] = {
         {1, s1}, {3, "inc"}, {1, s2}, {2, "pa_cuda_for (launch and wait)"}, {4, "gpu_add"}, {1, s3}};
     int top = 0;
     printf("NVTX ranges (domain parray), microseconds from the first call; nested ranges indented:\n");
     printf("%10s %10s  %-15s %s\n", "start", "duration", "category", "range");
-    for (int i = 0; i < nranges; i++) {
-        const struct range *r = &ranges[i];
+    for (int i = 0; i < pa_test_nranges; i++) {
+        const pa_test_range *r = &pa_test_ranges[i];
         printf("%10.0f %10.0f  %-15s %*s%s\n", r->start, r->end - r->start,
-               r->category < 5 ? category_names[r->category] : "?", 2 * r->depth, "", r->message);
+               pa_test_range_category(r->category), 2 * r->depth, "", r->message);
         ck_assert_msg(r->end >= r->start, "range %d (%s) not closed", i, r->message);
         if (r->depth > 0)
             continue;
         ck_assert_int_lt(top, 6);
         ck_assert_msg(r->category == want[top].cat && strcmp(r->message, want[top].name) == 0,
-                      "outermost range %d: %s \"%s\", want %s \"%s\"", top, category_names[r->category % 5],
-                      r->message, category_names[want[top].cat], want[top].name);
+                      "outermost range %d: %s \"%s\", want %s \"%s\"", top, pa_test_range_category(r->category),
+                      r->message, pa_test_range_category(want[top].cat), want[top].name);
         top++;
     }
     ck_assert_int_eq(top, 6);
@@ -164,10 +96,8 @@ END_TEST
 
 int main(void)
 {
-    if (!pa_test_gpu_present()) {
-        fprintf(stderr, "nvtx_gpu: skipped: no usable GPU (or no CUDA backend in this build)\n");
+    if (pa_test_skip_without_gpu("nvtx_gpu"))
         return 77;
-    }
     Suite *su = suite_create("nvtx_gpu");
     TCase *tc = tcase_create("timeline");
     tcase_add_checked_fixture(tc, pa_test_cache_setup, pa_test_cache_teardown);

@@ -224,10 +224,8 @@ END_TEST
 
 int main(void)
 {
-    if (!pa_test_gpu_present()) {
-        fprintf(stderr, "matrix_gpu: skipped: no usable GPU (or no CUDA backend in this build)\n");
+    if (pa_test_skip_without_gpu("matrix_gpu"))
         return 77;
-    }
     Suite *su = suite_create("matrix_gpu");
     TCase *tc = tcase_create("matrix_gpu");
     tcase_set_timeout(tc, 300);

@@ -593,10 +593,8 @@ END_TEST
 
 int main(void)
 {
-    if (!pa_test_gpu_present()) {
-        fprintf(stderr, "plcuda_libs_gpu: skipped: no usable GPU (or no CUDA backend in this build)\n");
+    if (pa_test_skip_without_gpu("plcuda_libs_gpu"))
         return 77;
-    }
     Suite *su = suite_create("plcuda_libs_gpu");
     TCase *tc = tcase_create("gpu");
     tcase_add_checked_fixture(tc, pa_test_cache_setup, pa_test_cache_teardown);

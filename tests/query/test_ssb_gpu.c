@@ -193,7 +193,7 @@ END_TEST
 
 int main(void)
 {
-    if (!pa_test_gpu_present())
+    if (pa_test_skip_without_gpu("query_ssb_gpu"))
         return 77;
     Suite *s = suite_create("query_ssb_gpu");
     TCase *tc = tcase_create("gpu");

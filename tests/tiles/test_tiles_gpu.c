@@ -352,7 +352,7 @@ END_TEST
 
 int main(void)
 {
-    if (!pa_test_gpu_present())
+    if (pa_test_skip_without_gpu("tiles_gpu"))
         return 77;
     Suite *s = suite_create("tiles_gpu");
     TCase *tc = tcase_create("gpu");
