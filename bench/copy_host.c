@@ -103,9 +103,12 @@ static int run_case(pa_scope *sc, const bcase *k, const int *nthr, int nt, int r
     for (int i = 0; i < nt; i++) {
         int t = nthr[i];
         double vo[256], va[256];
-        char line[512];
+        pa_copy_info info;
         pa_copy_set_threads(t);
-        pa_copy_explain(dt, st, line, sizeof line);
+        if (pa_copy_query(dt, st, &info) != PA_OK) {
+            fprintf(stderr, "%s: pa_copy_query: %s\n", k->name, pa_last_error());
+            exit(1);
+        }
         for (int r = -2; r < reps; r++) {
             double t0 = now();
             int rc = pa_copy(dt, d, st, s);
@@ -127,13 +130,11 @@ static int run_case(pa_scope *sc, const bcase *k, const int *nthr, int nt, int r
         if (i == 0 && check(dt, d, st, s))
             exit(1);
         double to = median(vo, reps), ta = median(va, reps), ratio = ta / to;
-        const char *strategy = strstr(line, "strategy=") + strlen("strategy=");
-        const char *threads = strstr(line, "threads=");
         int pass = ratio >= k->target;
         fails += !pass;
         (*rows)++;
-        printf("| %s | %s | %d | %.*s | %d | %.2f | %.2f | %.3f | %.2f | %s |\n", k->name, smoke ? "8 MiB" : k->size, t,
-               (int)strcspn(strategy, " "), strategy, threads ? atoi(threads + 8) : 0, bytes / to * 1e-9,
+        printf("| %s | %s | %d | %s | %d | %.2f | %.2f | %.3f | %.2f | %s |\n", k->name, smoke ? "8 MiB" : k->size, t,
+               info.strategy, info.threads, bytes / to * 1e-9,
                bytes / ta * 1e-9, ratio, k->target, smoke ? "(smoke)" : pass ? "pass" : "FAIL");
         fflush(stdout);
     }

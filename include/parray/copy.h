@@ -64,6 +64,27 @@ PA_API int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_
  */
 PA_API int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf, size_t len);
 
+/** What the planner chose for a copy (pa_copy_query): the fields of pa_copy_explain's line as values. */
+typedef struct pa_copy_info {
+    const char *strategy;  /**< the strategy's name, as explain prints it ("memcpy_runs", "transpose", "cuda_2d",
+                                "walk", "MPI_Alltoall", ...); a string of the library's, valid for the process */
+    int threads;           /**< host threads the copy runs on (1 for a distributed copy's own transfer) */
+    int pieces;            /**< 0 for one plan, else the number of pieces (the other fields: the largest's) */
+    int queued;            /**< 1 when pa_copy_async queues the copy on the stream, 0 when it waits */
+    int streaming;         /**< 1 when the host side is written with streaming stores */
+    double predicted_us;   /**< the planner's predicted time, microseconds; negative when it has none */
+} pa_copy_info;
+
+/**
+ * Says what pa_copy(dst_type, ..., src_type, ...) would do, as values (what pa_copy_explain writes in words),
+ * without moving data: the strategy chosen by name, the threads, the pieces, whether pa_copy_async queues it,
+ * streaming stores and the predicted time.  Plans are made and cached as for pa_copy.  For a distributed copy
+ * over mpi it is collective, like pa_copy_explain.
+ * \return PA_OK, PA_ERR_INVAL (info NULL), PA_ERR_UNSUPPORTED (a distributed copy whose backend has no query:
+ *         the pthd-distributed copies) or an error as pa_copy's checks give it.
+ */
+PA_API int pa_copy_query(const pa_type *dst_type, const pa_type *src_type, pa_copy_info *info);
+
 /**
  * Sets the most threads a host copy may use (0: the default, this process's share of the host's CPUs, see
  * pa_host_share in topology.h; PA_COPY_THREADS in the environment gives the initial value).  \return PA_OK.

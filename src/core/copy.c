@@ -252,6 +252,41 @@ int pa_copy_explain(const pa_type *dst_type, const pa_type *src_type, char *buf,
     return n;
 }
 
+int pa_copy_query(const pa_type *dst_type, const pa_type *src_type, pa_copy_info *info)
+{
+    const pa__layout *dl, *sl;
+    const pa__mem_ops *dm, *sm;
+    const pa__dist_ops *ops;
+    pa__plan *p = NULL;
+    int st;
+    if (!info)
+        return pa__err(PA_ERR_INVAL, "copy_query: NULL info");
+    if (distributed(dst_type, src_type, &ops, &st)) {
+        if (ops && !ops->query)
+            return pa__err(PA_ERR_UNSUPPORTED, "copy_query: copies distributed over %s answer through "
+                           "pa_copy_explain only", ops->thread_mtt);
+        return ops ? ops->query(dst_type, src_type, info) : st;
+    }
+    pa__piece_plan pp = {0};
+    if ((st = prepare(dst_type, src_type, &dl, &sl, &dm, &sm, &p, &pp)) != PA_OK)
+        return st;
+    if (pp.n) {
+        int big = 0;
+        for (int i = 1; i < pp.n; i++)
+            if (pp.e[i].size > pp.e[big].size)
+                big = i;
+        pa__plan_info(pp.e[big].plan, info);
+        info->pieces = pp.n;
+        pa__piece_plan_free(&pp);
+    } else if (p) {
+        pa__plan_info(p, info);
+        pa__plan_unref(p);
+    } else {   /* the walk (pa__copy_walk_explain) */
+        *info = (pa_copy_info){.strategy = "walk", .threads = 1, .predicted_us = -1};
+    }
+    return PA_OK;
+}
+
 int pa_copy_set_threads(int nthreads)
 {
     if (nthreads < 0)

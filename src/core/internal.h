@@ -280,6 +280,7 @@ typedef struct pa__dist_ops {
     const char *thread_mtt;
     int (*copy)(const pa_type *dt, void *dst, const pa_type *st, const void *src);
     int (*explain)(const pa_type *dt, const pa_type *st, char *buf, size_t len);
+    int (*query)(const pa_type *dt, const pa_type *st, struct pa_copy_info *info);   /* optional (pa_copy_query) */
 } pa__dist_ops;
 
 /** The hooks for a copy with at least one distributed side in *out.  \return PA_OK, or the status with the

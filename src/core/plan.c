@@ -384,6 +384,14 @@ static void format_side(const pa__copy_shape *s, int dst, char *buf, size_t len,
     put(buf, len, at, ")");
 }
 
+void pa__plan_info(const pa__plan *p, pa_copy_info *info)
+{
+    const pa__strategy *st = p->strategy;
+    *info = (pa_copy_info){.strategy = st->name, .threads = st->threads ? st->threads(p) : 1,
+                           .queued = st->exec_async != NULL, .streaming = st->streams && st->streams(p),
+                           .predicted_us = (st->predict ? st->predict(p) : p->cost_ns) * 1e-3};
+}
+
 int pa__plan_explain(const pa__plan *p, char *buf, size_t len)
 {
     const pa__copy_shape *s = &p->shape;

@@ -92,6 +92,8 @@ int pa__plan_exec_async(const pa__plan *p, void *dst, int64_t dst_base, const vo
 int pa__plan_exec(const pa__plan *p, void *dst, int64_t dst_base, const void *src, int64_t src_base);
 /** Writes the one-line explanation.  \return as snprintf. */
 int pa__plan_explain(const pa__plan *p, char *buf, size_t len);
+/** The explanation's values (pa_copy_query): strategy, threads, queued, streaming stores, prediction. */
+void pa__plan_info(const pa__plan *p, pa_copy_info *info);
 /** Takes one more reference. */
 void pa__plan_ref(pa__plan *p);
 /** Drops a reference; the last one frees the plan.  NULL is ignored. */

@@ -64,6 +64,46 @@ START_TEST(test_window_explain)
 }
 END_TEST
 
+/* pa_copy_query gives explain's values: the window's memcpy_runs, a cyclic shift's two pieces, the walk of a
+ * refused layout (no prediction), and its checks. */
+START_TEST(test_copy_query)
+{
+    pa_scope *s = scope("parray paged float [[100][100]] DATA\n"
+                        "parray paged float [[80 # disp(10) # DATA_0][80 # disp(10) # DATA_1]] WINDOW\n"
+                        "parray paged float [80][80] COPY\n"
+                        "parray paged float [1000] FLAT\n"
+                        "parray paged float [1000 # disp(3) # FLAT] SHIFT\n"
+                        "parray paged float [[512][512]] A\n"
+                        "parray paged float [[#A_1][#A_0]] AT");
+    pa_copy_info info;
+    char line[512];
+    PA_CK_OK(pa_copy_query(get(s, "COPY"), get(s, "WINDOW"), &info));
+    ck_assert_str_eq(info.strategy, "memcpy_runs");
+    ck_assert_int_eq(info.threads, 1);
+    ck_assert_int_eq(info.pieces, 0);
+    ck_assert_int_eq(info.queued, 0);
+    ck_assert_int_eq(info.streaming, 0);
+    pa_copy_explain(get(s, "COPY"), get(s, "WINDOW"), line, sizeof line);
+    char want[64];
+    snprintf(want, sizeof want, "predicted=%.3g us", info.predicted_us);
+    ck_assert_msg(strstr(line, want), "%s not in %s", want, line);
+    PA_CK_OK(pa_copy_query(get(s, "FLAT"), get(s, "SHIFT"), &info));
+    ck_assert_int_eq(info.pieces, 2);
+    ck_assert_str_eq(info.strategy, "memcpy");
+    PA_CK_OK(pa_copy_query(get(s, "AT"), get(s, "A"), &info));
+    ck_assert_str_eq(info.strategy, "transpose");
+    ck_assert(info.predicted_us > 0);
+    const pa_type *wrap = pa_type_parse(s, "paged int [4194305 # [7]]");
+    const pa_type *flat = pa_type_parse(s, "paged int [4194305]");
+    PA_CK_OK(pa_copy_query(flat, wrap, &info));
+    ck_assert_str_eq(info.strategy, "walk");
+    ck_assert(info.predicted_us < 0);
+    PA_CK_ERR(pa_copy_query(flat, wrap, NULL), PA_ERR_INVAL);
+    PA_CK_ERR(pa_copy_query(get(s, "COPY"), get(s, "FLAT"), &info), PA_ERR_SIZE);
+    pa_scope_destroy(s);
+}
+END_TEST
+
 START_TEST(test_parameterised_windows_share_a_plan)
 {
     /* Listing 37/38: WINDOW<1,2>(d) to WINDOW<4,1>(d) moves a 2x4 block inside one 6x6 array. */
@@ -228,6 +268,7 @@ TCase *pa_test_copy_types_tcase(void)
     TCase *tc = tcase_create("types");
     tcase_add_test(tc, test_listing6_transposition);
     tcase_add_test(tc, test_window_explain);
+    tcase_add_test(tc, test_copy_query);
     tcase_add_test(tc, test_parameterised_windows_share_a_plan);
     tcase_add_test(tc, test_gathered_types);
     tcase_add_test(tc, test_errors_write_nothing);

@@ -4,6 +4,7 @@
  * across processes (§1.4, figure 4), the pattern pa_copy_explain names, mpimem arrays, and bad input that
  * must fail on every rank alike (never a hang).  Run with mpirun -np 4.
  */
+#include "mpi_backend.h"
 #include "mpi_verify.h"
 
 static pa_scope *scope;
@@ -28,6 +29,10 @@ static void pattern(const char *dst, const char *src, const char *call)
     snprintf(want, sizeof want, "strategy=%s (", call);
     MCK(n > 0 && strstr(line, want) != NULL && strstr(line, " predicted=") != NULL,
         "explain(%s <- %s) = \"%s\", expected %s", dst, src, n > 0 ? line : pa_last_error(), call);
+    pa_copy_info info;
+    MCK_OK(pa_copy_query(dt, st, &info));
+    MCK(strcmp(info.strategy, call) == 0 && info.predicted_us > 0, "query(%s <- %s): %s at %g us, expected %s",
+        dst, src, info.strategy, info.predicted_us, call);
 }
 
 static void test_sendrecv(void)
@@ -134,6 +139,28 @@ static void test_repeated(void)
         }
 }
 
+/* The cache of plans is bounded (dist_copy.c): with room for 3, the ten pairs of test_repeated, round after
+ * round, are made, evicted and made again (the memo holds 8, so some copies reach the cache), every copy
+ * moving the right elements; at most 3 plans stay besides the pinned ones (shared-memory routes), and every
+ * rank keeps the same number. */
+static void test_bounded_cache(void)
+{
+    pa__lru_stats before, after;
+    pa_mpi__plan_cache_capacity(3);
+    pa_mpi__plan_cache_stats(&before);
+    test_repeated();
+    pa_mpi__plan_cache_stats(&after);
+    int count_min = 0, count_max = 0;
+    MPI_Allreduce(&after.count, &count_min, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&after.count, &count_max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MCK(after.evictions > before.evictions, "no plan evicted (evictions %ld, plans %d)", after.evictions,
+        after.count);
+    MCK(after.misses - before.misses > 3, "only %ld misses with room for 3 plans", after.misses - before.misses);
+    MCK(count_min == count_max, "ranks keep %d to %d plans", count_min, count_max);
+    pa_mpi__plan_cache_capacity(64);
+    test_repeated();   /* and again with room for all */
+}
+
 /* Types made and freed in turn, of two distributions with the same names and sizes: a new type may take a freed
  * one's address, and must not be taken for it (the memo names types by address and serial number). */
 static void test_fresh_types(void)
@@ -238,6 +265,7 @@ int main(int argc, char **argv)
     mck_run("local on process 2", test_local_on_root);
     mck_run("mpimem", test_mpimem);
     mck_run("repeated copies", test_repeated);
+    mck_run("bounded plan cache", test_bounded_cache);
     mck_run("node share", test_node_share);
     mck_run("types freed and made again", test_fresh_types);
     mck_run("errors", test_errors);

@@ -9,12 +9,20 @@
  * where one is needed, or running out of memory for a new plan, fails on that rank only, and the others then
  * wait in the collective.
  *
- * Plans are cached by the exact contents of both split layouts (and, when a split has gather tables, as an
- * uneven window's has, by the two types' serial numbers too, since the key holds pointers to those tables, not
- * their contents), the element size, the rank and the communicator's size.  The cache is
- * never trimmed, so that ranks that made the same copies keep the same plans.  Before any of that, a copy
- * looks in its thread's memo of recent pairs (dist_memo.c): a repeated copy finds its plan there and pays
- * for nothing but the checks of its pointers and the MPI call.
+ * Plans are cached (a bounded cache, src/core/lru.h) by the contents of both split layouts (and, when a split
+ * has gather tables, as an uneven window's has, by the two types' serial numbers too, since the key holds
+ * pointers to those tables, not their contents), the element size, the rank and the communicator's size,
+ * hashed.  At most 64 plans are kept, the least recently used dropped first: plans hold buffers of their
+ * copy's size, and uneven windows' plans are keyed by types that may be gone.  Which plans a rank keeps must
+ * not differ between ranks that run the same copies: a plan whose first run sets up state with the other
+ * processes (the shared-memory and peer routes: segments and mappings exchanged collectively) is never
+ * evicted, since a rank that remade it alone would wait in that exchange for the others; every other plan
+ * is made from the types alone, so a rank that dropped one and remakes it needs nobody.  Only copies change
+ * the recency order (an explanation finds a plan without touching it, and does not file one it made).
+ * Plans are made outside the cache's lock and filed after; a plan made twice by racing threads is dropped.
+ * Before any of that, a copy looks in its thread's memo of recent pairs (dist_memo.c, which holds a
+ * reference to each plan it names): a repeated copy finds its plan there and pays for nothing but the checks
+ * of its pointers and the MPI call.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -23,41 +31,84 @@
 
 #include "mpi_backend.h"
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static pa_mpi__dplan *cache;
+#define PLANS 64
 
-static int same_split(const pa__dist_split *a, const pa__dist_split *b)
+typedef struct key {
+    pa__layout l[4];
+    uint64_t dser, sser;
+    size_t elm;
+    int rank, nprocs;
+    const pa__mem_ops *recv_mem, *send_mem;
+} key;
+
+static pa_mpi__dplan *plan_of(const pa__lru_entry *e)
 {
-    return a->pid.size == b->pid.size && !memcmp(&a->pid, &b->pid, sizeof a->pid) &&
-           !memcmp(&a->local, &b->local, sizeof a->local);
+    return (pa_mpi__dplan *)((char *)e - offsetof(pa_mpi__dplan, lru));
 }
 
-/* Finds a plan and moves it to the front (a copy repeated in a loop finds it first).  Call with the lock. */
-static pa_mpi__dplan *cache_find(const pa__dist_split *d, const pa__dist_split *s, uint64_t dser, uint64_t sser,
-                                 size_t elm, int rank, int nprocs)
+static int same(const pa__lru_entry *e, const void *kv)
 {
-    pa_mpi__dplan **link = &cache, *p;
-    for (; (p = *link); link = &p->next)
-        if (p->elm == elm && p->rank == rank && p->nprocs == nprocs && p->key_dser == dser &&
-            p->key_sser == sser && same_split(&p->key_dst, d) &&
-            same_split(&p->key_src, s) && p->recv_mem == pa_mpi__device_memory(d) &&
-            p->send_mem == pa_mpi__device_memory(s)) {
-            *link = p->next;
-            p->next = cache;
-            cache = p;
-            break;
-        }
-    return p;
+    const pa_mpi__dplan *p = plan_of(e);
+    const key *k = kv;
+    if (p->elm != k->elm || p->rank != k->rank || p->nprocs != k->nprocs || p->key_dser != k->dser ||
+        p->key_sser != k->sser || p->recv_mem != k->recv_mem || p->send_mem != k->send_mem)
+        return 0;
+    for (int i = 0; i < 4; i++)
+        if (!pa__layout_key_same(&p->key[i], &k->l[i]))
+            return 0;
+    return 1;
+}
+
+static uint64_t hash_of(const key *k)
+{
+    uint64_t h = pa__hash_mix(pa__hash_mix(k->dser, k->sser), (uint64_t)k->elm);
+    h = pa__hash_mix(h, (uint64_t)k->rank << 32 | (uint32_t)k->nprocs);
+    h = pa__hash_mix(h, (uint64_t)(uintptr_t)k->recv_mem ^ (uint64_t)(uintptr_t)k->send_mem << 1);
+    for (int i = 0; i < 4; i++)
+        h = pa__layout_key_hash(h, &k->l[i]);
+    return h;
+}
+
+static void destroy(pa__lru_entry *e)
+{
+    pa_mpi__dplan_free(plan_of(e));
+}
+
+/* Plans with collective state set up at their first run: never evicted (see the head of the file). */
+static int pinned(const pa__lru_entry *e)
+{
+    const pa_mpi__dplan *p = plan_of(e);
+    return p->route == PA_MPI__ROUTE_SHM || p->route == PA_MPI__ROUTE_PEER || p->shm_refused || p->peer_refused;
+}
+
+static pa__lru cache = PA__LRU_INIT("distributed plans", PLANS, same, destroy, pinned);
+
+void pa_mpi__dplan_hold(pa_mpi__dplan *p)
+{
+    pa__lru_ref(&p->lru);
+}
+
+void pa_mpi__dplan_release(pa_mpi__dplan *p)
+{
+    if (p)
+        pa__lru_release(&cache, &p->lru);
+}
+
+void pa_mpi__plan_cache_stats(pa__lru_stats *out)
+{
+    pa__lru_stats_of(&cache, out);
+}
+
+void pa_mpi__plan_cache_capacity(int plans)
+{
+    pa__lru_set_capacity(&cache, plans);
 }
 
 static void free_cache(void)
 {
     pa_mpi__memo_invalidate();
-    while (cache) {
-        pa_mpi__dplan *p = cache;
-        cache = p->next;
-        pa_mpi__dplan_free(p);
-    }
+    pa_mpi__memo_drop_here();
+    pa__lru_clear(&cache);
 }
 
 /* Memory the distributed copy can move: host memory of any host type, or device memory (dist_device.c) where
@@ -82,12 +133,14 @@ static int check_memory(const pa_type *t, const pa__dist_split *s)
                    s->memory_mtt);
 }
 
-/* Checks the pair and finds (or makes) the plan.  *owned is set when the plan is not cached (free it). */
-static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, int *owned)
+/* Checks the pair and finds (or makes) the plan, with a reference for the caller (pa_mpi__dplan_release).
+ * filing 0 (an explanation) neither touches the cache's order nor files a plan it makes. */
+static int prepare(const pa_type *dt, const pa_type *st, int filing, pa_mpi__dplan **out)
 {
+    static atomic_int hooked;
     const pa__dist_split *d, *s;
-    int rank, nprocs, rc;
-    *owned = 0;
+    int rc;
+    *out = NULL;
     if (pa_size(dt) != pa_size(st))
         return pa__err(PA_ERR_SIZE, "distributed copy from %s (%lld elements) to %s (%lld elements): sizes "
                        "differ", pa_type_name(st), (long long)pa_size(st), pa_type_name(dt),
@@ -99,34 +152,44 @@ static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, in
                        de == 0 || se == 0 ? "unspecified" : "differ");
     if ((rc = pa__dist_split_get(dt, &d)) != PA_OK || (rc = pa__dist_split_get(st, &s)) != PA_OK)
         return rc;
-    pa_mpi__where(&rank, &nprocs);
+    key k = {.l = {d->pid, d->local, s->pid, s->local}, .elm = de, .recv_mem = pa_mpi__device_memory(d),
+             .send_mem = pa_mpi__device_memory(s)};
+    pa_mpi__where(&k.rank, &k.nprocs);
     /* Gathered splits (uneven windows) are keyed by the types' serials, which are never reused; the plan holds
      * no pointer into them. */
     int gathered = !(d->pid.affine && d->local.affine && s->pid.affine && s->local.affine);
-    uint64_t dser = gathered ? pa__type_serial(dt) : 0, sser = gathered ? pa__type_serial(st) : 0;
-    pthread_mutex_lock(&cache_lock);
-    *out = cache_find(d, s, dser, sser, de, rank, nprocs);
-    rc = PA_OK;
-    double t0 = pa_mpi__clock();
-    if (!*out && (rc = check_memory(dt, d)) == PA_OK && (rc = check_memory(st, s)) == PA_OK &&
-        (rc = pa_mpi__dplan_make(d, s, de, rank, nprocs, out)) == PA_OK) {
-        static atomic_int timed_warned;
-        (*out)->timed = pa__env_flag("PA_MPI_TIMES", &timed_warned);
-        (*out)->times.make = pa_mpi__clock() - t0;
-        (*out)->key_dser = dser;
-        (*out)->key_sser = sser;
-        if (!cache)
-            atexit(free_cache);
-        (*out)->next = cache;
-        cache = *out;
-        static atomic_int warned;
-        if (pa__env_flag("PA_PLAN_INFO", &warned)) {
-            char line[1024];
-            pa_mpi__dplan_explain(*out, line, sizeof line);
-            fprintf(stderr, "parray plan (rank %d): %s\n", rank, line);
-        }
+    k.dser = gathered ? pa__type_serial(dt) : 0;
+    k.sser = gathered ? pa__type_serial(st) : 0;
+    uint64_t h = hash_of(&k);
+    pa__lru_entry *e = pa__lru_find(&cache, h, &k, filing);
+    if (e) {
+        *out = plan_of(e);
+        return PA_OK;
     }
-    pthread_mutex_unlock(&cache_lock);
+    double t0 = pa_mpi__clock();
+    pa_mpi__dplan *p = NULL;
+    if ((rc = check_memory(dt, d)) == PA_OK && (rc = check_memory(st, s)) == PA_OK &&
+        (rc = pa_mpi__dplan_make(d, s, de, k.rank, k.nprocs, &p)) == PA_OK) {
+        static atomic_int timed_warned;
+        p->timed = pa__env_flag("PA_MPI_TIMES", &timed_warned);
+        p->times.make = pa_mpi__clock() - t0;
+        p->key_dser = k.dser;
+        p->key_sser = k.sser;
+        pa__lru_entry_init(&p->lru, h);
+        if (filing) {
+            if (atomic_exchange(&hooked, 1) == 0)
+                atexit(free_cache);
+            e = pa__lru_add(&cache, &p->lru, &k);
+            static atomic_int warned;
+            if (e == &p->lru && pa__env_flag("PA_PLAN_INFO", &warned)) {
+                char line[1024];
+                pa_mpi__dplan_explain(p, line, sizeof line);
+                fprintf(stderr, "parray plan (rank %d): %s\n", k.rank, line);
+            }
+            p = plan_of(e);
+        }
+        *out = p;
+    }
     if (rc == PA_ERR_UNSUPPORTED || rc == PA_ERR_NODEV)   /* check_memory's message names the type already */
         return rc;
     if (rc != PA_OK)
@@ -134,20 +197,21 @@ static int prepare(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, in
     return PA_OK;
 }
 
-/* The plan from the thread's memo, else from prepare (remembered when cached).  *owned as for prepare. */
-static int plan_for(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, int *owned, MPI_Comm *comm)
+/* The plan from the thread's memo (*held 0: the memo's reference keeps it), else from prepare (*held 1: the
+ * caller releases it; remembered in the memo, which takes a reference of its own). */
+static int plan_for(const pa_type *dt, const pa_type *st, pa_mpi__dplan **out, int *held, MPI_Comm *comm)
 {
     uint64_t epoch;
     int rc;
-    *owned = 0;
+    *held = 0;
     if ((*out = pa_mpi__memo_find(dt, st, comm)))
         return PA_OK;
     epoch = pa_mpi__memo_epoch();
-    if ((rc = prepare(dt, st, out, owned)) != PA_OK)
+    if ((rc = prepare(dt, st, 1, out)) != PA_OK)
         return rc;
+    *held = 1;
     *comm = pa_mpi__comm();
-    if (!*owned)
-        pa_mpi__memo_put(dt, st, epoch, *out, *comm);
+    pa_mpi__memo_put(dt, st, epoch, *out, *comm);
     return PA_OK;
 }
 
@@ -177,10 +241,10 @@ static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void
     MPI_Comm comm;
     const pa__dist_split *gd, *gs;
     char names[256];
-    int owned, yes, rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
+    int held, yes, rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
     if (rc != PA_OK || yes)
         return rc != PA_OK ? rc : pa_mpi__gamem_copy(gd, dst, gs, src, pa_elm_size(dt), names);
-    rc = plan_for(dt, st, &p, &owned, &comm);
+    rc = plan_for(dt, st, &p, &held, &comm);
     if (rc != PA_OK)
         return rc;
     if ((p->nrecv > 0 && !dst) || (p->nsend > 0 && !src))
@@ -200,8 +264,8 @@ static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void
     } else {
         rc = pa_mpi__dplan_exec(p, comm, dst, src, NULL);
     }
-    if (owned)
-        pa_mpi__dplan_free(p);
+    if (held)
+        pa_mpi__dplan_release(p);
     return rc;
 }
 
@@ -260,20 +324,37 @@ static int dist_explain(const pa_type *dt, const pa_type *st, char *buf, size_t 
     pa_mpi__dplan *p;
     const pa__dist_split *gd, *gs;
     char names[256];
-    int owned, yes, rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
+    int yes, rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
     if (rc != PA_OK || yes)
         return rc != PA_OK ? rc : pa_mpi__gamem_explain(gd, gs, pa_elm_size(dt), buf, len, names);
-    rc = prepare(dt, st, &p, &owned);
-    if (rc != PA_OK)
+    if ((rc = prepare(dt, st, 0, &p)) != PA_OK)
         return rc;
     rc = pa_mpi__dplan_explain(p, buf, len);
-    if (owned)
-        pa_mpi__dplan_free(p);
+    pa_mpi__dplan_release(p);
     return rc;
+}
+
+static int dist_query(const pa_type *dt, const pa_type *st, pa_copy_info *info)
+{
+    pa_mpi__dplan *p;
+    const pa__dist_split *gd, *gs;
+    char names[256];
+    int yes, rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
+    if (rc != PA_OK)
+        return rc;
+    if (yes)
+        return pa__err(PA_ERR_UNSUPPORTED, "copy_query %s: gamem copies answer through pa_copy_explain only",
+                       names);
+    if ((rc = prepare(dt, st, 0, &p)) != PA_OK)
+        return rc;
+    *info = (pa_copy_info){.strategy = pa_mpi__kind_name(p->kind), .threads = 1, .predicted_us = p->cost_ns * 1e-3};
+    pa_mpi__dplan_release(p);
+    return PA_OK;
 }
 
 const pa__dist_ops pa__mpi_dist_ops = {
     .thread_mtt = "mpi",
     .copy = dist_copy,
     .explain = dist_explain,
+    .query = dist_query,
 };

@@ -11,8 +11,9 @@
  * never change once made (a pair names them by address and serial, pa__pair), and a plan depends only on the
  * types, the rank and the size of the communicator.  The communicator a thread uses changes when a process
  * array's task starts or ends (pa_mpi__set_comm), when pa_mpi_main starts or ends, and when MPI is finalised;
- * each bumps one epoch, and entries of an older epoch are ignored.  Cached plans are never freed before the
- * exit handler that frees them all, which bumps the epoch too.
+ * each bumps one epoch, and entries of an older epoch are ignored.  An entry holds a reference to its plan,
+ * so a plan the bounded cache of dist_copy.c drops stays alive while a memo names it; the reference is given
+ * back when the entry is pushed out, and when the thread ends (a thread-specific key's destructor).
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -94,12 +95,43 @@ static int watch_finalize(void)
     return ok;
 }
 
+void pa_mpi__memo_drop_here(void)
+{
+    struct memo *m = memo_here();
+    for (int i = 0; i < MEMO; i++) {
+        pa_mpi__dplan *p = m->e[i].plan;
+        m->e[i] = (entry){0};
+        pa_mpi__dplan_release(p);
+    }
+}
+
+static pthread_key_t thread_end;
+static pthread_once_t thread_end_once = PTHREAD_ONCE_INIT;
+
+static void at_thread_end(void *unused)
+{
+    (void)unused;
+    pa_mpi__memo_drop_here();
+}
+
+static void make_thread_end(void)
+{
+    (void)pthread_key_create(&thread_end, at_thread_end);
+}
+
 void pa_mpi__memo_put(const pa_type *dt, const pa_type *st, uint64_t made_in, pa_mpi__dplan *plan, MPI_Comm comm)
 {
+    static _Thread_local int hooked;
     struct memo *m = memo_here();
     /* Without MPI the plan is for one process; MPI_Init may come later, and nothing would tell. */
     if (!pa_mpi__running() || !watch_finalize())
         return;
+    if (!hooked) {   /* gives the references back when this thread ends */
+        pthread_once(&thread_end_once, make_thread_end);
+        hooked = pthread_setspecific(thread_end, &hooked) == 0;
+    }
+    pa_mpi__dplan_hold(plan);
+    pa_mpi__dplan_release(m->e[MEMO - 1].plan);
     memmove(&m->e[1], &m->e[0], (MEMO - 1) * sizeof m->e[0]);
     entry *e = &m->e[0];
     pa__pair_set(&e->pair, dt, st);

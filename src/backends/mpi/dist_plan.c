@@ -214,9 +214,10 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
     p->nprocs = nprocs;
     p->elm = elm;
     p->total = src->pid.size;
-    p->key_dst = *dst;
-    p->key_src = *src;
-    p->key_dst.thread_mtt = p->key_dst.memory_mtt = p->key_src.thread_mtt = p->key_src.memory_mtt = NULL;
+    p->key[0] = dst->pid;
+    p->key[1] = dst->local;
+    p->key[2] = src->pid;
+    p->key[3] = src->local;
     p->send_mem = pa_mpi__device_memory(src);
     p->recv_mem = pa_mpi__device_memory(dst);
     p->send_ops = strcmp(src->memory_mtt, "any") ? pa__mem_find(src->memory_mtt) : NULL;

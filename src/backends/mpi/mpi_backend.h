@@ -8,6 +8,7 @@
 #include <mpi.h>
 #include <pthread.h>
 
+#include "lru.h"
 #include "mpi_services.h"
 #include "plan.h"
 
@@ -98,11 +99,11 @@ typedef struct pa_mpi__dplan {
     int runner_up;                   /* the next cheapest pattern's kind, -1 when none applied */
     double runner_up_ns;
     char why[256];                   /* the chosen pattern's reason */
-    /* the cache key */
-    pa__dist_split key_dst, key_src;
+    /* the cache key (dist_copy.c) */
+    pa__layout key[4];               /* the splits' layouts: destination pid, local, source pid, local */
     uint64_t key_dser, key_sser;     /* the types' serials when a split has gather tables (uneven windows), whose
                                         contents the key does not hold; 0 when the contents are the key */
-    struct pa_mpi__dplan *next;
+    pa__lru_entry lru;               /* its entry in the bounded cache of plans */
 } pa_mpi__dplan;
 
 /* ---- the patterns as strategies (dist_patterns.c) ------------------------------------------------------ */
@@ -128,6 +129,14 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
                        pa_mpi__dplan **out);
 /** Frees a plan.  NULL is ignored. */
 void pa_mpi__dplan_free(pa_mpi__dplan *p);
+/** Another reference to a cached plan the caller holds one of; pa_mpi__dplan_release gives one back (the last
+ *  frees the plan once the cache has dropped it). */
+void pa_mpi__dplan_hold(pa_mpi__dplan *p);
+void pa_mpi__dplan_release(pa_mpi__dplan *p);
+/** The cache of plans (its size, hits, evictions), and its capacity (at least 1; default 64 plans, besides
+ *  those whose first run set up state with the other processes, which are never evicted).  For tests. */
+void pa_mpi__plan_cache_stats(pa__lru_stats *out);
+void pa_mpi__plan_cache_capacity(int plans);
 /** The one-line explanation of a plan, as pa_copy_explain gives it.  \return as snprintf. */
 int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len);
 /** Prints a plan's times (PA_MPI_TIMES=1) to stderr: one line, as pa_mpi__dplan_explain's plus the times. */
@@ -188,6 +197,8 @@ pa_mpi__dplan *pa_mpi__memo_find(const pa_type *dt, const pa_type *st, MPI_Comm 
  *  MPI is not running. */
 void pa_mpi__memo_put(const pa_type *dt, const pa_type *st, uint64_t made_in, pa_mpi__dplan *plan,
                       MPI_Comm comm);
+/** Drops the calling thread's entries, giving their plans' references back. */
+void pa_mpi__memo_drop_here(void);
 /** The current epoch of the memo. */
 uint64_t pa_mpi__memo_epoch(void);
 /** Ends the current epoch, so that every thread's entries are dropped: the communicator copies use may have

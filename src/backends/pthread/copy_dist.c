@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lru.h"
 #include "thread_internal.h"
 #include "copy_host.h"
 
@@ -91,73 +92,66 @@ static void as_layout(int64_t *t, int64_t n, pa__layout *out)
 
 /*
  * Plans per thread, cached by the contents of both splits (and by the types' serials when a split has gather
- * tables, whose contents the key does not hold), the element size, the thread id and the array's size; never
- * trimmed, freed at exit.
+ * tables, whose contents the key does not hold), the element size, the thread id and the array's size, hashed,
+ * in a bounded cache (src/core/lru.h: 256 entries, the least recently used dropped); freed at exit.
  */
+#define PLANS 256
+
 typedef struct cached {
+    pa__lru_entry lru;
     pa__layout key[4];
     uint64_t dser, sser;        /* the types' serials when a split has gather tables, else 0 */
     size_t elm;
     int64_t tid, nthreads, count, dbase, sbase;
     pa__plan *plan;
-    struct cached *next;
 } cached;
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static cached *cache;
+static int same(const pa__lru_entry *e, const void *kv)
+{
+    const cached *c = (const cached *)e, *k = kv;
+    if (c->elm != k->elm || c->tid != k->tid || c->nthreads != k->nthreads || c->dser != k->dser ||
+        c->sser != k->sser)
+        return 0;
+    for (int i = 0; i < 4; i++)
+        if (!pa__layout_key_same(&c->key[i], &k->key[i]))
+            return 0;
+    return 1;
+}
+
+static void destroy(pa__lru_entry *e)
+{
+    cached *c = (cached *)e;
+    pa__plan_unref(c->plan);
+    free(c);
+}
+
+static pa__lru cache = PA__LRU_INIT("pthd-distributed plans", PLANS, same, destroy, NULL);
 
 static void free_cache(void)
 {
-    while (cache) {
-        cached *c = cache;
-        cache = c->next;
-        pa__plan_unref(c->plan);
-        free(c);
-    }
+    pa__lru_clear(&cache);
 }
 
-static void key_of(const pa__dist_split *d, const pa__dist_split *s, pa__layout *key)
+static uint64_t hash_of(const cached *k)
 {
-    key[0] = d->pid;
-    key[1] = d->local;
-    key[2] = s->pid;
-    key[3] = s->local;
+    uint64_t h = pa__hash_mix(pa__hash_mix(k->dser, k->sser), (uint64_t)k->elm);
+    h = pa__hash_mix(pa__hash_mix(h, (uint64_t)k->tid), (uint64_t)k->nthreads);
+    for (int i = 0; i < 4; i++)
+        h = pa__layout_key_hash(h, &k->key[i]);
+    return h;
 }
 
-/* A cached plan (with a reference for the caller), or NULL. */
-static cached *cache_find(const pa__layout *key, const uint64_t *ser, size_t elm, int64_t tid, int64_t n)
+/* Copies a filed entry's plan (with a reference for the caller), count and bases out, and releases it. */
+static void take(pa__lru_entry *e, pa__plan **plan, int64_t *count, pa__layout *ld, pa__layout *ls)
 {
-    cached *c;
-    pthread_mutex_lock(&cache_lock);
-    for (c = cache; c; c = c->next)
-        if (c->elm == elm && c->tid == tid && c->nthreads == n && c->dser == ser[0] && c->sser == ser[1] &&
-            !memcmp(c->key, key, sizeof c->key)) {
-            if (c->plan)
-                pa__plan_ref(c->plan);
-            break;
-        }
-    pthread_mutex_unlock(&cache_lock);
-    return c;
-}
-
-static void cache_add(const pa__layout *key, const uint64_t *ser, size_t elm, int64_t tid, int64_t n, int64_t count,
-                      const pa__layout *ld, const pa__layout *ls, pa__plan *plan)
-{
-    cached *c = malloc(sizeof *c);
-    if (!c)
-        return;   /* not cached: the next call plans again */
-    *c = (cached){.dser = ser[0], .sser = ser[1], .elm = elm, .tid = tid, .nthreads = n, .count = count,
-                  .dbase = count ? ld->base : 0,
-                  .sbase = count ? ls->base : 0, .plan = plan};
-    memcpy(c->key, key, sizeof c->key);
-    if (plan)
-        pa__plan_ref(plan);
-    pthread_mutex_lock(&cache_lock);
-    if (!cache)
-        atexit(free_cache);
-    c->next = cache;
-    cache = c;
-    pthread_mutex_unlock(&cache_lock);
+    const cached *c = (const cached *)e;
+    *plan = c->plan;
+    if (*plan)
+        pa__plan_ref(*plan);
+    *count = c->count;
+    ld->base = c->dbase;
+    ls->base = c->sbase;
+    pa__lru_release(&cache, e);
 }
 
 /* Lists, lays out and plans the calling thread's part (count 0: nothing to copy, no plan). */
@@ -183,7 +177,6 @@ static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa
     const pa__dist_split *d, *s;
     const pa__layout *sel = NULL;
     const pa_ctx *ctx = pa__current_ctx();
-    pa__layout key[4];
     int rc;
     *plan = NULL;
     if ((rc = pa__dist_split_get(dt, &d)) != PA_OK || (rc = pa__dist_split_get(st, &s)) != PA_OK)
@@ -200,19 +193,30 @@ static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa
     /* gathered splits (uneven windows) are told apart by the types' serials, which are never reused */
     int gathered = !(d->pid.affine && d->local.affine && s->pid.affine && s->local.affine);
     uint64_t ser[2] = {gathered ? pa__type_serial(dt) : 0, gathered ? pa__type_serial(st) : 0};
-    key_of(d, s, key);
-    cached *c = cache_find(key, ser, elm, *tid, n);
-    if (c) {
-        *plan = c->plan;
-        *count = c->count;
-        ld->base = c->dbase;
-        ls->base = c->sbase;
+    cached k = {.key = {d->pid, d->local, s->pid, s->local}, .dser = ser[0], .sser = ser[1], .elm = elm,
+                .tid = *tid, .nthreads = n};
+    uint64_t h = hash_of(&k);
+    pa__lru_entry *e = pa__lru_find(&cache, h, &k, 1);
+    if (e) {
+        take(e, plan, count, ld, ls);
         return PA_OK;
     }
+    /* made outside the cache's lock; filed after, unless another thread filed the same meanwhile */
     rc = make_plan(sel, d, s, elm, *tid, n, plan, ld, ls, count);
-    if (rc == PA_OK)
-        cache_add(key, ser, elm, *tid, n, *count, ld, ls, *plan);
-    return rc;
+    cached *c = rc == PA_OK ? malloc(sizeof *c) : NULL;
+    if (!c)
+        return rc;   /* not cached: the next call plans again */
+    static atomic_int hooked;
+    if (atomic_exchange(&hooked, 1) == 0)
+        atexit(free_cache);
+    *c = k;
+    c->count = *count;
+    c->dbase = *count ? ld->base : 0;
+    c->sbase = *count ? ls->base : 0;
+    c->plan = *plan;   /* the caller's reference moves into the entry; take() gives it one of its own */
+    pa__lru_entry_init(&c->lru, h);
+    take(pa__lru_add(&cache, &c->lru, &k), plan, count, ld, ls);
+    return PA_OK;
 }
 
 /* The all-to-all's splits and context, when the pair is one (*yes); PA_OK with *yes = 0 otherwise. */

@@ -10,12 +10,14 @@
  *
  * A thread's plan is one host (or CUDA) plan per source thread it receives from, made from the lists of its
  * elements' local offsets (O(size) the first time), cached per thread (keyed by the splits, and by the types'
- * serials when a split has gather tables).
+ * serials when a split has gather tables) in a bounded cache (src/core/lru.h: 256 plans, the least recently
+ * used dropped; a thread holds a reference to its plan while it copies).
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lru.h"
 #include "thread_internal.h"
 #include "copy_host.h"
 
@@ -26,17 +28,16 @@ typedef struct xpart {
 } xpart;
 
 typedef struct xplan {
+    pa__lru_entry lru;
     pa__layout key[4];
     uint64_t dser, sser;
     size_t elm;
     int64_t tid, nthreads;
     int nparts;
-    struct xplan *next;
     xpart part[];
 } xplan;
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static xplan *cache;
+#define PLANS 256
 
 static void xplan_free(xplan *p)
 {
@@ -45,13 +46,37 @@ static void xplan_free(xplan *p)
     free(p);
 }
 
+static int same(const pa__lru_entry *e, const void *kv)
+{
+    const xplan *p = (const xplan *)e, *k = kv;
+    if (p->elm != k->elm || p->tid != k->tid || p->nthreads != k->nthreads || p->dser != k->dser ||
+        p->sser != k->sser)
+        return 0;
+    for (int i = 0; i < 4; i++)
+        if (!pa__layout_key_same(&p->key[i], &k->key[i]))
+            return 0;
+    return 1;
+}
+
+static void destroy(pa__lru_entry *e)
+{
+    xplan_free((xplan *)e);
+}
+
+static pa__lru cache = PA__LRU_INIT("pthd all-to-all plans", PLANS, same, destroy, NULL);
+
 static void free_cache(void)
 {
-    while (cache) {
-        xplan *p = cache;
-        cache = p->next;
-        xplan_free(p);
-    }
+    pa__lru_clear(&cache);
+}
+
+static uint64_t hash_of(const xplan *k)
+{
+    uint64_t h = pa__hash_mix(pa__hash_mix(k->dser, k->sser), (uint64_t)k->elm);
+    h = pa__hash_mix(pa__hash_mix(h, (uint64_t)k->tid), (uint64_t)k->nthreads);
+    for (int i = 0; i < 4; i++)
+        h = pa__layout_key_hash(h, &k->key[i]);
+    return h;
 }
 
 static const pa__mem_ops *device_ops(const pa__dist_split *x)
@@ -133,44 +158,35 @@ done:
     return st;
 }
 
-static xplan *cache_find(const pa__layout *key, uint64_t dser, uint64_t sser, size_t elm, int64_t tid, int64_t n)
-{
-    xplan *p;
-    pthread_mutex_lock(&cache_lock);
-    for (p = cache; p; p = p->next)
-        if (p->elm == elm && p->tid == tid && p->nthreads == n && p->dser == dser && p->sser == sser &&
-            !memcmp(p->key, key, sizeof p->key))
-            break;
-    pthread_mutex_unlock(&cache_lock);
-    return p;
-}
-
-static void cache_add(xplan *p, const pa__layout *key, uint64_t dser, uint64_t sser)
-{
-    memcpy(p->key, key, sizeof p->key);
-    p->dser = dser;
-    p->sser = sser;
-    pthread_mutex_lock(&cache_lock);
-    if (!cache)
-        atexit(free_cache);
-    p->next = cache;
-    cache = p;
-    pthread_mutex_unlock(&cache_lock);
-}
-
-/* The calling thread's plan (cached; the serials count only for splits with gather tables). */
+/* The calling thread's plan, with a reference for it (pa__lru_release); cached, the serials counting only for
+ * splits with gather tables.  Made outside the cache's lock and filed after (a racing twin is dropped). */
 static int plan_for(const pa__dist_split *d, const pa__dist_split *s, size_t elm, int64_t tid, int64_t n,
                     uint64_t dser, uint64_t sser, xplan **out)
 {
-    pa__layout key[4] = {d->pid, d->local, s->pid, s->local};
+    static atomic_int hooked;
     int gathered = !(d->pid.affine && d->local.affine && s->pid.affine && s->local.affine), st;
-    dser = gathered ? dser : 0;
-    sser = gathered ? sser : 0;
-    if ((*out = cache_find(key, dser, sser, elm, tid, n)))
-        return PA_OK;
-    if ((st = make(d, s, elm, tid, n, out)) != PA_OK)
+    xplan *k = malloc(sizeof *k);
+    if (!k)
+        return pa__err(PA_ERR_NOMEM, "all-to-all between threads: no memory for a plan's key");
+    *k = (xplan){.key = {d->pid, d->local, s->pid, s->local}, .dser = gathered ? dser : 0,
+                 .sser = gathered ? sser : 0, .elm = elm, .tid = tid, .nthreads = n};
+    uint64_t h = hash_of(k);
+    pa__lru_entry *e = pa__lru_find(&cache, h, k, 1);
+    if (!e && (st = make(d, s, elm, tid, n, out)) != PA_OK) {
+        free(k);
         return st;
-    cache_add(*out, key, dser, sser);
+    }
+    if (!e) {
+        memcpy((*out)->key, k->key, sizeof k->key);
+        (*out)->dser = k->dser;
+        (*out)->sser = k->sser;
+        pa__lru_entry_init(&(*out)->lru, h);
+        if (atomic_exchange(&hooked, 1) == 0)
+            atexit(free_cache);
+        e = pa__lru_add(&cache, &(*out)->lru, k);
+    }
+    free(k);
+    *out = (xplan *)e;
     return PA_OK;
 }
 
@@ -213,6 +229,8 @@ int pa__pthd_exchange(const pa__dist_split *d, const pa__dist_split *s, size_t e
             st = pa__plan_exec(x->plan, dst, x->dbase, from, x->sbase);
     }
     pa_sync((pa_ctx *)ctx, "");
+    if (p)
+        pa__lru_release(&cache, &p->lru);
     return st;
 }
 
@@ -229,9 +247,11 @@ int pa__pthd_exchange_explain(const pa__dist_split *d, const pa__dist_split *s, 
         count += p->part[i].count;
     if (p->nparts)
         pa__plan_explain(p->part[0].plan, first, sizeof first);
+    int nparts = p->nparts;
+    pa__lru_release(&cache, &p->lru);
     int r = snprintf(buf, len, "all-to-all between pthd threads (collective: every thread calls pa_copy; source "
                      "arrays published, barrier, each thread pulls its part, barrier); thread %lld receives %lld "
-                     "elements from %d thread%s; first: %s", (long long)pa_tid(ctx), (long long)count, p->nparts,
-                     p->nparts == 1 ? "" : "s", first);
+                     "elements from %d thread%s; first: %s", (long long)pa_tid(ctx), (long long)count, nparts,
+                     nparts == 1 ? "" : "s", first);
     return r;
 }
