@@ -32,8 +32,10 @@ PA_API int pa_cost_path(char *buf, size_t len);
 
 /**
  * Measures the cost model's constants on this machine: the host copies' (one thread, median of several runs
- * of 8-16 MiB copies; about a second), and the GPU copies' where the CUDA backend is on and a GPU is usable.
- * Constants it does not measure keep the values in use.  Writes them to path (NULL: pa_cost_path's, with its
+ * of 8-16 MiB copies; about a second), the GPU copies' where the CUDA backend is on and a GPU is usable, and
+ * the MPI constants in an MPI program of two processes or more (then collective over the current communicator:
+ * every process calls it, and all write the same values).  Constants it does not measure keep the values in
+ * use.  Writes them to path (NULL: pa_cost_path's, with its
  * directory made), and uses them in this process from then on (plans made before are dropped); call it while
  * no other thread copies.
  * \param log where to print what was measured (NULL: nothing).

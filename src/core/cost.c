@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "backends.h"
 
@@ -130,7 +131,12 @@ int pa__cost_write(const char *path, const pa__cost_model *m, const char *commen
     int st = make_dirs(path);
     if (st != PA_OK)
         return st;
-    FILE *f = fopen(path, "w");
+    /* Written beside it and renamed over it: the processes of an MPI program that all calibrate and write the
+     * same model never leave a file half written. */
+    char tmp[1100];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) >= sizeof tmp)
+        return pa__err(PA_ERR_RANGE, "cost file %s: the path is too long", path);
+    FILE *f = fopen(tmp, "w");
     if (!f)
         return pa__err(PA_ERR_SYS, "cost file %s: %s", path, strerror(errno));
     fprintf(f, "# parray cost model (parray calibrate); units: bytes per ns (_bw), ns, tile edge in units\n");
@@ -138,8 +144,11 @@ int pa__cost_write(const char *path, const pa__cost_model *m, const char *commen
         fprintf(f, "# %s\n", comment);
     for (size_t i = 0; i < NFIELDS; i++)
         fprintf(f, "%s %.6g\n", fields[i].name, *at((pa__cost_model *)m, i));
-    if (fclose(f) != 0)
-        return pa__err(PA_ERR_SYS, "cost file %s: %s", path, strerror(errno));
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        int err = errno;
+        remove(tmp);
+        return pa__err(PA_ERR_SYS, "cost file %s: %s", path, strerror(err));
+    }
     return PA_OK;
 }
 

@@ -105,13 +105,10 @@ const char *pa_test_cache_dir(void)
 
 void pa_test_strategy_of(const pa_type *dt, const pa_type *st, char *out, size_t len)
 {
-    char line[512];
-    ck_assert_int_ge(pa_copy_explain(dt, st, line, sizeof line), 0);
-    const char *p = strstr(line, "strategy=");
-    ck_assert_msg(p, "no strategy in: %s", line);
-    p += strlen("strategy=");
-    size_t n = strcspn(p, " ");
-    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), p);
+    pa_copy_info info;
+    PA_CK_OK(pa_copy_query(dt, st, &info));
+    ck_assert_ptr_nonnull(info.strategy);
+    snprintf(out, len, "%s", info.strategy);
 }
 
 int64_t pa_test_extent(const pa_type *t)

@@ -48,7 +48,7 @@ void pa_test_cache_setup(void);
 void pa_test_cache_teardown(void);
 const char *pa_test_cache_dir(void);
 
-/** The strategy pa_copy_explain names for st -> dt ("copy ... strategy=NAME ..."), into out. */
+/** The strategy the planner chooses for st -> dt (pa_copy_query's name, the one explain prints), into out. */
 void pa_test_strategy_of(const pa_type *dt, const pa_type *st, char *out, size_t len);
 
 /** One past the largest element offset of t (its buffer's length in elements from offset 0). */

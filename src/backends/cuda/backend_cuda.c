@@ -14,4 +14,5 @@ const pa__backend pa__backend_cuda = {
     .mem = cuda_mem,
     .strategies = pa__cuda_strategies,
     .stream_wait = pa_cuda__stream_wait,
+    .calibrate = pa_cuda__calibrate,
 };

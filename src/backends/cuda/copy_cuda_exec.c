@@ -149,9 +149,9 @@ void pa_cuda__nest_of(const pa__copy_shape *s, int host_side, int dense, pa_cuda
     }
 }
 
-/* Copies the nest's tables (host memory, owned by the plan) into the device table slot and points the nest at
- * the copies.  The caller holds the staging lock. */
-static int upload_tables(pa_cuda__nest *n)
+/* Copies the nest's tables (host memory, owned by the plan) into the staging set's table slot, queued on its
+ * stream, and points the nest at the copies. */
+static int upload_tables(pa_cuda__stage *sg, pa_cuda__nest *n)
 {
     size_t count = 0;
     for (int m = 0; m < n->nmodes; m++)
@@ -159,7 +159,7 @@ static int upload_tables(pa_cuda__nest *n)
     if (count == 0)
         return PA_OK;
     int64_t *dev;
-    int st = pa_cuda__stage_dev(PA_CUDA__STAGE_TABLES, count * sizeof *dev, (void **)&dev);
+    int st = pa_cuda__stage_dev(sg, PA_CUDA__STAGE_TABLES, count * sizeof *dev, (void **)&dev);
     if (st != PA_OK)
         return st;
     for (int m = 0; m < n->nmodes; m++) {
@@ -167,7 +167,8 @@ static int upload_tables(pa_cuda__nest *n)
         for (int k = 0; k < 2; k++) {
             if (!*t[k])
                 continue;
-            cudaError_t e = cudaMemcpy(dev, *t[k], (size_t)n->size[m] * sizeof *dev, cudaMemcpyHostToDevice);
+            cudaError_t e = cudaMemcpyAsync(dev, *t[k], (size_t)n->size[m] * sizeof *dev, cudaMemcpyHostToDevice,
+                                            sg->stream);
             if (e != cudaSuccess)
                 return pa_cuda__fail(e, "copy: uploading a gather table of %lld entries", (long long)n->size[m]);
             *t[k] = dev;
@@ -177,11 +178,12 @@ static int upload_tables(pa_cuda__nest *n)
     return PA_OK;
 }
 
-static int permute(const pa_cuda__nest *n, void *dst, const void *src)
+/* The permute on the set's stream, waited for. */
+static int permute(pa_cuda__stage *sg, const pa_cuda__nest *n, void *dst, const void *src)
 {
-    cudaError_t e = pa_cuda__permute(n, dst, src, 0);
+    cudaError_t e = pa_cuda__permute(n, dst, src, sg->stream);
     if (e == cudaSuccess)
-        e = cudaStreamSynchronize(0);
+        e = cudaStreamSynchronize(sg->stream);
     return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "copy: the device permute kernel");
 }
 
@@ -189,15 +191,17 @@ int pa_cuda__exec_permute(const pa__plan *p, void *dst, const void *src)
 {
     const pa__copy_shape *s = &p->shape;
     pa_cuda__nest n;
+    pa_cuda__stage *sg;
     int st = pa_cuda__ready("copy");
     if (st != PA_OK)
         return st;
     pa_cuda__nest_of(s, -1, 0, &n);
-    pa_cuda__stage_lock();
-    st = upload_tables(&n);
+    if ((st = pa_cuda__stage_take(&sg)) != PA_OK)
+        return st;
+    st = upload_tables(sg, &n);
     if (st == PA_OK)
-        st = permute(&n, at(dst, s->dst_base, s->elm), at((void *)src, s->src_base, s->elm));
-    pa_cuda__stage_unlock();
+        st = permute(sg, &n, at(dst, s->dst_base, s->elm), at((void *)src, s->src_base, s->elm));
+    pa_cuda__stage_give(sg);
     return st;
 }
 
@@ -242,18 +246,24 @@ static int host_pack(const pa__copy_shape *s, int h2d, char *host, char *buf)
 
 typedef enum how { DENSE_DMA, PACK, PIPELINE } how;
 
-static int transfer(how w, void *to, const void *from, size_t bytes, int h2d)
+/* One DMA (or the pipeline) between the host image and the device staging buffer, on the set's stream; the
+ * pipeline and a device-to-host DMA are complete on return (the host reads what arrived). */
+static int transfer(pa_cuda__stage *sg, how w, void *to, const void *from, size_t bytes, int h2d)
 {
     if (w == PIPELINE)
-        return pa_cuda__pipeline(to, from, bytes, h2d);
-    cudaError_t e = cudaMemcpy(to, from, bytes, h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+        return pa_cuda__pipeline(sg, to, from, bytes, h2d);
+    cudaError_t e = cudaMemcpyAsync(to, from, bytes, h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                                    sg->stream);
+    if (e == cudaSuccess && !h2d)
+        e = cudaStreamSynchronize(sg->stream);
     return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "copy: cudaMemcpy of %zu bytes through staging", bytes);
 }
 
 /*
  * Host <-> device through a device staging buffer holding the host side's image: the host side's own dense
  * block (DENSE_DMA, PIPELINE) or the host side packed in row-major order into pinned staging (PACK).  The
- * device permute moves between that image and the device side's layout.
+ * device permute moves between that image and the device side's layout.  Everything runs on a leased
+ * staging set (cuda_staging.c), so copies from several threads run side by side.
  */
 static int staged(const pa__plan *p, void *dst, const void *src, how w)
 {
@@ -263,34 +273,40 @@ static int staged(const pa__plan *p, void *dst, const void *src, how w)
     char *d = at(dst, s->dst_base, e), *sp = at((void *)src, s->src_base, e);
     void *dev = NULL, *pin = NULL;
     pa_cuda__nest n;
+    pa_cuda__stage *sg;
     int st = pa_cuda__ready("copy");
     if (st != PA_OK)
         return st;
     pa_cuda__nest_of(s, h2d ? 1 : 0, w != PACK, &n);
     int whole = s->nmodes == 1 && !s->dst_table[0] && !s->src_table[0] && s->dst_stride[0] == 1 &&
                 s->src_stride[0] == 1;
-    pa_cuda__stage_lock();
+    if ((st = pa_cuda__stage_take(&sg)) != PA_OK)
+        return st;
     if (whole && w == PIPELINE) {   /* the same contiguous run on both sides: no staging on the device */
-        st = pa_cuda__pipeline(d, sp, bytes, h2d);
+        st = pa_cuda__pipeline(sg, d, sp, bytes, h2d);
         goto done;
     }
-    if ((st = pa_cuda__stage_dev(PA_CUDA__STAGE_DATA, bytes, &dev)) != PA_OK ||
-        (w == PACK && (st = pa_cuda__stage_pinned(bytes, &pin)) != PA_OK) || (st = upload_tables(&n)) != PA_OK)
+    if ((st = pa_cuda__stage_dev(sg, PA_CUDA__STAGE_DATA, bytes, &dev)) != PA_OK ||
+        (w == PACK && (st = pa_cuda__stage_pinned(sg, bytes, &pin)) != PA_OK) ||
+        (st = upload_tables(sg, &n)) != PA_OK)
         goto done;
     if (h2d) {
         if (w == PACK && (st = host_pack(s, 1, (char *)src, pin)) != PA_OK)
             goto done;
-        if ((st = transfer(w, dev, w == PACK ? pin : sp, bytes, 1)) != PA_OK)
+        if ((st = transfer(sg, w, dev, w == PACK ? pin : sp, bytes, 1)) != PA_OK)
             goto done;
-        st = permute(&n, d, dev);
+        st = permute(sg, &n, d, dev);
     } else {
-        if ((st = permute(&n, dev, sp)) != PA_OK || (st = transfer(w, w == PACK ? pin : d, dev, bytes, 0)) != PA_OK)
+        if ((st = permute(sg, &n, dev, sp)) != PA_OK ||
+            (st = transfer(sg, w, w == PACK ? pin : d, dev, bytes, 0)) != PA_OK)
             goto done;
         if (w == PACK)
             st = host_pack(s, 0, dst, pin);
     }
 done:
-    pa_cuda__stage_unlock();
+    if (st != PA_OK)   /* nothing of this copy may still run on the set's buffers when it is given back */
+        (void)cudaStreamSynchronize(sg->stream);
+    pa_cuda__stage_give(sg);
     return st;
 }
 

@@ -118,7 +118,7 @@ static void *work(void *arg)
     return NULL;
 }
 
-int pa_cuda__pipeline(void *dst, const void *src, size_t bytes, int h2d)
+int pa_cuda__pipeline(pa_cuda__stage *sg, void *dst, const void *src, size_t bytes, int h2d)
 {
     pa_cuda__ring *ring;
     pthread_t tid[PA_CUDA__RING_MAX];
@@ -130,7 +130,7 @@ int pa_cuda__pipeline(void *dst, const void *src, size_t bytes, int h2d)
         return PA_OK;
     if ((size_t)nthreads > nchunks)
         nthreads = (int)nchunks;
-    if ((st = pa_cuda__stage_ring(nthreads, chunk, &ring)) != PA_OK)
+    if ((st = pa_cuda__stage_ring(sg, nthreads, chunk, &ring)) != PA_OK)
         return st;
     job j = {.ring = ring, .dst = dst, .src = src, .bytes = bytes, .chunk = chunk, .nchunks = nchunks, .h2d = h2d,
              .nthreads = nthreads};

@@ -41,12 +41,14 @@ int pa_cuda__launch(void *fn, dim3 grid, dim3 block, size_t shmem, cudaStream_t 
 /* ---- staging buffers (cuda_staging.c) ------------------------------------------------------------------ */
 
 /*
- * Staged copies borrow buffers that the library allocates on first use, keeps (grown as needed) for later
- * copies, and frees at exit.  One lock serialises the copies that use them; hold it from the first
- * pa_cuda__stage_* call to the end of the copy.
+ * Staged copies borrow a staging set (a GPU's stream and buffers that the library allocates on first use,
+ * keeps, grown as needed, for later copies, and frees at exit): pa_cuda__stage_take leases the lowest free set
+ * of the current GPU (waiting when all PA_CUDA__STAGE_SETS are taken) and pa_cuda__stage_give returns it; the
+ * buffers of a set are the holder's alone until then.
  */
 enum { PA_CUDA__STAGE_DATA, PA_CUDA__STAGE_TABLES, PA_CUDA__STAGE_SLOTS };
 #define PA_CUDA__RING_MAX 8
+#define PA_CUDA__STAGE_SETS 4   /* staged copies that run at once on one GPU */
 
 typedef struct pa_cuda__ring {
     int nthreads;
@@ -56,18 +58,39 @@ typedef struct pa_cuda__ring {
     cudaEvent_t done[PA_CUDA__RING_MAX][2];  /* recorded after each buffer's DMA */
 } pa_cuda__ring;
 
-void pa_cuda__stage_lock(void);
-void pa_cuda__stage_unlock(void);
-/** A device buffer of at least bytes on the current device, in one of the slots.  \return PA_OK or an error. */
-int pa_cuda__stage_dev(int slot, size_t bytes, void **out);
+typedef struct pa_cuda__stage {
+    int device, index;
+    cudaStream_t stream;                     /* blocking: it waits for the legacy default stream's earlier work */
+    void *buf[PA_CUDA__STAGE_SLOTS];         /* device buffers */
+    size_t bytes[PA_CUDA__STAGE_SLOTS];
+    void *pinned;
+    size_t pinned_bytes;
+    pa_cuda__ring ring;
+    int ring_ready;
+} pa_cuda__stage;
+
+/** Leases a staging set of the current GPU.  \return PA_OK or an error (no GPU, its stream not made). */
+int pa_cuda__stage_take(pa_cuda__stage **out);
+/** Gives a set back.  NULL is ignored. */
+void pa_cuda__stage_give(pa_cuda__stage *s);
+/** A device buffer of at least bytes in one of the set's slots.  \return PA_OK or an error. */
+int pa_cuda__stage_dev(pa_cuda__stage *s, int slot, size_t bytes, void **out);
 /** A pinned host buffer of at least bytes. */
-int pa_cuda__stage_pinned(size_t bytes, void **out);
-/** The pinned ring of the pageable pipeline on the current device, for nthreads threads of chunk bytes. */
-int pa_cuda__stage_ring(int nthreads, size_t chunk, pa_cuda__ring **out);
-/** Bytes of device and pinned memory the staging cache holds now (for tests and explanations). */
+int pa_cuda__stage_pinned(pa_cuda__stage *s, size_t bytes, void **out);
+/** The set's pinned ring for the pageable pipeline, for nthreads threads of chunk bytes. */
+int pa_cuda__stage_ring(pa_cuda__stage *s, int nthreads, size_t chunk, pa_cuda__ring **out);
+/** Bytes of device and pinned memory the staging sets hold now (for tests and explanations). */
 size_t pa_cuda__stage_held(void);
-/** Frees every staging buffer (run at exit; tests may call it). */
+/** Sets in use (made), the most leased at once, and how many copies waited for one (for tests). */
+void pa_cuda__stage_stats(int *used, int *peak, long *waits);
+/** Frees every staging set no copy holds (run at exit; tests may call it). */
 void pa_cuda__stage_release(void);
+
+/* ---- calibration (cost_cuda.c) ---------------------------------------------------------------------- */
+
+/** Measures the cost model's GPU constants on the current GPU into *m (the backend's calibrate hook); with no
+ *  usable GPU it leaves them and says so on log.  \return PA_OK or an error of a CUDA call. */
+int pa_cuda__calibrate(pa__cost_model *m, FILE *log);
 
 /* ---- the pageable pipeline (copy_pipeline.c) ----------------------------------------------------------- */
 
@@ -76,10 +99,10 @@ int pa_cuda__pipeline_threads(void);
 /** Bytes per pipeline chunk (PA_CUDA_PIPELINE_CHUNK_MB, default 4 MiB, 1 to 64). */
 size_t pa_cuda__pipeline_chunk(void);
 /**
- * Copies bytes between pageable host memory and device memory through the pinned ring (the caller holds the
- * staging lock): h2d 1 copies host src to device dst, 0 device src to host dst.  Synchronous.
+ * Copies bytes between pageable host memory and device memory through the pinned ring of the staging set the
+ * caller holds: h2d 1 copies host src to device dst, 0 device src to host dst.  Synchronous.
  */
-int pa_cuda__pipeline(void *dst, const void *src, size_t bytes, int h2d);
+int pa_cuda__pipeline(pa_cuda__stage *sg, void *dst, const void *src, size_t bytes, int h2d);
 
 /* ---- the copy executors (copy_cuda_exec.c) -------------------------------------------------------------- */
 

@@ -2,42 +2,27 @@
  * parray — staging buffers for GPU copies, owned by the library.
  *
  * A copy that must change the layout on the way between host and device, or go through pinned memory because
- * the host side is pageable, borrows buffers from here: a device buffer per slot and device, a pinned buffer,
- * and the pipeline's ring (two pinned chunks, a stream and two events per host thread).  Buffers are made on
- * first use, grown when a larger copy needs more (rounded up to 2 MiB, so that slowly growing copies do not
- * reallocate each time), kept for later copies, and freed at exit.  One mutex serialises the copies that use
- * them; staged copies are long, so the lock is not the bottleneck.
+ * the host side is pageable, borrows a staging set: on one GPU, its own stream, a device buffer per slot, a
+ * pinned buffer and the pipeline's ring (two pinned chunks, a stream and two events per host thread).  Each GPU
+ * has PA_CUDA__STAGE_SETS sets, leased whole to one copy at a time (src/core/leases.h): the lowest free one,
+ * so that a program copying from one thread only ever fills the first, and copies from several threads run
+ * side by side, their host packing in parallel and their DMAs and kernels on their own streams, where one
+ * process-wide lock had run them one at a time.  A copy that finds every set of its GPU taken waits for one.
+ * Buffers are made on first use, grown when a larger copy needs more (rounded up to 2 MiB, so that slowly
+ * growing copies do not reallocate each time), kept for later copies, and freed at exit.  A set's stream is
+ * a blocking one: it waits for work queued earlier on the legacy default stream, as a synchronous copy must.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_backend.h"
+#include "leases.h"
 
-#define MAX_DEVICES 64
 #define ROUND ((size_t)2 << 20)
 
-typedef struct dev_stage {
-    void *buf[PA_CUDA__STAGE_SLOTS];
-    size_t bytes[PA_CUDA__STAGE_SLOTS];
-    pa_cuda__ring ring;
-    int ring_ready;
-} dev_stage;
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static dev_stage devs[MAX_DEVICES];
-static void *pinned;
-static size_t pinned_bytes;
-static int exit_hook;
-
-void pa_cuda__stage_lock(void)
-{
-    pthread_mutex_lock(&lock);
-}
-
-void pa_cuda__stage_unlock(void)
-{
-    pthread_mutex_unlock(&lock);
-}
+static pa_cuda__stage sets[PA__LEASE_KEYS][PA_CUDA__STAGE_SETS];
+static pa__leases leases = PA__LEASES_INIT(PA_CUDA__STAGE_SETS);
+static atomic_int exit_hook;
 
 static size_t round_up(size_t n)
 {
@@ -51,62 +36,75 @@ static void release_at_exit(void)
 
 static void hook_exit(void)
 {
-    if (!exit_hook) {
-        exit_hook = 1;
+    if (atomic_exchange(&exit_hook, 1) == 0)
         atexit(release_at_exit);
-    }
 }
 
-static int current(dev_stage **out)
+int pa_cuda__stage_take(pa_cuda__stage **out)
 {
     int dev = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e != cudaSuccess)
         return pa_cuda__fail(e, "staging: cudaGetDevice");
-    if (dev < 0 || dev >= MAX_DEVICES)
+    if (dev < 0 || dev >= PA__LEASE_KEYS)
         return pa__err(PA_ERR_RANGE, "staging: GPU %d is beyond the %d this library can stage for", dev,
-                       MAX_DEVICES);
-    *out = &devs[dev];
+                       PA__LEASE_KEYS);
+    int i = pa__lease_take(&leases, dev);
+    pa_cuda__stage *s = &sets[dev][i];
+    s->device = dev;
+    if (!s->stream) {
+        /* A blocking stream: it waits for work the caller queued on the legacy default stream. */
+        if ((e = cudaStreamCreate(&s->stream)) != cudaSuccess) {
+            s->stream = NULL;
+            pa__lease_give(&leases, dev, i);
+            return pa_cuda__fail(e, "staging: cudaStreamCreate");
+        }
+        hook_exit();
+    }
+    s->index = i;
+    *out = s;
     return PA_OK;
 }
 
-int pa_cuda__stage_dev(int slot, size_t bytes, void **out)
+void pa_cuda__stage_give(pa_cuda__stage *s)
 {
-    dev_stage *d = NULL;
-    int st = current(&d);
-    if (st != PA_OK)
-        return st;
-    if (d->bytes[slot] < bytes) {
+    if (s)
+        pa__lease_give(&leases, s->device, s->index);
+}
+
+int pa_cuda__stage_dev(pa_cuda__stage *s, int slot, size_t bytes, void **out)
+{
+    if (s->bytes[slot] < bytes) {
         size_t want = round_up(bytes);
-        if (d->buf[slot])
-            (void)cudaFree(d->buf[slot]);
-        d->buf[slot] = NULL;
-        d->bytes[slot] = 0;
-        cudaError_t e = cudaMalloc(&d->buf[slot], want);
+        if (s->buf[slot])
+            (void)cudaFree(s->buf[slot]);
+        s->buf[slot] = NULL;
+        s->bytes[slot] = 0;
+        cudaError_t e = cudaMalloc(&s->buf[slot], want);
         if (e != cudaSuccess)
             return pa_cuda__fail(e, "staging: cudaMalloc of a %zu-byte device staging buffer", want);
-        d->bytes[slot] = want;
+        s->bytes[slot] = want;
         hook_exit();
     }
-    *out = d->buf[slot];
+    *out = s->buf[slot];
     return PA_OK;
 }
 
-int pa_cuda__stage_pinned(size_t bytes, void **out)
+int pa_cuda__stage_pinned(pa_cuda__stage *s, size_t bytes, void **out)
 {
-    if (pinned_bytes < bytes) {
+    if (s->pinned_bytes < bytes) {
         size_t want = round_up(bytes);
-        if (pinned)
-            (void)cudaFreeHost(pinned);
-        pinned = NULL;
-        pinned_bytes = 0;
-        cudaError_t e = cudaHostAlloc(&pinned, want, cudaHostAllocPortable);
+        if (s->pinned)
+            (void)cudaFreeHost(s->pinned);
+        s->pinned = NULL;
+        s->pinned_bytes = 0;
+        cudaError_t e = cudaHostAlloc(&s->pinned, want, cudaHostAllocPortable);
         if (e != cudaSuccess)
             return pa_cuda__fail(e, "staging: cudaHostAlloc of a %zu-byte pinned staging buffer", want);
-        pinned_bytes = want;
+        s->pinned_bytes = want;
         hook_exit();
     }
-    *out = pinned;
+    *out = s->pinned;
     return PA_OK;
 }
 
@@ -122,82 +120,97 @@ static void ring_free(pa_cuda__ring *r)
     memset(r, 0, sizeof *r);
 }
 
-int pa_cuda__stage_ring(int nthreads, size_t chunk, pa_cuda__ring **out)
+int pa_cuda__stage_ring(pa_cuda__stage *s, int nthreads, size_t chunk, pa_cuda__ring **out)
 {
-    dev_stage *d = NULL;
-    int st = current(&d);
-    if (st != PA_OK)
-        return st;
-    pa_cuda__ring *r = &d->ring;
-    if (d->ring_ready && r->nthreads >= nthreads && r->chunk >= chunk) {
+    pa_cuda__ring *r = &s->ring;
+    if (s->ring_ready && r->nthreads >= nthreads && r->chunk >= chunk) {
         *out = r;
         return PA_OK;
     }
     ring_free(r);
-    d->ring_ready = 0;
+    s->ring_ready = 0;
     r->nthreads = nthreads;
     r->chunk = chunk;
     hook_exit();
     cudaError_t e = cudaSuccess;
     for (int t = 0; t < nthreads && e == cudaSuccess; t++) {
-        /* A blocking stream: it waits for work the caller queued on the legacy default stream. */
-        e = cudaStreamCreate(&r->stream[t]);
+        e = cudaStreamCreate(&r->stream[t]);   /* blocking, as the set's own */
         for (int b = 0; b < 2 && e == cudaSuccess; b++) {
             e = cudaHostAlloc(&r->buf[t][b], chunk, cudaHostAllocPortable);
             if (e == cudaSuccess)
                 e = cudaEventCreateWithFlags(&r->done[t][b], cudaEventDisableTiming);
         }
     }
-    if (e != cudaSuccess)
-        goto fail;
-    d->ring_ready = 1;
+    if (e != cudaSuccess) {
+        int st = pa_cuda__fail(e, "staging: making the pipeline's ring of %d x 2 pinned chunks of %zu bytes",
+                               nthreads, chunk);
+        ring_free(r);
+        return st;
+    }
+    s->ring_ready = 1;
     *out = r;
     return PA_OK;
-fail:
-    st = pa_cuda__fail(e, "staging: making the pipeline's ring of %d x 2 pinned chunks of %zu bytes", nthreads,
-                       chunk);
-    ring_free(r);
-    return st;
 }
 
 size_t pa_cuda__stage_held(void)
 {
-    size_t n = pinned_bytes;
-    for (int i = 0; i < MAX_DEVICES; i++) {
-        for (int s = 0; s < PA_CUDA__STAGE_SLOTS; s++)
-            n += devs[i].bytes[s];
-        if (devs[i].ring_ready)
-            n += (size_t)devs[i].ring.nthreads * 2 * devs[i].ring.chunk;
-    }
+    size_t n = 0;
+    pthread_mutex_lock(&leases.lock);
+    for (int d = 0; d < PA__LEASE_KEYS; d++)
+        for (int i = 0; i < PA_CUDA__STAGE_SETS; i++) {
+            const pa_cuda__stage *s = &sets[d][i];
+            n += s->pinned_bytes;
+            for (int k = 0; k < PA_CUDA__STAGE_SLOTS; k++)
+                n += s->bytes[k];
+            if (s->ring_ready)
+                n += (size_t)s->ring.nthreads * 2 * s->ring.chunk;
+        }
+    pthread_mutex_unlock(&leases.lock);
     return n;
 }
 
+void pa_cuda__stage_stats(int *used, int *peak, long *waits)
+{
+    *used = 0;
+    pthread_mutex_lock(&leases.lock);
+    for (int d = 0; d < PA__LEASE_KEYS; d++)
+        for (int i = 0; i < PA_CUDA__STAGE_SETS; i++)
+            *used += sets[d][i].stream != NULL;
+    pthread_mutex_unlock(&leases.lock);
+    pa__lease_stats(&leases, peak, waits);
+}
+
+/* Frees the sets no copy holds now (at exit: all of them), under the leases' lock so that none is taken
+ * meanwhile. */
 void pa_cuda__stage_release(void)
 {
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&leases.lock);
     int cur = -1;
     if (cudaGetDevice(&cur) != cudaSuccess)
         cur = -1;
-    for (int i = 0; i < MAX_DEVICES; i++) {
-        dev_stage *d = &devs[i];
-        int any = d->ring_ready;
-        for (int s = 0; s < PA_CUDA__STAGE_SLOTS; s++)
-            any |= d->buf[s] != NULL;
-        if (!any || cudaSetDevice(i) != cudaSuccess)
-            continue;
-        for (int s = 0; s < PA_CUDA__STAGE_SLOTS; s++) {
-            if (d->buf[s]) (void)cudaFree(d->buf[s]);
-            d->buf[s] = NULL;
-            d->bytes[s] = 0;
+    for (int d = 0; d < PA__LEASE_KEYS; d++)
+        for (int i = 0; i < PA_CUDA__STAGE_SETS; i++) {
+            pa_cuda__stage *s = &sets[d][i];
+            int any = s->ring_ready || s->stream || s->pinned;
+            for (int k = 0; k < PA_CUDA__STAGE_SLOTS; k++)
+                any |= s->buf[k] != NULL;
+            if (!any || leases.taken[d][i] || cudaSetDevice(d) != cudaSuccess)
+                continue;
+            for (int k = 0; k < PA_CUDA__STAGE_SLOTS; k++) {
+                if (s->buf[k]) (void)cudaFree(s->buf[k]);
+                s->buf[k] = NULL;
+                s->bytes[k] = 0;
+            }
+            ring_free(&s->ring);
+            s->ring_ready = 0;
+            if (s->pinned) (void)cudaFreeHost(s->pinned);
+            s->pinned = NULL;
+            s->pinned_bytes = 0;
+            if (s->stream) (void)cudaStreamDestroy(s->stream);
+            s->stream = NULL;
         }
-        ring_free(&d->ring);
-        d->ring_ready = 0;
-    }
-    if (pinned) (void)cudaFreeHost(pinned);
-    pinned = NULL;
-    pinned_bytes = 0;
     if (cur >= 0)
         (void)cudaSetDevice(cur);
     (void)cudaGetLastError();
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&leases.lock);
 }

@@ -13,4 +13,5 @@ const pa__backend pa__backend_mpi = {
     .mem = mpi_mem,
     .dist = &pa__mpi_dist_ops,
     .launcher = &pa__mpi_launcher,
+    .calibrate = pa_mpi__calibrate,
 };

@@ -19,6 +19,8 @@
 
 #include "mpi_backend.h"
 
+#define SELF_MIN_BYTES ((int64_t)16 << 10)   /* own blocks smaller than this go through MPI (host memory) */
+
 /*
  * The layout of one block of l's index space (blocks of blk consecutive indices), relative to the block's first
  * element: l's inner modes whose sizes multiply to blk, the outermost of them split where blk falls inside it.
@@ -81,7 +83,11 @@ int pa_mpi__self_plans(pa_mpi__dplan *p)
     pa__layout sb, rb, dense;
     int st, device = p->send_mem || p->recv_mem;
     int off = !pa_mpi__env_on("PA_MPI_SELF", &warned), shm = p->route == PA_MPI__ROUTE_SHM;
-    if ((off && !shm) || p->kind != PA_MPI__ALLTOALL || p->route == PA_MPI__ROUTE_PEER || p->nprocs < 2 ||
+    /* Small blocks in host memory: MPI_Alltoall moves the own block for less than MPI_Alltoallv costs over it
+     * (1 KiB per pair on the H100's host, 4 ranks: 0.86-0.91 of MPI_Alltoall with the own block in place,
+     * 0.95-1.0 without; docs/gpu-results.md). */
+    int small = !shm && !device && pa__bytes(p->blk, p->elm) < SELF_MIN_BYTES;
+    if ((off && !shm) || small || p->kind != PA_MPI__ALLTOALL || p->route == PA_MPI__ROUTE_PEER || p->nprocs < 2 ||
         p->blk < 1 || !block_layout(&p->send_l, p->blk, &sb) || !block_layout(&p->recv_l, p->blk, &rb))
         return PA_OK;   /* the plain run */
     memset(&dense, 0, sizeof dense);

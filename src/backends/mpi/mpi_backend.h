@@ -106,6 +106,13 @@ typedef struct pa_mpi__dplan {
     pa__lru_entry lru;               /* its entry in the bounded cache of plans */
 } pa_mpi__dplan;
 
+/* ---- calibration (cost_mpi.c) ----------------------------------------------------------------------- */
+
+struct pa__cost_model;
+/** Measures the MPI constants (latency, bandwidth) by ping-pong between processes 0 and 1 of the current
+ *  communicator, collectively; leaves them without MPI or with one process.  \return PA_OK or PA_ERR_NOMEM. */
+int pa_mpi__calibrate(struct pa__cost_model *m, FILE *log);
+
 /* ---- the patterns as strategies (dist_patterns.c) ------------------------------------------------------ */
 
 /* A pattern: the kind it makes, and its probe of the count matrix (summarised). */
