@@ -14,6 +14,8 @@
  *   transpose the transpose kernel on 8192^2 floats and 4096^2 16-byte units: ordinary or streaming stores,
  *             tile edge 32 or 64, with or without prefetching the next tile, at each thread count
  *   window    8000^2 of 8192^2 floats as rows (memcpy_runs), ordinary or streaming stores
+ *   strips    the streamed transpose of 8192^2 floats on one thread with strips of 16 or 32 rows walked in
+ *             column blocks of 0 (none), 512, 1024, 2048 or 4096 columns
  * Usage: host_probe [reps [section...]] (default 7 repeats, every section).
  */
 #include <sched.h>
@@ -228,6 +230,28 @@ static void transposes(char *d, char *s)
     pa__plan_unref(p2);
 }
 
+static void strips(char *d, char *s)
+{
+    pa__plan *p;
+    const pa__copy_shape *a = shape_of(&p, L(2, 8192, 8192, 8192, 1), L(2, 8192, 8192, 1, 8192), 4);
+    size_t n = (size_t)256 << 20;
+    static const int blocks[] = {0, 512, 1024, 2048, 4096};
+    printf("\n## streamed float 8192^2 transpose: strip rows and column blocks, ratio to the OpenMP memcpy, after "
+           "20 ms pauses\n| threads | rows | block | ratio | anchor GB/s |\n| --- | --- | --- | --- | --- |\n");
+    for (int rows = 16; rows <= 32; rows *= 2)
+        for (int b = 0; b < 5; b++) {
+            double an;
+            pa__strip_rows4 = rows;
+            pa__strip_block4 = blocks[b];
+            double o = paired(a, d, s, n, 1, pa__kern_transpose_nt, 20, &an);
+            printf("| 1 | %d | %d | %.3f | %.1f |\n", rows, blocks[b], an / o, n / an * 1e-9);
+            fflush(stdout);
+        }
+    pa__strip_rows4 = 32;
+    pa__strip_block4 = 1024;
+    pa__plan_unref(p);
+}
+
 static void windows(char *d, char *s)
 {
     pa__plan *p;
@@ -269,6 +293,7 @@ int main(int argc, char **argv)
     if (WANT("start")) start_skew(d, s);
     if (WANT("window")) windows(d, s);
     if (WANT("transpose")) transposes(d, s);
+    if (WANT("strips")) strips(d, s);
     free(s);
     free(d);
     return 0;

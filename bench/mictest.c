@@ -10,8 +10,10 @@
  *   FMA        every thread loads a vmem tile c (half the register file) into registers and runs nrepeats
  *              c = c * a + b on it (independent vectors, so the FMA units stay busy: on a core with one
  *              hardware thread the manual's single dependent vector would wait for each FMA's latency),
- *              against the cores' peak: cores x clock x FMA units x lanes x 2 (the clock from /proc/cpuinfo or
- *              PA_CPU_GHZ, 2 FMA units or PA_FMA_UNITS): target >= 0.70;
+ *              against the cores' peak: vector cores x clock x FMA units x lanes x 2, each term measured on the
+ *              CPUs of the run (cpu_peak.c: the clock by a dependent add chain each thread runs right after its
+ *              FMAs, the units from one thread's rate, the vector cores from the CPUs' rate together against one
+ *              alone; PA_CPU_GHZ and PA_FMA_UNITS override): target >= 0.70;
  *   division   the same with c = c / a + b (micdiv's second line; no target).
  * The SIMD set is the one vmem chose at run time (pa_vmem_isa: AVX-512, AVX2 + FMA, or SSE2 without FMA).
  * Usage: mictest [--smoke]
@@ -20,12 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include <unistd.h>
 
 #include <parray/parray.h>
 
+#include "cpu_peak.h"
 #include "omp_memcpy.h"
 
 static int smoke;
@@ -37,54 +38,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* ---- the FMA and division kernels: a vmem tile of `nv` vectors held in registers ------------------------- */
-
-#define NACC 16   /* vectors in flight: enough to cover the FMA latency on two units */
-
-#if defined(__x86_64__)
-__attribute__((target("avx512f"))) static void fma_avx512(double *c, const double *a, const double *b, long reps, int div)
-{
-    __m512d acc[NACC], va = _mm512_load_pd(a), vb = _mm512_load_pd(b);
-    for (int k = 0; k < NACC; k++)
-        acc[k] = _mm512_load_pd(c + 8 * k);
-    if (div)
-        for (long r = 0; r < reps; r++)
-            for (int k = 0; k < NACC; k++)
-                acc[k] = _mm512_add_pd(_mm512_div_pd(acc[k], va), vb);
-    else
-        for (long r = 0; r < reps; r++)
-            for (int k = 0; k < NACC; k++)
-                acc[k] = _mm512_fmadd_pd(acc[k], va, vb);
-    for (int k = 0; k < NACC; k++)
-        _mm512_store_pd(c + 8 * k, acc[k]);
-}
-
-__attribute__((target("avx2,fma"))) static void fma_avx2(double *c, const double *a, const double *b, long reps, int div)
-{
-    __m256d acc[NACC / 2], va = _mm256_load_pd(a), vb = _mm256_load_pd(b);
-    for (int k = 0; k < NACC / 2; k++)
-        acc[k] = _mm256_load_pd(c + 4 * k);
-    if (div)
-        for (long r = 0; r < reps; r++)
-            for (int k = 0; k < NACC / 2; k++)
-                acc[k] = _mm256_add_pd(_mm256_div_pd(acc[k], va), vb);
-    else
-        for (long r = 0; r < reps; r++)
-            for (int k = 0; k < NACC / 2; k++)
-                acc[k] = _mm256_fmadd_pd(acc[k], va, vb);
-    for (int k = 0; k < NACC / 2; k++)
-        _mm256_store_pd(c + 4 * k, acc[k]);
-}
-#endif
-
-/* SSE2 or scalar: a multiply and an add (no FMA), counted as two flops like an FMA. */
-static void fma_plain(double *c, const double *a, const double *b, long reps, int div, int n)
-{
-    for (long r = 0; r < reps; r++)
-        for (int k = 0; k < n; k++)
-            c[k] = div ? c[k] / a[k % 2] + b[k % 2] : c[k] * a[k % 2] + b[k % 2];
-}
-
 /* Lanes of a double vector and vectors the kernel keeps in flight for the chosen set. */
 static int lanes(void)
 {
@@ -93,7 +46,7 @@ static int lanes(void)
 
 static int nvec(void)
 {
-    return strcmp(pa_vmem_isa(), "avx512") == 0 ? NACC : strcmp(pa_vmem_isa(), "avx2") == 0 ? NACC / 2 : 8;
+    return cpu_fma_nvec(pa_vmem_isa());
 }
 
 typedef struct task {
@@ -101,12 +54,13 @@ typedef struct task {
     const pa_type *row;             /* one thread's row of PAGED, as [N/L][L] */
     const pa_type *tile;            /* the vmem tile the rows move through */
     double *x, *y;
+    double *ghz;                    /* each thread's clock right after its FMAs */
     int64_t row_elems;
     long reps;
     int ntests, div, mode;          /* mode 0: bandwidth, 1: flops */
 } task;
 
-static int flops_thread(const task *t)
+static int flops_thread(const task *t, int64_t tid)
 {
     double *a = pa_create(t->vab), *b = pa_create(t->vab), *c = pa_create(t->vc);
     int st = a && b && c ? PA_OK : PA_ERR_NOMEM;
@@ -115,14 +69,8 @@ static int flops_thread(const task *t)
     for (int i = 0; st == PA_OK && i < nvec() * lanes(); i++)
         c[i] = 1.0 + i;
     if (st == PA_OK) {
-#if defined(__x86_64__)
-        if (strcmp(pa_vmem_isa(), "avx512") == 0)
-            fma_avx512(c, a, b, t->reps, t->div);
-        else if (strcmp(pa_vmem_isa(), "avx2") == 0)
-            fma_avx2(c, a, b, t->reps, t->div);
-        else
-#endif
-            fma_plain(c, a, b, t->reps, t->div, nvec() * lanes());
+        cpu_fma_run(pa_vmem_isa(), c, a, b, t->reps, t->div);
+        t->ghz[tid] = cpu_add_chain_ghz(CPU_POST_ADDS);   /* the clock the FMAs ran at (cpu_peak.h) */
         if (!(c[0] == c[0]))   /* NaN: the arithmetic went wrong */
             st = PA_ERR_INVAL;
     }
@@ -136,7 +84,7 @@ static int thread_body(pa_ctx *ctx, void *arg)
 {
     const task *t = *(task **)arg;
     if (t->mode == 1)
-        return flops_thread(t);
+        return flops_thread(t, pa_tid(ctx));
     int64_t off = pa_tid(ctx) * t->row_elems;
     int st = PA_OK;
     for (int i = 0; i < t->ntests && st == PA_OK; i++)
@@ -157,11 +105,9 @@ static void row(const char *name, int threads, double ours, double anchor, const
     fflush(stdout);
 }
 
-static double cpu_ghz(void)
+/* The clock /proc/cpuinfo states (the nominal formula's term, printed for comparison). */
+static double cpuinfo_ghz(void)
 {
-    const char *env = getenv("PA_CPU_GHZ");
-    if (env && atof(env) > 0)
-        return atof(env);
     FILE *f = fopen("/proc/cpuinfo", "r");
     char line[512];
     double mhz = 0;
@@ -172,7 +118,7 @@ static double cpu_ghz(void)
         }
     if (f)
         fclose(f);
-    return mhz > 0 ? mhz / 1000 : 2.0;
+    return mhz / 1000;
 }
 
 int main(int argc, char **argv)
@@ -211,7 +157,7 @@ int main(int argc, char **argv)
     snprintf(tdecl, sizeof tdecl, grid ? "mic [%d][%d]" : "pthd [%d][%d]", cores, tpc);
     const pa_type *T = pa_type_parse(s, tdecl), *P = pa_type_get(s, "PAGED");
     task t = {pa_type_get(s, "VC"), pa_type_get(s, "VAB"), pa_type_get(s, "ROW"), pa_type_get(s, "TILE"),
-              pa_create(P), pa_create(P), n, reps, ntests, 0, 0};
+              pa_create(P), pa_create(P), NULL, n, reps, ntests, 0, 0};
     task *tp = &t;
     size_t bytes = (size_t)pa_size(P) * 8;
     char *anchor_dst = malloc(bytes);
@@ -226,21 +172,26 @@ int main(int argc, char **argv)
            pa_vmem_registers(), (long long)tile_elems);
     printf("| case | threads | ours | anchor | unit | ratio | target | result |\n"
            "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
-    /* Bandwidth: ours (rows through vmem tiles) against the OpenMP memcpy, alternating, medians of 5. */
+    /* Bandwidth: ours (rows through vmem tiles) against the OpenMP memcpy, alternating, medians of 7.  A pause
+     * before each side lets the other side's threads stop polling (OpenMP's poll for milliseconds after a region,
+     * the pool's for 200 us): on the host the anchor read 43-111 GB/s run to run without it. */
     double vo[8], va[8];
-    int nrep = smoke ? 1 : 5;
+    int nrep = smoke ? 1 : 7;
     for (int r = -1; r < nrep; r++) {
+        usleep(smoke ? 0 : 20000);
         double t0 = now();
         if (pa_for(T, thread_body, &tp, sizeof tp) != PA_OK) {
             fprintf(stderr, "mictest: %s\n", pa_last_error());
             return 1;
         }
         double t1 = now();
+        usleep(smoke ? 0 : 20000);
+        double t1p = now();
         for (int i = 0; i < ntests; i++)
             omp_memcpy(anchor_dst, (const char *)t.y, bytes, nthreads);
         double t2 = now();
         if (r >= 0)
-            vo[r] = t1 - t0, va[r] = t2 - t1;
+            vo[r] = t1 - t0, va[r] = t2 - t1p;
     }
     for (size_t i = 0; i < bytes / 8; i += 97)
         if (t.x[i] != t.y[i]) {
@@ -252,9 +203,12 @@ int main(int argc, char **argv)
     double gb = (double)bytes * ntests * 1e-9;
     row("bandwidth, read:write 1:1 (GB/s; anchor: OpenMP memcpy)", nthreads, gb / vo[nrep / 2], gb / va[nrep / 2],
         "GB/s", 0.85, &rows, &fails);
-    /* FMA and division against the peak. */
-    int units = getenv("PA_FMA_UNITS") ? atoi(getenv("PA_FMA_UNITS")) : 2;
-    double ghz = cpu_ghz(), peak = cores * ghz * units * L * 2;
+    /* FMA and division against the peak, whose terms are measured on the CPUs of the run (cpu_peak.c); the
+     * clock is the one the row's own threads ran their FMAs at. */
+    cpu_peak pk;
+    cpu_peak_measure(nthreads, L, smoke, &pk);
+    double *ghz = calloc((size_t)nthreads, sizeof *ghz), ghz_row = 0, peak = 0;
+    t.ghz = ghz;
     for (int div = 0; div < 2; div++) {
         t.mode = 1;
         t.div = div;
@@ -265,11 +219,31 @@ int main(int argc, char **argv)
             return 1;
         }
         double dt = now() - t0, gflops = (double)nthreads * t.reps * nvec() * L * 2 * 1e-9 / dt;
+        if (div == 0) {
+            ghz_row = getenv("PA_CPU_GHZ") && atof(getenv("PA_CPU_GHZ")) > 0 ? atof(getenv("PA_CPU_GHZ"))
+                      : cpu_max(ghz, nthreads);
+            peak = pk.vcores * ghz_row * pk.units * L * 2;
+        }
         row(div ? "division c = c / a + b (GFLOP/s; anchor: FMA peak)" : "FMA c = c * a + b (GFLOP/s; anchor: peak)",
             nthreads, gflops, peak, "GFLOP/s", div ? 0 : 0.70, &rows, &fails);
     }
-    printf("peak = %d cores x %.2f GHz x %d FMA units x %d lanes x 2 (PA_CPU_GHZ, PA_FMA_UNITS to correct)\n", cores,
-           ghz, units, L);
+    free(ghz);
+    double nominal = cores * tpc * cpuinfo_ghz() * 2 * L * 2;
+    printf("peak = %d vector cores x %.2f GHz x %d FMA units x %d lanes x 2 = %.1f GFLOP/s, measured on the %d CPUs "
+           "of the run:\n", pk.vcores, ghz_row, pk.units, L, peak, pk.cpus);
+    printf("  vector cores: %d CPUs / %d threads per core: the %d CPUs at once (%s) ran 20 ms bursts at %.1f GFLOP/s "
+           "together, %.2f of one thread alone each (the best of three)\n", pk.cpus, pk.threads_per_vcore, pk.cpus,
+           pk.measured ? "bound" : "unbound", pk.burst_total, pk.burst_total / pk.cpus / pk.gflops_one);
+    printf("  clock: the highest of a dependent chain of register adds each thread of the row ran right after its FMAs"
+           "%s (%.2f GHz with nothing before it; %.2f after 0.1 s of FMAs on one thread alone, %.2f after 0.3 s on all "
+           "%d CPUs, which ran %.1f GFLOP/s together)\n", getenv("PA_CPU_GHZ") ? " -- set by PA_CPU_GHZ" : "",
+           pk.ghz_idle, pk.ghz_one, pk.ghz_sustained, pk.cpus, pk.sustained_total);
+    printf("  FMA units: one thread alone ran %.1f GFLOP/s = %.1f flop per cycle = %.2f x %d lanes x 2%s\n",
+           pk.gflops_one, pk.flop_per_cycle, pk.flop_per_cycle / (2.0 * L), L,
+           getenv("PA_FMA_UNITS") ? " -- set by PA_FMA_UNITS" : "");
+    printf("  (the nominal formula, %d cores x %.2f GHz of /proc/cpuinfo x 2 units x %d x 2 = %.1f GFLOP/s, counts "
+           "every hwloc core as owning its vector units and the stated clock)\n", cores * tpc, cpuinfo_ghz(), L,
+           nominal);
     printf("%d of %d rows with a target meet it\n", rows - 1 - fails, rows - 1);
     pa_destroy(P, t.x);
     pa_destroy(P, t.y);

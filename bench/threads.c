@@ -3,15 +3,17 @@
  * process's cores (pa_host_share):
  *
  *   1. Stream triad a[i] = b[i] + s * c[i] over paged double arrays (3 x 128 MiB by default) through
- *      pa_map_runs (the run form, which vectorises) and pa_map (one indirect call per element), against a plain
- *      OpenMP loop with the same thread count; target >= 0.95 for both.  pa_for over a pthd array (each thread
+ *      pa_map_runs (the run form, which vectorises), pa_map (one indirect call per element) and pa_map_runs of
+ *      the element function compiled into runs (PA_ELEM_RUNS), against a plain OpenMP loop with the same thread
+ *      count; target >= 0.95 for each.  pa_for over a pthd array (each thread
  *      its static chunk) is shown beside them.
  *   2. An empty pa_for over pthd [n], n = 2, 4, 8 and all cores, against an empty OpenMP parallel region of n
  *      threads: single launches timed one by one in blocks of back-to-back launches (a pause between blocks
  *      lets either side's polling threads sleep), median and 90th percentile; target: our median <= 1.5x
  *      OpenMP's.
  *
- * Usage: threads [log2 elements] [--smoke]   (default 24; --smoke: 2^18 elements, few samples, no pass/fail).
+ * Usage: threads [log2 elements] [--smoke] [--triad | --launch]   (default 24; --smoke: 2^18 elements, few
+ * samples, no pass/fail; --triad or --launch: only that part).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -71,6 +73,9 @@ static void triad_elem(void *e, int64_t k, void *arg)
     const triad *t = arg;
     *(double *)e = t->b[k] + t->s * t->c[k];
 }
+
+/* The same element function compiled into a run function (thread.h). */
+PA_ELEM_RUNS(triad_elem_runs, triad_elem, double)
 
 static int triad_thread(pa_ctx *ctx, void *arg)
 {
@@ -149,7 +154,7 @@ static void bench_triad(pa_scope *scope, int log2n, const int *nthr, int nt, int
         snprintf(decl, sizeof decl, "pthd [%d]", p);
         const pa_type *P = pa_type_parse(scope, decl);
         pa_set_num_threads(p);
-        double runs[64], elem[64], forr[64], omp[64];
+        double runs[64], elem[64], forr[64], omp[64], erun[64];
         /* Between cases a pause lets spinning threads (OpenMP's and the pool's) go to sleep, so no case pays
          * for the previous one's polling threads. */
         for (int r = 0; r < reps + 1; r++) {
@@ -169,11 +174,16 @@ static void bench_triad(pa_scope *scope, int log2n, const int *nthr, int nt, int
             pa_for(P, triad_thread, &tp, sizeof tp);
             double t7 = now();
             usleep(smoke ? 0 : 20000);
+            double t8 = now();
+            pa_map_runs(A, t.a, triad_elem_runs, &t);
+            double t9 = now();
+            usleep(smoke ? 0 : 20000);
             if (r > 0) {   /* the first round warms up */
                 omp[r - 1] = t1 - t0;
                 runs[r - 1] = t3 - t2;
                 elem[r - 1] = t5 - t4;
                 forr[r - 1] = t7 - t6;
+                erun[r - 1] = t9 - t8;
             }
         }
         for (int64_t k = 0; k < t.n; k += 4099)
@@ -183,8 +193,11 @@ static void bench_triad(pa_scope *scope, int log2n, const int *nthr, int nt, int
             }
         double gomp = bytes / median(omp, reps) / 1e9, g1 = bytes / median(runs, reps) / 1e9;
         double g2 = bytes / median(elem, reps) / 1e9, g3 = bytes / median(forr, reps) / 1e9;
+        double g4 = bytes / median(erun, reps) / 1e9;
         row("triad pa_map_runs", size, p, g1, gomp, g1 / gomp, "GB/s", 0.95, 1, rows, fails);
         row("triad pa_map (element function)", size, p, g2, gomp, g2 / gomp, "GB/s", 0.95, 1, rows, fails);
+        row("triad pa_map_runs of PA_ELEM_RUNS(element function)", size, p, g4, gomp, g4 / gomp, "GB/s", 0.95, 1, rows,
+            fails);
         printf("| triad pa_for pthd chunks (no target) | %s | %d | %.2f | %.2f | GB/s | %.3f | - | - |\n", size, p, g3,
                gomp, g3 / gomp);
     }
@@ -217,6 +230,16 @@ static void bench_launch(pa_scope *scope, const int *nthr, int nt, int *rows, in
 {
     int blocks = smoke ? 2 : 10, total = blocks * BLOCK;
     double *vo = malloc(sizeof(double) * (size_t)total), *va = malloc(sizeof(double) * (size_t)total);
+    /* One thread: no worker, only what pa_for costs its caller (the type's shape, the launch's memory). */
+    const pa_type *one = pa_type_parse(scope, "pthd [1]");
+    for (int k = -5; k < total; k++) {
+        double t0 = now();
+        pa_for(one, nop, NULL, 0);
+        if (k >= 0)
+            vo[k] = (now() - t0) * 1e6;
+    }
+    printf("| empty pa_for over pthd [1]: the caller's own cost (no target) | median | 1 | %.3f | - | us | - | - | - "
+           "|\n", pct(vo, total, 0.5));
     for (int i = 0; i < nt; i++) {
         int n = nthr[i];
         if (n < 2)
@@ -251,10 +274,14 @@ static void bench_launch(pa_scope *scope, const int *nthr, int nt, int *rows, in
 
 int main(int argc, char **argv)
 {
-    int log2n = 24, nthr[8], nt = 0, rows = 0, fails = 0;
+    int log2n = 24, nthr[8], nt = 0, rows = 0, fails = 0, do_triad = 1, do_launch = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--smoke") == 0)
             smoke = 1;
+        else if (strcmp(argv[i], "--triad") == 0)
+            do_launch = 0;
+        else if (strcmp(argv[i], "--launch") == 0)
+            do_triad = 0;
         else if (atoi(argv[i]) > 0)
             log2n = atoi(argv[i]);
     }
@@ -275,8 +302,10 @@ int main(int argc, char **argv)
     printf("P10: thread arrays at 1 to %d threads against OpenMP on as many threads\n", sh.cpus);
     printf("| case | size | threads | ours | OpenMP | unit | ratio | target | result |\n"
            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-    bench_triad(scope, log2n, nthr, nt, &rows, &fails);
-    bench_launch(scope, nthr, nt, &rows, &fails);
+    if (do_triad)
+        bench_triad(scope, log2n, nthr, nt, &rows, &fails);
+    if (do_launch)
+        bench_launch(scope, nthr, nt, &rows, &fails);
     printf("%d of %d rows meet their target\n", rows - fails, rows);
     pa_scope_destroy(scope);
     return smoke ? 0 : fails != 0;

@@ -153,6 +153,26 @@ PA_API int pa_map(const pa_type *data, void *ptr, pa_elem_fn elem, void *arg);
 PA_API int pa_map_runs(const pa_type *data, void *ptr, pa_run_fn run, void *arg);
 
 /**
+ * Defines `static void NAME(void *first, int64_t stride, int64_t k0, int64_t n, void *arg)`, a run function that
+ * calls the element function ELEM (a pa_elem_fn) on each element of a run, the elements being of C type T (of
+ * the data type's element size).  Where ELEM's definition is visible (in the same file, or static inline in a
+ * header) the compiler inlines it into the run's loop and can vectorise it, so pa_map_runs(data, ptr, NAME, arg)
+ * does what pa_map(data, ptr, ELEM, arg) does without an indirect call per element, which pa_map cannot avoid
+ * (it receives ELEM at run time): on few threads that call costs more than the memory (docs/threads.md).
+ */
+#define PA_ELEM_RUNS(NAME, ELEM, T)                                                                               \
+    static void NAME(void *pa_first_, int64_t pa_stride_, int64_t pa_k0_, int64_t pa_n_, void *pa_arg_)         \
+    {                                                                                                             \
+        T *pa_e_ = (T *)pa_first_;                                                                                \
+        if (pa_stride_ == 1)                                                                                      \
+            for (int64_t pa_i_ = 0; pa_i_ < pa_n_; pa_i_++)                                                       \
+                ELEM(pa_e_ + pa_i_, pa_k0_ + pa_i_, pa_arg_);                                                     \
+        else                                                                                                      \
+            for (int64_t pa_i_ = 0; pa_i_ < pa_n_; pa_i_++)                                                       \
+                ELEM(pa_e_ + pa_i_ * pa_stride_, pa_k0_ + pa_i_, pa_arg_);                                        \
+    }
+
+/**
  * pa_map over two arrays of the same size: elem(p1 + t1(k), p2 + t2(k), k) for every k.
  * \return as pa_map, and PA_ERR_SIZE when the sizes differ.
  */

@@ -96,14 +96,15 @@ static int distributed(const pa_type *dt, const pa_type *st, const pa__dist_ops 
     struct dist_memo *m;
     *ops = NULL;
     *status = PA_OK;
-    if (pa__type_usable(dt, "copy") != PA_OK || pa__type_usable(st, "copy") != PA_OK)
-        return 0;   /* prepare() says which */
+    /* A remembered pair is live: a destroyed type's node is zeroed, its serial with it (type_nodes.c). */
     m = memo_here();
-    for (int i = 0; i < DIST_MEMO; i++)
+    for (int i = 0; dt && st && i < DIST_MEMO; i++)
         if (pa__pair_is(&m->e[i].pair, dt, st)) {
             *ops = m->e[i].ops;
             return 1;
         }
+    if (pa__type_usable(dt, "copy") != PA_OK || pa__type_usable(st, "copy") != PA_OK)
+        return 0;   /* prepare() says which */
     if (!pa__type_distributed(dt) && !pa__type_distributed(st))
         return 0;
     if ((*status = pa__dist_ops_for(dt, st, ops)) == PA_OK) {   /* not remembered without one: each copy says why */

@@ -17,6 +17,27 @@ typedef struct shape_walk {
     const pa_type *root;
 } shape_walk;
 
+/* sub = path "_" i ("i" under the root), cut to PA__MAX_TPATH - 1 characters (then add_node refuses it), without
+ * snprintf: a pa_for reads its type's shape on every launch. */
+static void path_child(char sub[PA__MAX_TPATH], const char *path, int i)
+{
+    char full[PA__MAX_TPATH + 24], digits[16];
+    int nd = 0;
+    size_t len = strlen(path);
+    do
+        digits[nd++] = (char)('0' + i % 10);
+    while ((i /= 10) > 0 && nd < 15);
+    len = len < PA__MAX_TPATH ? len : PA__MAX_TPATH;
+    memcpy(full, path, len);
+    if (len > 0)
+        full[len++] = '_';
+    while (nd > 0)
+        full[len++] = digits[--nd];
+    len = len < PA__MAX_TPATH - 1 ? len : PA__MAX_TPATH - 1;
+    memcpy(sub, full, len);
+    sub[len] = 0;
+}
+
 /* Adds node t (at path) and its sub-tree; returns the node's index or a negative status. */
 static int add_node(shape_walk *w, const pa_type *t, const char *path, int depth)
 {
@@ -27,7 +48,7 @@ static int add_node(shape_walk *w, const pa_type *t, const char *path, int depth
         return pa__err(PA_ERR_RANGE, "thread type %s has more than %d dimensions or is deeper than %d levels",
                        pa_type_name(w->root), PA__MAX_TNODES, PA__MAX_TPATH / 2 - 1);
     s->nnodes++;
-    snprintf(s->nodes[me].path, PA__MAX_TPATH, "%s", path);
+    memcpy(s->nodes[me].path, path, strlen(path) + 1);   /* fits: checked above */
     s->nodes[me].size = pa_size(t);
     if (nd <= 0) {
         s->leaf_size[s->nleaves++] = s->nodes[me].size;
@@ -40,7 +61,7 @@ static int add_node(shape_walk *w, const pa_type *t, const char *path, int depth
         const pa_type *c = pa_type_child(t, i);
         if (c == NULL)
             return pa__err_wrap(PA_ERR_DIM, "thread type %s, dimension '%s'", pa_type_name(w->root), path);
-        snprintf(sub, sizeof sub, "%s%s%d", path, path[0] ? "_" : "", i);
+        path_child(sub, path, i);
         int st = add_node(w, c, sub, depth + 1);
         if (st < 0)
             return st;
@@ -69,7 +90,11 @@ static void fill_inner(pa__tshape *s)
 int pa__tshape_of(const pa_type *t, pa__tshape *out)
 {
     shape_walk w = {out, t};
-    memset(out, 0, sizeof *out);
+    /* Only the counts: the walk writes every node and leaf it counts (the arrays are 3 KiB, and pa_for reads a
+     * shape on every launch). */
+    out->n = 0;
+    out->nnodes = 0;
+    out->nleaves = 0;
     if (pa__bound(t, "thread type"))
         return PA_ERR_PARAM;
     int st = add_node(&w, t, "", 0);
@@ -78,6 +103,15 @@ int pa__tshape_of(const pa_type *t, pa__tshape *out)
     out->n = out->nodes[0].size;
     fill_inner(out);
     return PA_OK;
+}
+
+void pa__tshape_copy(pa__tshape *dst, const pa__tshape *src)
+{
+    dst->n = src->n;
+    dst->nnodes = src->nnodes;
+    dst->nleaves = src->nleaves;
+    memcpy(dst->nodes, src->nodes, (size_t)src->nnodes * sizeof src->nodes[0]);
+    memcpy(dst->leaf_size, src->leaf_size, (size_t)src->nleaves * sizeof src->leaf_size[0]);
 }
 
 void pa__tshape_flat(int64_t n, pa__tshape *out)

@@ -31,6 +31,8 @@ typedef struct pa__tshape {
 
 /** The shape of a thread type's dimension tree.  \return PA_OK or an error naming the type. */
 int pa__tshape_of(const pa_type *t, pa__tshape *out);
+/** Copies a shape's counted nodes and leaves (not the unused rest of its arrays). */
+void pa__tshape_copy(pa__tshape *dst, const pa__tshape *src);
 /** A flat shape of n threads. */
 void pa__tshape_flat(int64_t n, pa__tshape *out);
 /** The node of a path, or -1. */

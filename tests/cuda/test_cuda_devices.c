@@ -37,13 +37,8 @@ enum how { PA_COPY, PA_COPY_ASYNC, CROSS_DIRECT, CROSS_STAGED };
  * pa_cuda__on_devices, which would hand a copy across two GPUs back to pa_cuda__cross. */
 static pa_cuda__exec_fn raw_exec(const pa__plan *p)
 {
-    const char *n = p->strategy->name;
-    pa_cuda__exec_fn f = strcmp(n, "cuda_permute") == 0 ? pa_cuda__exec_permute
-                         : strcmp(n, "cuda_dma") == 0    ? pa_cuda__exec_dma
-                         : strcmp(n, "cuda_2d") == 0     ? pa_cuda__exec_2d
-                         : strcmp(n, "cuda_3d") == 0     ? pa_cuda__exec_3d
-                                                         : NULL;
-    ck_assert_msg(f != NULL, "no executor for strategy %s", n);
+    pa_cuda__exec_fn f = pa_cuda__exec_of(p->strategy);
+    ck_assert_msg(f != NULL, "no executor for strategy %s", p->strategy->name);
     return f;
 }
 

@@ -126,6 +126,19 @@ static void check_copy(pa__layout d, pa__layout s, size_t elm, const char *expec
                      nt == 2 ? " (streaming, one-thread kernel)" : nt ? " (streaming)" : "", threads, line);
             expect_same(&b, why);
         }
+        /* Transposes on 3 threads cut along each mode in turn (the plan cuts streamed ones along the source's
+         * rows, whose slices need not start on a destination line). */
+        for (int m = 0; strcmp(st->name, "transpose") == 0 && m < p->shape.nmodes; m++)
+            for (int nt = 0; nt < 2; nt++) {
+                pa__copy_shape sh = p->shape;
+                sh.dst_base += d.base;
+                sh.src_base += s.base;
+                memset(b.dst, 0xA5, (size_t)b.dn * elm);
+                PA_CK_OK(pa__copy_parallel_on(&sh, (char *)b.dst, (const char *)b.src, 3, ks[nt], m));
+                snprintf(why, sizeof why, "transpose%s on 3 threads cut along mode %d for %.80s",
+                         nt ? " (streaming)" : "", m, line);
+                expect_same(&b, why);
+            }
     }
     pa__plan_unref(p);
     bufs_free(&b);
@@ -184,6 +197,8 @@ START_TEST(test_transpose_strips)
         }
     const int64_t n = 70, m = 4, D = 288;   /* 16-byte units; destination rows 1152 bytes apart */
     check_copy(L(3, 1, n, n, m, m, D, 1), L(3, 0, n, n, m, n * m, m, 1), 4, "transpose");
+    /* More destination rows than a column block of the 4-byte strips (1024), and not a multiple of it. */
+    check_copy(L(2, 0, 1100, 40, 96, 1), L(2, 0, 1100, 40, 1, 1103), 4, "transpose");
 }
 END_TEST
 

@@ -4,6 +4,7 @@
  * persisting between launches.
  */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -281,6 +282,38 @@ START_TEST(pool_persists)
 }
 END_TEST
 
+START_TEST(pool_keeps_its_team)
+{
+    /* Launches of 8, 4 and 8 threads, back to back: each joiner returns its team before pa_for returns, so the
+     * widest array's 7 workers serve every later launch and the pool does not grow past them. */
+    const pa_type *t8 = pa_type_parse(scope, "pthd [8]"), *t4 = pa_type_parse(scope, "pthd [4]");
+    PA_CK_OK(pa_for(t8, nop, NULL, 0));
+    int after_first = pa__pool_size();
+    for (int i = 0; i < 100; i++) {
+        PA_CK_OK(pa_for(t4, nop, NULL, 0));
+        PA_CK_OK(pa_for(t8, nop, NULL, 0));
+    }
+    ck_assert_int_eq(pa__pool_size(), after_first);
+}
+END_TEST
+
+START_TEST(process_cpus_follows_the_share)
+{
+    /* pa__process_cpus is cached (the pool's polling threads ask for it); a change of the node's share must show
+     * at once.  Not where the environment fixes the share or a launcher bound the process. */
+    pa_host_share_info sh;
+    PA_CK_OK(pa_host_share(&sh));
+    int before = pa__process_cpus();
+    ck_assert_int_eq(before, sh.cpus);
+    if (getenv("PA_NODE_RANKS") != NULL || sh.bound_by_launcher || sh.local_ranks != 1 || sh.allowed_cpus < 2)
+        return;
+    pa__node_share_set(0, 2);
+    ck_assert_int_eq(pa__process_cpus(), sh.allowed_cpus / 2);
+    pa__node_share_set(0, 1);
+    ck_assert_int_eq(pa__process_cpus(), before);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("threads_for");
@@ -295,6 +328,8 @@ int main(void)
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, sync_on_missing_dimension);
     tcase_add_test(tc, pool_persists);
+    tcase_add_test(tc, pool_keeps_its_team);
+    tcase_add_test(tc, process_cpus_follows_the_share);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }

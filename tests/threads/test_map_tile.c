@@ -36,11 +36,8 @@ static void mark(void *e, int64_t k, void *arg)
     atomic_fetch_add(&v->hits[(int64_t *)e - v->buf], 1);
 }
 
-static void mark_run(void *first, int64_t stride, int64_t k0, int64_t n, void *arg)
-{
-    for (int64_t i = 0; i < n; i++)
-        mark((int64_t *)first + i * stride, k0 + i, arg);
-}
+/* The same as a run function, through PA_ELEM_RUNS (thread.h). */
+PA_ELEM_RUNS(mark_run, mark, int64_t)
 
 /* Maps over t and checks: element T(k) holds k + 1, each element of T visited once, nothing else touched. */
 static void check_map(const pa_type *t, int64_t span, int runs)

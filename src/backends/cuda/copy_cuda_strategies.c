@@ -290,3 +290,22 @@ static const pa__strategy cuda_pipeline = {.name = "cuda_pageable_pipeline", .pr
 const pa__strategy *const pa__cuda_strategies[] = {&cuda_dma, &cuda_2d, &cuda_3d, &cuda_permute,
                                                     &cuda_stage_permute, &cuda_stage_pack, &cuda_pipeline,
                                                     NULL};
+
+/* The executors themselves, before the wrapping above (the cross-GPU executor and its tests run them). */
+static const struct {
+    const pa__strategy *strategy;
+    pa_cuda__exec_fn exec;
+} raw[] = {
+    {&cuda_dma, pa_cuda__exec_dma},          {&cuda_2d, pa_cuda__exec_2d},
+    {&cuda_3d, pa_cuda__exec_3d},            {&cuda_permute, pa_cuda__exec_permute},
+    {&cuda_stage_permute, pa_cuda__exec_staged}, {&cuda_stage_pack, pa_cuda__exec_pack},
+    {&cuda_pipeline, pa_cuda__exec_pipeline},
+};
+
+pa_cuda__exec_fn pa_cuda__exec_of(const pa__strategy *st)
+{
+    for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++)
+        if (raw[i].strategy == st)
+            return raw[i].exec;
+    return NULL;
+}

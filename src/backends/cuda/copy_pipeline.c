@@ -3,14 +3,16 @@
  *
  * The driver's own pageable path copies through one small pinned bounce buffer on one thread (6 GB/s to the
  * device, 11 GB/s back on the lent H100, against 54 GB/s for pinned DMA).  Here the copy is cut into chunks
- * and dealt round-robin to several host threads; each thread has two pinned chunks and its own stream, so that
- * while the GPU's copy engine moves one chunk the thread fills (or drains) the other with memcpy.  With a few
- * threads the host side keeps up with the DMA, and the copy runs near the pinned rate.  The host copies use
- * streaming stores, which skip reading the destination lines first (a third of the traffic of a memcpy).
- * Measured on the lent H100 (docs/gpu-results.md): 4 threads moved 32 GB/s to the device and 21 back, 8
- * threads 45 and 34, 12 threads no more than 8; so 8 is the default.
+ * moved by several host threads; each thread has two pinned chunks and its own stream, so that while the GPU's
+ * copy engine moves one chunk the thread fills (or drains) the other.  With a few threads the host side keeps
+ * up with the DMA, and the copy runs near the pinned rate.  The host copies use streaming stores, which skip
+ * reading the destination lines first (a third of the traffic of a memcpy).  To the device, chunks are dealt
+ * round-robin; back from it, taken as threads get to them, in sizes that shrink towards the end (run_d2h).
+ * Measured on the lent H100 (docs/gpu-results.md, 2026-11-26): 8 threads 32-40 GB/s to the device and 46-48
+ * back; 12 and 16 threads no faster back, so 8 is the default.
  */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +23,7 @@ typedef struct job {
     char *dst;
     const char *src;
     size_t bytes, chunk, nchunks;          /* chunk: bytes per chunk (the ring's buffers hold at least that) */
+    atomic_size_t next;                    /* device to host: the first byte no thread has taken yet */
     int h2d, device, nthreads;
     atomic_int failed;
     cudaError_t error;
@@ -41,7 +44,10 @@ int pa_cuda__pipeline_threads(void)
 
 size_t pa_cuda__pipeline_chunk(void)
 {
-    static atomic_int warned;
+    static atomic_int warned, warned_kb;
+    long kb = pa__env_int("PA_CUDA_PIPELINE_CHUNK_KB", 64, 65536, 0, "the MiB setting", &warned_kb);
+    if (kb > 0)
+        return (size_t)kb << 10;
     return (size_t)pa__env_int("PA_CUDA_PIPELINE_CHUNK_MB", 1, 64, 4, NULL, &warned) << 20;
 }
 
@@ -71,34 +77,52 @@ static cudaError_t run_h2d(job *j, int t)
     return e != cudaSuccess ? e : s;
 }
 
-/* Device to host: the DMA of the next chunk runs while this thread drains the previous one with memcpy. */
+/*
+ * Device to host.  A thread cannot start until the copy engine has delivered its first chunk, and the engine
+ * serves the queued DMAs one after another; so the chunks are not dealt round-robin (the thread whose first chunk
+ * came last would also finish last, a whole chunk's drain after the others) but taken from a shared offset as
+ * the threads get to them, and their size shrinks towards the end of the copy (a share of what is left, as
+ * OpenMP's guided schedule does) so that the threads finish together.  A thread's first chunk is a quarter of
+ * the full size, so that every thread has something to drain soon after the start, and a thread queues its next
+ * DMA only once its current chunk has arrived, so that the first chunks of all threads come first.
+ */
+static size_t take(job *j, int first, size_t *len)
+{
+    size_t off = atomic_load(&j->next), lo = j->chunk / 8, want;
+    do {
+        if (off >= j->bytes)
+            return SIZE_MAX;
+        want = (j->bytes - off) / (2 * (size_t)j->nthreads);
+        want = (want + 4095) / 4096 * 4096;
+        want = want < lo ? lo : want > j->chunk ? j->chunk : want;
+        if (first && want > j->chunk / 4)
+            want = j->chunk / 4;
+        if (want > j->bytes - off)
+            want = j->bytes - off;
+    } while (!atomic_compare_exchange_weak(&j->next, &off, off + want));
+    *len = want;
+    return off;
+}
+
+static cudaError_t fetch(job *j, int t, int b, size_t off, size_t len)
+{
+    pa_cuda__ring *r = j->ring;
+    cudaError_t e = cudaMemcpyAsync(r->buf[t][b], j->src + off, len, cudaMemcpyDeviceToHost, r->stream[t]);
+    return e != cudaSuccess ? e : cudaEventRecord(r->done[t][b], r->stream[t]);
+}
+
 static cudaError_t run_d2h(job *j, int t)
 {
     pa_cuda__ring *r = j->ring;
-    size_t step = (size_t)j->nthreads;
-    cudaError_t e = cudaSuccess;
-    if ((size_t)t >= j->nchunks)
-        return cudaSuccess;
-    for (size_t c = (size_t)t, i = 0; c < j->nchunks; c += step, i++) {
-        int b = (int)(i & 1);
-        if (i == 0) {
-            e = cudaMemcpyAsync(r->buf[t][0], j->src + c * j->chunk, chunk_len(j, c), cudaMemcpyDeviceToHost,
-                                r->stream[t]);
-            if (e == cudaSuccess)
-                e = cudaEventRecord(r->done[t][0], r->stream[t]);
-        }
-        size_t next = c + step;
-        if (e == cudaSuccess && next < j->nchunks) {
-            e = cudaMemcpyAsync(r->buf[t][b ^ 1], j->src + next * j->chunk, chunk_len(j, next),
-                                cudaMemcpyDeviceToHost, r->stream[t]);
-            if (e == cudaSuccess)
-                e = cudaEventRecord(r->done[t][b ^ 1], r->stream[t]);
-        }
-        if (e == cudaSuccess)
-            e = cudaEventSynchronize(r->done[t][b]);
-        if (e != cudaSuccess)
+    size_t len = 0, nlen = 0, off = take(j, 1, &len), noff;
+    cudaError_t e = off == SIZE_MAX ? cudaSuccess : fetch(j, t, 0, off, len);
+    for (int b = 0; off != SIZE_MAX && e == cudaSuccess; b ^= 1, off = noff, len = nlen) {
+        if ((e = cudaEventSynchronize(r->done[t][b])) != cudaSuccess)
             break;
-        pa__host()->stream_copy(j->dst + c * j->chunk, r->buf[t][b], chunk_len(j, c));
+        noff = take(j, 0, &nlen);
+        if (noff != SIZE_MAX && (e = fetch(j, t, b ^ 1, noff, nlen)) != cudaSuccess)
+            break;
+        pa__host()->stream_copy(j->dst + off, r->buf[t][b], len);
         pa__host()->stream_fence();
     }
     cudaError_t s = cudaStreamSynchronize(r->stream[t]);
@@ -135,6 +159,7 @@ int pa_cuda__pipeline(pa_cuda__stage *sg, void *dst, const void *src, size_t byt
     job j = {.ring = ring, .dst = dst, .src = src, .bytes = bytes, .chunk = chunk, .nchunks = nchunks, .h2d = h2d,
              .nthreads = nthreads};
     atomic_init(&j.failed, 0);
+    atomic_init(&j.next, 0);
     cudaError_t e = cudaGetDevice(&j.device);
     if (e != cudaSuccess)
         return pa_cuda__fail(e, "pipeline: cudaGetDevice");

@@ -47,7 +47,7 @@ int pa_cuda__launch(void *fn, dim3 grid, dim3 block, size_t shmem, cudaStream_t 
  * buffers of a set are the holder's alone until then.
  */
 enum { PA_CUDA__STAGE_DATA, PA_CUDA__STAGE_TABLES, PA_CUDA__STAGE_SLOTS };
-#define PA_CUDA__RING_MAX 8
+#define PA_CUDA__RING_MAX 16
 #define PA_CUDA__STAGE_SETS 4   /* staged copies that run at once on one GPU */
 
 typedef struct pa_cuda__ring {
@@ -96,7 +96,8 @@ int pa_cuda__calibrate(pa__cost_model *m, FILE *log);
 
 /** Host threads the pipeline uses (PA_CUDA_PIPELINE_THREADS, default 8, at most PA_CUDA__RING_MAX). */
 int pa_cuda__pipeline_threads(void);
-/** Bytes per pipeline chunk (PA_CUDA_PIPELINE_CHUNK_MB, default 4 MiB, 1 to 64). */
+/** Bytes per pipeline chunk (PA_CUDA_PIPELINE_CHUNK_KB, 64 KiB to 64 MiB, else PA_CUDA_PIPELINE_CHUNK_MB, 1 to
+ *  64; default 4 MiB). */
 size_t pa_cuda__pipeline_chunk(void);
 /**
  * Copies bytes between pageable host memory and device memory through the pinned ring of the staging set the
@@ -142,6 +143,8 @@ int pa_cuda__device_count(void);
  * GPU); else on their GPU, or across two GPUs as pa_cuda__cross does; the current GPU is restored after.
  */
 int pa_cuda__on_devices(const struct pa__plan *p, void *dst, const void *src, pa_cuda__exec_fn run);
+/** A strategy's executor itself, without the wrapping by pa_cuda__on_devices (NULL: not a CUDA strategy). */
+pa_cuda__exec_fn pa_cuda__exec_of(const pa__strategy *st);
 /** The same for a queued executor: queued when everything is on the current GPU, else waited for and run. */
 int pa_cuda__on_devices_async(const struct pa__plan *p, void *dst, const void *src, void *stream,
                               pa_cuda__exec_async_fn queue, pa_cuda__exec_fn run);

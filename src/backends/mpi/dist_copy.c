@@ -241,12 +241,15 @@ static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void
     MPI_Comm comm;
     const pa__dist_split *gd, *gs;
     char names[256];
-    int held, yes, rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
-    if (rc != PA_OK || yes)
-        return rc != PA_OK ? rc : pa_mpi__gamem_copy(gd, dst, gs, src, pa_elm_size(dt), names);
-    rc = plan_for(dt, st, &p, &held, &comm);
-    if (rc != PA_OK)
-        return rc;
+    int held = 0, yes, rc;
+    /* A pair in the memo has a plan, so it is no gamem pair: a repeated copy skips the route's look-up. */
+    if (!(p = pa_mpi__memo_find(dt, st, &comm))) {
+        rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
+        if (rc != PA_OK || yes)
+            return rc != PA_OK ? rc : pa_mpi__gamem_copy(gd, dst, gs, src, pa_elm_size(dt), names);
+        if ((rc = plan_for(dt, st, &p, &held, &comm)) != PA_OK)
+            return rc;
+    }
     if ((p->nrecv > 0 && !dst) || (p->nsend > 0 && !src))
         rc = pa__err(PA_ERR_INVAL, "distributed copy from %s to %s: rank %d %s %lld elements but its %s "
                      "pointer is NULL", pa_type_name(st), pa_type_name(dt), p->rank,

@@ -12,7 +12,8 @@
  *    leave the process are packed and unpacked;
  *  - MPI_Alltoallv counts with the own block zeroed.
  * A copy whose source and destination bytes overlap (an all-to-all in place) takes the plain run, which reads
- * the whole source before writing anything.  PA_MPI_SELF=0 turns this off (for comparisons).
+ * the whole source before writing anything; so does one of host arrays that MPI sends from and receives into in
+ * place (nothing to pack: MPI_Alltoall copies the own block itself, and costs less per call than the Alltoallv).  PA_MPI_SELF=0 turns this off (for comparisons).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -85,10 +86,13 @@ int pa_mpi__self_plans(pa_mpi__dplan *p)
     int off = !pa_mpi__env_on("PA_MPI_SELF", &warned), shm = p->route == PA_MPI__ROUTE_SHM;
     /* Small blocks in host memory: MPI_Alltoall moves the own block for less than MPI_Alltoallv costs over it
      * (1 KiB per pair on the H100's host, 4 ranks: 0.86-0.91 of MPI_Alltoall with the own block in place,
-     * 0.95-1.0 without; docs/gpu-results.md). */
+     * 0.95-1.0 without; docs/gpu-results.md).  Host arrays sent and received in place, of any size: nothing is
+     * packed, and MPI_Alltoall copies the own block once, as the self plan would (2 ranks, 1 KiB: 2.1 us with
+     * the own block in place against MPI_Alltoall's 1.6; docs/gpu-results.md, 2026-11-26). */
     int small = !shm && !device && pa__bytes(p->blk, p->elm) < SELF_MIN_BYTES;
-    if ((off && !shm) || small || p->kind != PA_MPI__ALLTOALL || p->route == PA_MPI__ROUTE_PEER || p->nprocs < 2 ||
-        p->blk < 1 || !block_layout(&p->send_l, p->blk, &sb) || !block_layout(&p->recv_l, p->blk, &rb))
+    int in_place = !shm && !device && p->send_direct && p->recv_direct;
+    if ((off && !shm) || small || in_place || p->kind != PA_MPI__ALLTOALL || p->route == PA_MPI__ROUTE_PEER ||
+        p->nprocs < 2 || p->blk < 1 || !block_layout(&p->send_l, p->blk, &sb) || !block_layout(&p->recv_l, p->blk, &rb))
         return PA_OK;   /* the plain run */
     memset(&dense, 0, sizeof dense);
     dense.size = p->blk;
@@ -151,21 +155,21 @@ static int block_run(const pa_mpi__dplan *p, int q, int unpack, void *dst, const
 int pa_mpi__self_run(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t)
 {
     int n = p->nprocs, me = p->rank, st = PA_OK;
-    double t0 = pa_mpi__clock();
+    double t0 = t ? pa_mpi__clock() : 0;
     for (int q = 0; q < n && st == PA_OK; q++)   /* the blocks that leave this process */
         if (q != me && !p->send_direct)
             st = block_run(p, q, 0, NULL, src);
-    double t1 = pa_mpi__clock();
+    double t1 = t ? pa_mpi__clock() : 0;
     if (st == PA_OK)
         st = pa__plan_exec(p->self, dst, p->recv_boff, src, p->send_boff);   /* this process's own block */
-    double t2 = pa_mpi__clock();
+    double t2 = t ? pa_mpi__clock() : 0;
     if (st != PA_OK)
         return st;   /* on this rank only: the others then wait in the collective (as for a failed pack) */
     const void *sb = p->send_direct ? (const char *)src + pa__bytes(p->send_base, p->elm) : p->sbuf;
     void *rb = p->recv_direct ? (char *)dst + pa__bytes(p->recv_base, p->elm) : p->rbuf;
     st = pa_mpi__check(MPI_Alltoallv(sb, p->xcount, p->sdispl, p->etype, rb, p->xcount + n, p->rdispl, p->etype,
                                      comm), "MPI_Alltoallv");
-    double t3 = pa_mpi__clock();
+    double t3 = t ? pa_mpi__clock() : 0;
     for (int q = 0; q < n && st == PA_OK; q++)
         if (q != me && !p->recv_direct)
             st = block_run(p, q, 1, dst, NULL);

@@ -22,6 +22,9 @@ int pa__copy_threads_for(int64_t bytes, int64_t chunk);
 /** Runs kernel over shape on up to nthreads threads, splitting one mode into contiguous slices. */
 int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, int nthreads,
                       pa__copy_kernel kernel);
+/** The same, cutting the given mode (-1: the outermost with two slices per thread, as pa__copy_parallel). */
+int pa__copy_parallel_on(const pa__copy_shape *shape, char *dst, const char *src, int nthreads,
+                         pa__copy_kernel kernel, int mode);
 
 /** The most threads a copy may use now: min(cores, pa_copy_set_threads value). */
 int pa__copy_threads_limit(void);
@@ -66,8 +69,6 @@ int pa__kern_transpose(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_nt(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_memcpy_runs_nt(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_transpose_nt(const pa__copy_shape *s, char *dst, const char *src);
-/* The same on one thread (longer strips, see copy_strips.c). */
-int pa__kern_transpose_nt1(const pa__copy_shape *s, char *dst, const char *src);
 /* Reversals: the innermost mode has stride 1 on one side and -1 on the other (copy_reverse.c). */
 int pa__kern_reverse(const pa__copy_shape *s, char *dst, const char *src);
 int pa__kern_reverse_nt(const pa__copy_shape *s, char *dst, const char *src);
@@ -96,14 +97,17 @@ int pa__kern_transpose_tile(const pa__copy_shape *s, char *dst, const char *src,
 /*
  * Whole-line streaming strips (copy_strips.c): fn moves rows [0, rows) x columns [0, ncol) of a strip, rows a
  * multiple of `rows` and ncol of `cols`; the destination's rows (dsb bytes apart) must start on 64-byte lines.
+ * block: the strips are walked over column blocks of this many units at a time (0: all columns at once).
  */
 typedef struct pa__strip {
     void (*fn)(char *d, const char *s, int64_t rows, int64_t ncol, int64_t ssa, int64_t dsb);
-    int64_t rows, cols;
+    int64_t rows, cols, block;
 } pa__strip;
-/** The strip kernel for units of U bytes on this CPU (one_thread: the longer strips one thread prefers).
+/** The strip kernel for units of U bytes on this CPU (AVX-512 where it has it, chosen at run time).
  *  \return 1 and *out, or 0 where there is none (other unit sizes, no AVX2 for 4-byte units). */
-int pa__strip_plan(int64_t U, int one_thread, pa__strip *out);
+int pa__strip_plan(int64_t U, pa__strip *out);
+/** The 4-byte strips' rows (16 or 32, default 32) and column block in units (0: none; default 1024). */
+extern int pa__strip_rows4, pa__strip_block4;
 
 /*
  * An odometer over a subset of a shape's modes (the outer loops of every kernel), with offsets kept in bytes.

@@ -209,7 +209,7 @@ typedef struct host_run {
 static const host_run host_runs[] = {
     {&memcpy_one, pa__kern_memcpy, pa__kern_memcpy_nt, pa__kern_memcpy, 1 * MiB, 16 * MiB},
     {&memcpy_runs, pa__kern_memcpy_runs, pa__kern_memcpy_runs_nt, pa__kern_memcpy_runs_nt1, 1 * MiB, 16 * MiB},
-    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, pa__kern_transpose_nt1, 256 * KiB, 8 * MiB},
+    {&transpose, pa__kern_transpose, pa__kern_transpose_nt, pa__kern_transpose_nt, 256 * KiB, 8 * MiB},
     {&loops, pa__kern_loops, NULL, NULL, 256 * KiB, 0},
     {&gather, pa__kern_gather, NULL, NULL, 256 * KiB, 0},
     {&reverse, pa__kern_reverse, pa__kern_reverse_nt, pa__kern_reverse_nt, 1 * MiB, 16 * MiB},
@@ -273,6 +273,14 @@ static int exec_host(const pa__plan *p, void *dst, const void *src)
 {
     const host_run *r = host_run_of(p);
     int t = pa__host_threads(p);
-    pa__copy_kernel k = !pa__host_streams(p) ? r->kernel : t == 1 ? r->kernel_nt1 : r->kernel_nt;
-    return pa__copy_parallel(&p->shape, dst, src, t, k);
+    int nt = pa__host_streams(p), mode = -1, a, b;
+    int64_t u;
+    pa__copy_kernel k = !nt ? r->kernel : t == 1 ? r->kernel_nt1 : r->kernel_nt;
+    /* Streamed transposes are cut along the source's rows (mode a), so that every slice reads whole source rows
+     * as long streams; cut along its columns, 64 slices of 8192 floats read 512 bytes of a row at a time, too
+     * short for the prefetcher (bench/copy_host on 16 threads: 0.70 of memcpy, see docs/gpu-results.md). */
+    if (nt && t > 1 && r->strategy == &transpose && pa__transpose_modes(&p->shape, &a, &b, &u) &&
+        p->shape.size[a] >= 2 * (int64_t)t)
+        mode = a;
+    return pa__copy_parallel_on(&p->shape, dst, src, t, k, mode);
 }

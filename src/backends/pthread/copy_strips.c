@@ -9,15 +9,22 @@
  * write-combining buffer is flushed half full.  The 64x64 staged tiles of copy_transpose.c write 256-byte
  * pieces of 64 destination rows and read 256 bytes of 64 source rows at a time, too short for the prefetcher.
  *
- * Measured on the 16-core host of the lent GPU machine (Xeon, AVX-512; a probe over 8192^2 floats against an
- * OpenMP memcpy on as many threads): strips of 16 rows ran at 0.55 / 0.88 / 0.93 / 1.10 / 0.91 of memcpy on 1, 2,
- * 4, 8 and 16 threads, 32 rows at 0.60 / 0.86 / 1.05 / 0.99 / 0.86, where the staged tiles ran 0.37 / 0.47 /
- * 0.73 / 0.69 / 0.74.  Writing the two 32-byte halves of a line apart (8 destination rows of 32 bytes per step)
- * ran at 0.06-0.16, and ordinary stores in place of streaming ones at 0.15-0.38.
+ * Measured on the 16-core host of the lent GPU machine (bench/strip_probe over 8192^2 floats and 4096^2 16-byte
+ * units against an OpenMP memcpy on as many threads; docs/gpu-results.md, 2026-11-26): 4-byte units in strips of
+ * 32 rows walked in column blocks of 1024 ran at 0.77 / 1.50 / 1.33 of memcpy on 1, 2 and 16 threads, 16 rows
+ * without blocks 0.59 / 1.06 / 1.01 (a strip writes one line into each destination row of the columns it walks:
+ * 8192 columns put those lines in more pages than the TLB holds); AVX-512 16x16 register transposes 0.60-0.70 on
+ * one thread.  16-byte units through AVX-512 4x4 transposes of 128-bit lanes over 32 rows: 0.99 / 1.90 / 1.23,
+ * where one 16-byte streaming store per unit ran 0.63 / 1.05 / 1.05.  Writing the two 32-byte halves of a line
+ * apart ran at 0.06-0.16, and ordinary stores in place of streaming ones at 0.15-0.38 (earlier probe).
  */
 #include <stdint.h>
 
 #include "copy_host.h"
+
+/* The 4-byte strips' rows and column block (bench/host_probe's strips section varies them). */
+int pa__strip_rows4 = 32;
+int pa__strip_block4 = 1024;
 
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <immintrin.h>
@@ -84,28 +91,54 @@ static void strip_16(char *d, const char *s, int64_t R, int64_t ncol, int64_t ss
     }
 }
 
-int pa__strip_plan(int64_t U, int one_thread, pa__strip *out)
+/*
+ * 16-byte units with AVX-512, 4 columns at a time: 4 rows x 4 units (one 64-byte load per row) become, through
+ * a 4x4 transpose of 128-bit lanes, 4 whole destination lines, each written with one 64-byte streaming store;
+ * a strip's 32 rows give each of the 4 destination rows 512 consecutive bytes before the next 4 columns.
+ */
+__attribute__((target("avx512f"))) static void strip_16x4(char *d, const char *s, int64_t R, int64_t ncol,
+                                                          int64_t ssa, int64_t dsb)
+{
+    for (int64_t c = 0; c < ncol; c += 4)
+        for (int64_t r = 0; r < R; r += 4) {
+            const char *p = s + r * ssa + c * 16;
+            __m512i x0 = _mm512_loadu_si512(p), x1 = _mm512_loadu_si512(p + ssa);
+            __m512i x2 = _mm512_loadu_si512(p + 2 * ssa), x3 = _mm512_loadu_si512(p + 3 * ssa);
+            __m512i a = _mm512_shuffle_i64x2(x0, x1, 0x44), b = _mm512_shuffle_i64x2(x0, x1, 0xEE);
+            __m512i e = _mm512_shuffle_i64x2(x2, x3, 0x44), f = _mm512_shuffle_i64x2(x2, x3, 0xEE);
+            char *o = d + c * dsb + r * 16;
+            _mm512_stream_si512((__m512i *)o, _mm512_shuffle_i64x2(a, e, 0x88));
+            _mm512_stream_si512((__m512i *)(o + dsb), _mm512_shuffle_i64x2(a, e, 0xDD));
+            _mm512_stream_si512((__m512i *)(o + 2 * dsb), _mm512_shuffle_i64x2(b, f, 0x88));
+            _mm512_stream_si512((__m512i *)(o + 3 * dsb), _mm512_shuffle_i64x2(b, f, 0xDD));
+        }
+}
+
+int pa__strip_plan(int64_t U, pa__strip *out)
 {
     switch (U) {
     case 4:
         if (!__builtin_cpu_supports("avx2"))
             return 0;
-        *out = (pa__strip){strip_4, one_thread ? 32 : 16, 8};
+        *out = (pa__strip){strip_4, pa__strip_rows4 == 16 ? 16 : 32, 8, pa__strip_block4 > 0 ? pa__strip_block4 : 0};
         return 1;
     case 8:
-        *out = (pa__strip){strip_8, 16, 2};
+        *out = (pa__strip){strip_8, 16, 2, 0};
         return 1;
     case 16:
-        *out = (pa__strip){strip_16, 16, 1};
+        if (__builtin_cpu_supports("avx512f"))
+            *out = (pa__strip){strip_16x4, 32, 4, 0};
+        else
+            *out = (pa__strip){strip_16, 16, 1, 0};
         return 1;
     default:
         return 0;
     }
 }
 #else
-int pa__strip_plan(int64_t U, int one_thread, pa__strip *out)
+int pa__strip_plan(int64_t U, pa__strip *out)
 {
-    (void)U, (void)one_thread, (void)out;
+    (void)U, (void)out;
     return 0;
 }
 #endif

@@ -182,6 +182,12 @@ static int split_mode(const pa__copy_shape *s, int nthreads)
 int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, int nthreads,
                       pa__copy_kernel kernel)
 {
+    return pa__copy_parallel_on(shape, dst, src, nthreads, kernel, -1);
+}
+
+int pa__copy_parallel_on(const pa__copy_shape *shape, char *dst, const char *src, int nthreads,
+                         pa__copy_kernel kernel, int mode)
+{
     if (nthreads <= 1)
         return kernel(shape, dst, src);
     int running = atomic_fetch_add(&copies_running, 1) + 1;
@@ -192,7 +198,7 @@ int pa__copy_parallel(const pa__copy_shape *shape, char *dst, const char *src, i
     }
     nthreads = workers + 1;
     job j = {.shape = shape, .dst = dst, .src = src, .kernel = kernel};
-    j.mode = split_mode(shape, nthreads);
+    j.mode = mode >= 0 && mode < shape->nmodes ? mode : split_mode(shape, nthreads);
     int64_t slices = (int64_t)nthreads * (pa__copy_slices > 0 ? pa__copy_slices : 1);
     j.nslices = shape->size[j.mode] < slices ? shape->size[j.mode] : slices;
     int64_t want = nthreads - 1 < j.nslices - 1 ? nthreads - 1 : j.nslices - 1, started = 0;

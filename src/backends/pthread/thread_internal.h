@@ -36,6 +36,17 @@ int pa__pool_submit(const pa__job *job);
  */
 int pa__pool_submit_range(void (*run)(void *), void (*finish)(void *), char *arg0, size_t stride, int64_t n,
                           int64_t *started);
+/** A worker of the pool (thread_pool.c). */
+typedef struct pa__worker pa__worker;
+/**
+ * Forks: hands run(arg0 + i * stride) to n idle workers (creating those missing), ws[i] receiving worker i;
+ * *started says how many were handed over, also on failure.  Their ends are awaited with pa__pool_join.
+ * \return PA_OK, PA_ERR_SYS or NOMEM.
+ */
+int pa__pool_fork(void (*run)(void *), char *arg0, size_t stride, int64_t n, pa__worker **ws, int64_t *started);
+/** Joins a fork: waits for the n workers' jobs to end, then returns them to the pool.  threads (the array's
+ *  size) decides whether the waiting yields the CPU at once. */
+void pa__pool_join(pa__worker **ws, int64_t n, int64_t threads);
 /** Number of workers the pool has created so far (for tests). */
 int pa__pool_size(void);
 
@@ -61,7 +72,6 @@ typedef struct pa__launch pa__launch;
 /* struct pa_ctx is in internal.h: other backends' arrays (MPI process arrays) make contexts too. */
 
 struct pa__launch {
-    pa__tshape shape;
     const pa_type *self;        /* NULL for internal arrays */
     pa_thread_fn fn;
     void *arg;                  /* private copies: arg_size bytes per thread, or NULL */
@@ -71,17 +81,22 @@ struct pa__launch {
     int bind;                   /* pa_bind, or -1 for the mic grid */
     int mic_tpc;                /* threads per core of a mic grid */
     const pa_ctx *parent;
-    atomic_long remaining;      /* units not finished: threads (pthd) or 1 (an asynchronous omp host) */
+    pa__worker **team;          /* pthd: the workers running threads first .. n-1 (pa__pool_fork) */
+    int64_t nteam;              /* how many were started */
+    atomic_long remaining;      /* an asynchronous omp launch: 1 until its host job ends */
     pthread_mutex_t mu;
     pthread_cond_t done_cv;
     atomic_int waiter_sleeps;   /* the waiter sleeps on done_cv: the finisher must broadcast */
     atomic_int released;        /* the last unit's finisher no longer touches the launch */
     int status;                 /* the first failure */
     int64_t failed_tid;
-    char msg[384];
-    _Atomic(pa__barrier *) barriers[PA__MAX_TNODES];   /* per node, n / size(node) groups, made on first use */
     const void **exchange;      /* one slot per thread: the source arrays of an all-to-all (copy_exchange.c) */
     pa__launch *next;           /* in a parallel region */
+    /* The large members last: launch_new zeroes the fields above, msg's first byte and the shape's nodes'
+     * barriers only, and copies only the shape's counted nodes (pa_for makes a launch every call). */
+    char msg[384];
+    _Atomic(pa__barrier *) barriers[PA__MAX_TNODES];   /* per node, n / size(node) groups, made on first use */
+    pa__tshape shape;
     pa_ctx ctx[];               /* one per thread */
 };
 

@@ -7,16 +7,15 @@
  * every thread goes to the pool and the region joins the launch at its end.
  */
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "thread_internal.h"
 #include "thread_region.h"
 
-/* How many polls the caller makes for the end of an array before it sleeps. */
+/* How many polls the caller makes for the end of an asynchronous omp array before it sleeps. */
 #define PA__WAIT_SPIN 20000
-/* Of which the first are polls without yielding the CPU. */
-#define PA__WAIT_POLL 2000
 
 static _Thread_local const pa_ctx *tl_ctx;
 
@@ -55,11 +54,10 @@ void pa__launch_run_one(pa__launch *l, int64_t tid)
 }
 
 /*
- * Marks k units finished.  The one that finishes the last wakes the waiter only if it went to sleep (a Dekker
- * handshake on waiter_sleeps and remaining, each side storing, fencing, then loading), and then lets go of the
- * launch (released), after which the waiter may free it.  A waiter that polls therefore never meets the
- * finisher on the launch's mutex: when it did, it slept in the kernel until the finisher's unlock woke it,
- * microseconds per join (bench/threads, 16-core host).
+ * Marks k units of an asynchronous omp launch finished.  The one that finishes the last wakes the waiter only if
+ * it went to sleep (a Dekker handshake on waiter_sleeps and remaining, each side storing, fencing, then loading),
+ * and then lets go of the launch (released), after which the waiter may free it.  (pthd launches are joined
+ * through the workers' own reply lines instead: pa__pool_join.)
  */
 static void launch_units_done(pa__launch *l, long k)
 {
@@ -83,11 +81,6 @@ static void job_thread_run(void *p)
     pa__launch_run_one(c->launch, c->tid);
 }
 
-static void job_thread_finish(void *p)
-{
-    launch_units_done(((pa_ctx *)p)->launch, 1);
-}
-
 static void job_omp_run(void *p)
 {
     pa__launch *l = p;
@@ -106,13 +99,19 @@ static int launch_new(const pa__tshape *shape, pa_thread_fn fn, const void *arg,
 {
     size_t head = sizeof(pa__launch) + (size_t)shape->n * sizeof(pa_ctx);
     size_t align = 64;
-    size_t args_at = (head + align - 1) / align * align;
+    size_t team_at = (head + sizeof(pa__worker *) - 1) / sizeof(pa__worker *) * sizeof(pa__worker *);
+    size_t args_at = (team_at + (size_t)shape->n * sizeof(pa__worker *) + align - 1) / align * align;
     size_t total = args_at + (size_t)shape->n * arg_size;
-    pa__launch *l = calloc(1, total);
+    pa__launch *l = malloc(total);
     if (l == NULL)
         return pa__err(PA_ERR_NOMEM, "pa_for: cannot allocate a launch of %lld threads with %zu-byte arguments",
                        (long long)shape->n, arg_size);
-    l->shape = *shape;
+    memset(l, 0, offsetof(pa__launch, msg));
+    l->msg[0] = 0;
+    for (int i = 0; i < shape->nnodes; i++)
+        atomic_init(&l->barriers[i], NULL);
+    pa__tshape_copy(&l->shape, shape);
+    l->team = (pa__worker **)((char *)l + team_at);
     l->fn = fn;
     l->arg_size = arg_size;
     if (arg_size > 0) {
@@ -166,32 +165,25 @@ int pa__launch_start(pa__launch *l, int blocking)
         return st;
     }
     int64_t first = inline0 ? 1 : 0;
-    atomic_store(&l->remaining, (long)(l->shape.n - first));
-    if (l->shape.n - first == 0)
-        atomic_store(&l->released, 1);   /* no worker will finish a unit */
-    int64_t started = 0;
-    int st = pa__pool_submit_range(job_thread_run, job_thread_finish, (char *)&l->ctx[first], sizeof l->ctx[0],
-                                   l->shape.n - first, &started);
-    if (st != PA_OK) {
-        /* The threads already started still run; record the failure and account for the rest. */
-        launch_record(l, first + started, st);
-        launch_units_done(l, (long)(l->shape.n - first - started));
-    }
+    int st = PA_OK;
+    if (l->shape.n > first)
+        st = pa__pool_fork(job_thread_run, (char *)&l->ctx[first], sizeof l->ctx[0], l->shape.n - first, l->team,
+                           &l->nteam);
+    if (st != PA_OK)   /* the threads already started still run (and are joined); record the failure */
+        launch_record(l, first + l->nteam, st);
     if (inline0)
         pa__launch_run_one(l, 0);
     return PA_OK;
 }
 
-int pa__launch_wait(pa__launch *l)
+/* Waits for an omp launch's host job (asynchronous launches only; blocking ones ran on the caller). */
+static void omp_wait(pa__launch *l)
 {
-    /* Short arrays finish within microseconds: poll for a while (yielding, for machines with few cores)
-     * before sleeping, since a futex wake-up costs several microseconds. */
-    int poll = l->shape.n < pa__process_cpus() ? PA__WAIT_POLL : 0;   /* more threads than CPUs: yield at once */
     for (int i = 0; i < PA__WAIT_SPIN && atomic_load_explicit(&l->remaining, memory_order_acquire) > 0; i++) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
-        if (i >= poll && i % 64 == 63)   /* only poll at first: a yield delays the join by ~1 us */
+        if (i % 64 == 63)
             sched_yield();
     }
     if (atomic_load_explicit(&l->remaining, memory_order_acquire) > 0) {
@@ -206,6 +198,16 @@ int pa__launch_wait(pa__launch *l)
     for (int i = 0; !atomic_load_explicit(&l->released, memory_order_acquire); i++)
         if (i % 64 == 63)
             sched_yield();
+}
+
+int pa__launch_wait(pa__launch *l)
+{
+    if (l->engine == PA__ENGINE_PTHD) {
+        pa__pool_join(l->team, l->nteam, l->shape.n);
+        l->nteam = 0;
+    } else {
+        omp_wait(l);
+    }
     if (l->status == PA_OK)
         return PA_OK;
     const char *name = l->self ? pa_type_name(l->self) : "internal array";

@@ -10,14 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy_host.h"
 #include "mem_internal.h"
 #include "thread_internal.h"
+
+/*
+ * Tiles are stored back into an outer array of at least this many bytes with streaming stores (runs of 256
+ * bytes or more): such an array does not stay in the caches, and ordinary stores would read every destination
+ * line before writing it.  The same bound as the copies' contiguous runs (copy_strategies.c: streamed from
+ * 8 MiB on the 16-core host).  On that host listing 47's rows through vmem tiles moved 0.83 of an OpenMP
+ * memcpy with ordinary stores (docs/gpu-results.md).
+ */
+#define PA__TILE_STREAM_BYTES ((int64_t)8 << 20)
+#define PA__TILE_STREAM_RUN 256
 
 typedef struct stage {
     char *dst;
     const char *src;
     size_t elm;
     int load;   /* 1: l1 is the inner (dst = tile), 0: l1 is the inner but data flows tile -> outer */
+    int stream; /* store runs of PA__TILE_STREAM_RUN bytes or more with streaming stores */
 } stage;
 
 /* Copies one joint run; o1/s1 are in the tile (inner layout), o2/s2 in the outer array. */
@@ -29,7 +41,10 @@ static void stage_run(int64_t k, int64_t n, int64_t o1, int64_t s1, int64_t o2, 
     const char *s = g->src + (g->load ? o2 : o1) * (int64_t)e;
     int64_t ds = (g->load ? s1 : s2) * (int64_t)e, ss = (g->load ? s2 : s1) * (int64_t)e;
     if (ds == (int64_t)e && ss == (int64_t)e) {
-        memcpy(d, s, (size_t)n * e);
+        if (g->stream && (size_t)n * e >= PA__TILE_STREAM_RUN)
+            pa__stream_copy(d, s, (size_t)n * e);
+        else
+            memcpy(d, s, (size_t)n * e);
         return;
     }
     for (int64_t i = 0; i < n; i++, d += ds, s += ss)
@@ -76,6 +91,7 @@ static int tile_walk(const tile_args *a, pa_tile_fn fn, void *arg, const char *w
     const pa__layout *li = pa__type_layout(a->inner);
     int64_t mn, mx, S = pa_size(a->inner), ntiles = pa_size(a->src_t) / S;
     size_t e = pa_elm_size(a->inner);
+    int stream = (a->mode & PA_OTILE) && pa_size(a->dst_t) * (int64_t)e >= PA__TILE_STREAM_BYTES;
     char *buf = NULL;
     int st = PA_OK;
     if (ls == NULL || ld == NULL || li == NULL)
@@ -91,7 +107,7 @@ static int tile_walk(const tile_args *a, pa_tile_fn fn, void *arg, const char *w
                        pa_type_name(a->inner));
     for (int64_t t = 0; t < ntiles && st == PA_OK; t++) {
         if (a->mode & PA_ITILE) {
-            stage g = {buf, a->src, e, 1};
+            stage g = {buf, a->src, e, 1, 0};
             pa__runs2(li, 0, ls, t * S, S, stage_run, &g);
         } else {
             memset(buf, 0, bytes);
@@ -99,10 +115,12 @@ static int tile_walk(const tile_args *a, pa_tile_fn fn, void *arg, const char *w
         if (fn != NULL && (st = fn(buf, t, arg)) != PA_OK)
             break;
         if (a->mode & PA_OTILE) {
-            stage g = {a->dst, buf, e, 0};
+            stage g = {a->dst, buf, e, 0, stream};
             pa__runs2(li, 0, ld, t * S, S, stage_run, &g);
         }
     }
+    if (stream)
+        pa__stream_fence();
     free(buf);
     if (st != PA_OK && pa_last_error()[0])   /* the callback's message, under ours (it lives in the buffer) */
         return pa__err_wrap(st, "%s: the tile function failed", what);
