@@ -2,7 +2,10 @@
 # The session's closing run on the lent GPU machine, in one call: one full build, then the steps below in
 # order of priority, each under its own time limit; every log is packed into OUTDIR/final.tgz after each step.
 #
-#   scripts/gpu-final.sh OUTDIR [STEP...]     steps: tests sgemm fft2 matrix fftbench harden (default: all)
+#   scripts/gpu-final.sh OUTDIR [STEP...]
+#   steps: tests sgemm fft2 matrix fftbench harden types demo archhost (default: tests sgemm fft2 matrix fftbench)
+#   types runs scripts/gpu-types.sh on this build; archhost runs scripts/gpu-arch.sh's before/after bench/copy_host
+#   (it needs .wt/arch-before.tar carried); demo runs examples/demo, the README's main job.
 set -uo pipefail
 out=${1:?usage: gpu-final.sh OUTDIR [STEP...]}
 shift
@@ -47,6 +50,16 @@ for s in "${steps[@]}"; do
             PA_HARDEN_BUILD=$b timeout 90 scripts/gpu-harden.sh "$logs/harden" > "$logs/harden.log" 2>&1
             echo "harden: rc=$?"; tail -15 "$logs/harden.log"
         fi ;;
+    types)
+        OUT="$logs" timeout 400 scripts/gpu-types.sh "$b" > "$logs/types.log" 2>&1
+        echo "types: rc=$?"; tail -30 "$logs/types.log" ;;
+    demo)
+        timeout 120 "$b/examples/demo" > "$logs/demo.log" 2>&1
+        echo "demo: rc=$?"; tail -15 "$logs/demo.log" ;;
+    archhost)
+        ARCH_HOST_REPS=${ARCH_HOST_REPS:-11} timeout 400 bash scripts/gpu-arch.sh "$logs/arch" build bench-host \
+            > "$logs/archhost.log" 2>&1
+        echo "archhost: rc=$?"; tail -40 "$logs/archhost.log" ;;
     fftbench)
         for p in 1 2 4; do
             echo "== bench/fft P=$p"
