@@ -6,7 +6,9 @@
  *   transposes, shown without a target: the permute kernel's tiles in plain row order (its order before the bands
  *   of tile rows, pa_cuda__permute_set_band(1)) and, for the 16384^2 float one, other bands and grids of fewer
  *   blocks per SM (pa_cuda__permute_set_grid), the same bytes by one pa_copy between plain types (no matrix
- *   layer: headers, views), and an 8192^2 matrix (P1's size);
+ *   layer: headers, views), and an 8192^2 matrix (P1's size); beside rbind, shown: the permute's direct kernel
+ *   with its runs from their first word (pa_cuda__permute_set_unaligned_runs, before the aligned runs) and the
+ *   same windows by one cudaMemcpy2D per input without the matrix layer;
  *   CSV -> matrix for 10 million rows, against read(2) of the same file from the page cache (shown, no target);
  *   the k-NN PL/CUDA function of examples/matrix_knn.h (data and queries in dmem, the index matrix back on the
  *   host), against the cuBLAS formulation: SGEMM for -2 X Q^T, a top-k kernel per query (matrix_topk.cu), the
@@ -83,15 +85,37 @@ static void add_row(const char *what, const char *size, double ours, double anch
 
 /* ---- copies ------------------------------------------------------------------------------------------- */
 
+static void *scratch;   /* the anchors' source: 1 GiB of device memory */
+
 typedef struct copy_case {
     const pa_matrix *in[2];
-    int nin, kind;   /* 0 transpose, 1 rbind, 2 cbind, 3 pa_copy between the plain types dt <- st */
+    int nin, kind;   /* 0 transpose, 1 rbind, 2 cbind, 3 pa_copy between the plain types dt <- st, 4 rbind's
+                        windows by cudaMemcpy2D */
     pa_matrix *out;
     size_t bytes;
     const pa_type *dt, *st;
     void *scratch;   /* device memory of at least bytes: the anchor's source */
     void *dptr, *sptr;   /* kind 3: the arrays of dt and st */
+    int64_t h[2], w[2], oh;   /* kind 4: the inputs' and the result's heights, the inputs' widths (float) */
 } copy_case;
+
+/* A case of kind over inputs a (and b, when not NULL) into out, of bytes. */
+static copy_case copies(int kind, const pa_matrix *a, const pa_matrix *b, pa_matrix *out, size_t bytes)
+{
+    return (copy_case){.in = {a, b}, .nin = b ? 2 : 1, .kind = kind, .out = out, .bytes = bytes, .scratch = scratch};
+}
+
+/* rbind without the matrix layer: each input's columns into its window of the result by one cudaMemcpy2D. */
+static void rbind_2d(const copy_case *c)
+{
+    char *dst = (char *)pa_matrix_data(c->out);
+    for (int k = 0, at = 0; k < c->nin; at += (int)c->h[k], k++) {
+        const void *src = pa_matrix_data((pa_matrix *)c->in[k]);   /* only read */
+        CK(cudaMemcpy2D(dst + (size_t)at * 4, (size_t)c->oh * 4, src, (size_t)c->h[k] * 4, (size_t)c->h[k] * 4,
+                        (size_t)c->w[k], cudaMemcpyDeviceToDevice));
+    }
+    CK(cudaDeviceSynchronize());
+}
 
 static void run_ours(void *p)
 {
@@ -102,6 +126,8 @@ static void run_ours(void *p)
         PK(pa_copy(c->dt, c->dptr, c->st, c->sptr));
     else if (c->kind == 1)
         PK(pa_matrix_rbind_into(c->in, c->nin, c->out));
+    else if (c->kind == 4)
+        rbind_2d(c);
     else
         PK(pa_matrix_cbind_into(c->in, c->nin, c->out));
 }
@@ -138,7 +164,6 @@ static pa_matrix *random_dmem(int elm, int64_t h, int64_t w, unsigned seed)
     return d;
 }
 
-static void *scratch;   /* the anchors' source: 1 GiB of device memory */
 
 /* The transpose of a (h x w, into t) as a target row, then shown: the permute's tiles in plain row order; with
  * variants, other bands of tile rows and grids of fewer blocks per SM (the permute's settings, for choosing its
@@ -146,7 +171,7 @@ static void *scratch;   /* the anchors' source: 1 GiB of device memory */
 static void transpose_rows(pa_matrix *a, pa_matrix *t, int64_t h, int64_t w, size_t esz, const char *size,
                            double target, int variants, int plain)
 {
-    copy_case c = {{a}, 1, 0, t, (size_t)(h * w) * esz, NULL, NULL, scratch};
+    copy_case c = copies(0, a, NULL, t, (size_t)(h * w) * esz);
     add_row("transpose", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS), target);
     static const struct { int band, grid, unshifted; const char *what; } var[] = {
         {1, 0, 1, "  row order, from element 0"},   /* the kernel before the bands and the shifts */
@@ -206,14 +231,25 @@ static void copy_rows(int quick)
     pa_matrix_destroy(a);
 
     pa_matrix *top = random_dmem(PA_MATRIX_FLOAT, n / 2, n, 2), *bot = random_dmem(PA_MATRIX_FLOAT, n / 2, n, 3);
-    c = (copy_case){{top, bot}, 2, 1, t, (size_t)(n * n) * 4, NULL, NULL, scratch};
+    c = copies(1, top, bot, t, (size_t)(n * n) * 4);
     add_row("rbind 2 x (n/2 x n)", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS),
             0.85);
+    /* shown: the direct kernel's runs from their first word (before the aligned runs), and the same windows by
+     * cudaMemcpy2D without the matrix layer */
+    int old = pa_cuda__permute_set_unaligned_runs(1);
+    add_row("  unaligned runs (before)", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c,
+            REPEATS), 0);
+    pa_cuda__permute_set_unaligned_runs(old);
+    c.kind = 4;
+    c.h[0] = c.h[1] = n / 2;
+    c.w[0] = c.w[1] = c.oh = n;
+    add_row("  cudaMemcpy2D, same windows", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c,
+            REPEATS), 0);
     pa_matrix_destroy(top);
     pa_matrix_destroy(bot);
 
     pa_matrix *l = random_dmem(PA_MATRIX_FLOAT, n, n / 2, 4), *r = random_dmem(PA_MATRIX_FLOAT, n, n / 2, 5);
-    c = (copy_case){{l, r}, 2, 2, t, (size_t)(n * n) * 4, NULL, NULL, scratch};
+    c = copies(2, l, r, t, (size_t)(n * n) * 4);
     add_row("cbind 2 x (n x n/2)", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS),
             0.85);
     pa_matrix_destroy(l);
@@ -222,7 +258,7 @@ static void copy_rows(int quick)
     /* rbind where the lower matrix is narrower: a quarter of its rows' columns are zero padding */
     top = random_dmem(PA_MATRIX_FLOAT, n / 2, n, 6);
     bot = random_dmem(PA_MATRIX_FLOAT, n / 2, n * 3 / 4, 7);
-    c = (copy_case){{top, bot}, 2, 1, t, (size_t)(n * n) * 4, NULL, NULL, scratch};
+    c = copies(1, top, bot, t, (size_t)(n * n) * 4);
     add_row("rbind, zero padding", size, median_time(run_ours, &c, REPEATS), median_time(run_memcpy, &c, REPEATS),
             0.85);
     pa_matrix_destroy(top);
@@ -315,7 +351,7 @@ static void csv_rows(int quick)
     int64_t n = quick ? 200000 : 10000000;
     snprintf(path, sizeof path, "%s/parray_bench_matrix_%d.csv", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
              (int)getpid());
-    csv_case c = {path, NULL, write_csv(path, n)};
+    csv_case c = {.path = path, .bytes = write_csv(path, n)};
     c.buf = malloc(c.bytes);
     snprintf(size, sizeof size, "%lldM rows, %zu MB", (long long)(n / 1000000), c.bytes >> 20);
     double ours = median_time(run_csv, &c, 5), anchor = median_time(run_read, &c, 5);
@@ -366,7 +402,7 @@ static void run_cublas(void *p)
 
 static void knn_rows(int quick)
 {
-    knn_case c = {0};
+    knn_case c = {.n = 0};
     c.n = quick ? 16384 : 262144;
     c.nq = 1024;
     c.d = 32;

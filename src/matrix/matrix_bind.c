@@ -38,21 +38,22 @@ static int read_inputs(const char *what, const pa_matrix *const *ms, int n, bind
     return PA_OK;
 }
 
-/* Copies input x into the window of the result r at (row r0, column c0). */
-static int place(pa_scope *s, pa_matrix *r, const pa__mloc *rloc, const pa_matrix *rh, const bind_in *x, int64_t r0,
-                 int64_t c0)
+/* Copies input x into the window of the result r at (row r0, column c0); queued (pa_copy_async on the default
+ * stream) when queue is set. */
+static int place(pa__mviews *v, pa_matrix *r, const pa__mloc *rloc, const pa_matrix *rh, const bind_in *x,
+                 int64_t r0, int64_t c0, int queue)
 {
     int elm = rh->elm;
     int64_t base = pa__matrix_base(pa_matrix_elm_size(elm));
     if (x->h.height == 0 || x->h.width == 0)
         return PA_OK;
-    const pa_type *dt = pa__matrix_view(s, rloc->mtt, elm, x->h.height, x->h.width, rh->height,
-                                        base + c0 * rh->height + r0, PA__BY_COLUMNS);
-    const pa_type *st = pa__matrix_view(s, x->loc.mtt, elm, x->h.height, x->h.width, x->h.height, base,
-                                        PA__BY_COLUMNS);
+    const pa_type *dt = pa__matrix_view_get(v, rloc->mtt, elm, x->h.height, x->h.width, rh->height,
+                                            base + c0 * rh->height + r0, PA__BY_COLUMNS);
+    const pa_type *st = pa__matrix_view_get(v, x->loc.mtt, elm, x->h.height, x->h.width, x->h.height, base,
+                                            PA__BY_COLUMNS);
     if (!dt || !st)
         return pa__last_status();
-    return pa_copy(dt, r, st, x->m);
+    return queue ? pa_copy_async(dt, r, st, x->m, NULL) : pa_copy(dt, r, st, x->m);
 }
 
 /* into NULL: the result is allocated in the first input's memory and returned in *out; else it is written into
@@ -62,7 +63,7 @@ static int bind(const char *what, int by_rows, const pa_matrix *const *ms, int n
     bind_in *in = NULL;
     pa_matrix rh, *r = NULL;
     pa__mloc rloc;
-    pa_scope *s = NULL;
+    pa__mviews views;
     int64_t height = 0, width = 0, at = 0;
     int rc;
     if (!out && !into)
@@ -103,36 +104,47 @@ static int bind(const char *what, int by_rows, const pa_matrix *const *ms, int n
     } else if ((rc = pa__matrix_alloc(in[0].loc.mtt, &rh, &r)) != PA_OK || (rc = pa__matrix_locate(r, &rloc)) != PA_OK) {
         goto fail;
     }
-    if ((rc = pa_scope_create(NULL, &s)) != PA_OK)
-        goto fail;
+    /* With a device on either side the copies and zero fills are queued on the default stream and waited for
+     * once at the end: the GPU runs them back to back instead of idling while the next one is planned. */
+    int queue = rloc.device;
+    for (int k = 0; k < n; k++)
+        queue |= in[k].loc.device;
     size_t esz = pa_matrix_elm_size(rh.elm);
+    pa__matrix_views_begin(&views);
     for (int k = 0; k < n; k++) {
         const pa_matrix *h = &in[k].h;
         if (by_rows) {
-            rc = place(s, r, &rloc, &rh, &in[k], at, 0);
+            rc = place(&views, r, &rloc, &rh, &in[k], at, 0, queue);
             if (rc == PA_OK)   /* the columns this input lacks, in its rows */
                 rc = pa__matrix_zero(r, &rloc, esz, (int64_t)h->width * height + at, h->height, height,
-                                     width - h->width);
+                                     width - h->width, queue);
             at += h->height;
         } else {
-            rc = place(s, r, &rloc, &rh, &in[k], 0, at);
+            rc = place(&views, r, &rloc, &rh, &in[k], 0, at, queue);
             if (rc == PA_OK)   /* below this input, in its columns */
-                rc = pa__matrix_zero(r, &rloc, esz, at * height + h->height, height - h->height, height, h->width);
+                rc = pa__matrix_zero(r, &rloc, esz, at * height + h->height, height - h->height, height, h->width,
+                                     queue);
             at += h->width;
         }
         if (rc != PA_OK) {
             rc = pa__err_wrap(rc, "%s: matrix %d", what, k);
-            goto fail;
+            break;
         }
     }
-    pa_scope_destroy(s);
+    if (queue) {   /* whatever was queued ends before the views and, on failure, the result go */
+        int w = pa__matrix_gpu_wait();
+        if (rc == PA_OK && w != PA_OK)
+            rc = pa__err_wrap(w, "%s", what);
+    }
+    pa__matrix_views_end(&views);
+    if (rc != PA_OK)
+        goto fail;
     free(in);
     if (!into)
         *out = r;
     return PA_OK;
 
 fail:
-    pa_scope_destroy(s);
     if (r != into)
         pa_matrix_destroy(r);
     free(in);
@@ -179,18 +191,18 @@ int pa_matrix_cbind(const pa_matrix *a, const pa_matrix *b, pa_matrix **out)
 static int transpose_copy(const pa_matrix *m, const pa__mloc *loc, const pa_matrix *h, pa_matrix *t,
                           const pa__mloc *tloc)
 {
-    pa_scope *s = NULL;
+    pa__mviews v;
     int rc;
     if (h->height == 0 || h->width == 0)
         return PA_OK;
     int64_t base = pa__matrix_base(pa_matrix_elm_size(h->elm));
-    if ((rc = pa_scope_create(NULL, &s)) != PA_OK)
-        return rc;
+    pa__matrix_views_begin(&v);
     /* Source by rows (i, j); the result's columns hold t(j, i) for j down a column: the same flat order. */
-    const pa_type *st = pa__matrix_view(s, loc->mtt, h->elm, h->height, h->width, h->height, base, PA__BY_ROWS);
-    const pa_type *dt = pa__matrix_view(s, tloc->mtt, h->elm, h->width, h->height, h->width, base, PA__BY_COLUMNS);
+    const pa_type *st = pa__matrix_view_get(&v, loc->mtt, h->elm, h->height, h->width, h->height, base, PA__BY_ROWS);
+    const pa_type *dt = pa__matrix_view_get(&v, tloc->mtt, h->elm, h->width, h->height, h->width, base,
+                                            PA__BY_COLUMNS);
     rc = st && dt ? pa_copy(dt, t, st, m) : pa__last_status();
-    pa_scope_destroy(s);
+    pa__matrix_views_end(&v);
     return rc;
 }
 

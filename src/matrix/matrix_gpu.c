@@ -38,13 +38,19 @@ int pa__matrix_gpu_memcpy(void *dst, const void *src, size_t bytes, int to_devic
     return e == cudaSuccess ? PA_OK : fail(e, to_device ? "writing a dmem matrix" : "reading a dmem matrix");
 }
 
-int pa__matrix_gpu_zero2d(void *dst, size_t pitch, size_t len, size_t count)
+int pa__matrix_gpu_zero2d(void *dst, size_t pitch, size_t len, size_t count, int queue)
 {
-    cudaError_t e = count == 1 ? cudaMemsetAsync(dst, 0, len, cudaStreamPerThread)
-                               : cudaMemset2DAsync(dst, pitch, 0, len, count, cudaStreamPerThread);
-    if (e == cudaSuccess)
-        e = cudaStreamSynchronize(cudaStreamPerThread);
+    cudaStream_t s = queue ? (cudaStream_t)0 : cudaStreamPerThread;
+    cudaError_t e = count == 1 ? cudaMemsetAsync(dst, 0, len, s) : cudaMemset2DAsync(dst, pitch, 0, len, count, s);
+    if (e == cudaSuccess && !queue)
+        e = cudaStreamSynchronize(s);
     return e == cudaSuccess ? PA_OK : fail(e, "zeroing part of a dmem matrix");
+}
+
+int pa__matrix_gpu_wait(void)
+{
+    cudaError_t e = cudaStreamSynchronize((cudaStream_t)0);
+    return e == cudaSuccess ? PA_OK : fail(e, "the queued copies");
 }
 
 /*
@@ -91,7 +97,7 @@ int pa__matrix_gpu_gemm(const pa_matrix *a, const pa_matrix *ha, const pa_matrix
     const char *pa_ = (const char *)a + PA__MATRIX_HEADER, *pb = (const char *)b + PA__MATRIX_HEADER;
     char *pc = (char *)c + PA__MATRIX_HEADER;
     if (K == 0)   /* a sum of nothing */
-        return pa__matrix_gpu_zero2d(pc, 0, (size_t)(M * N) * pa_matrix_elm_size(ha->elm), 1);
+        return pa__matrix_gpu_zero2d(pc, 0, (size_t)(M * N) * pa_matrix_elm_size(ha->elm), 1, 0);
     if ((rc = pa_scope_create(NULL, &s)) != PA_OK)
         return rc;
     if ((rc = gemm_types(s, ha->elm, M, N, K, rowmajor, &C, &A, &B)) == PA_OK)

@@ -11,7 +11,12 @@ int pa__matrix_gpu_memcpy(void *dst, const void *src, size_t bytes, int to_devic
     return nodev();
 }
 
-int pa__matrix_gpu_zero2d(void *dst, size_t pitch, size_t len, size_t count)
+int pa__matrix_gpu_zero2d(void *dst, size_t pitch, size_t len, size_t count, int queue)
+{
+    return nodev();
+}
+
+int pa__matrix_gpu_wait(void)
 {
     return nodev();
 }

@@ -38,10 +38,11 @@ int pa__matrix_alloc(const char *mtt, const pa_matrix *h, pa_matrix **out);
 
 /**
  * Zeroes a block of a matrix's elements: count runs of len elements, the first at element off, the next ones
- * every pitch elements (column-major pads of rbind/cbind).  Host memory by memset, dmem on the GPU.
+ * every pitch elements (column-major pads of rbind/cbind).  Host memory by memset, dmem on the GPU: waited for,
+ * or with queue set only queued on the default stream (pa__matrix_gpu_wait).
  */
 int pa__matrix_zero(pa_matrix *m, const pa__mloc *loc, size_t esz, int64_t off, int64_t len, int64_t pitch,
-                    int64_t count);
+                    int64_t count, int queue);
 
 /* Element orders of a view: the flat index runs over (row, column) row-major, or column by column. */
 typedef enum pa__morder { PA__BY_ROWS, PA__BY_COLUMNS } pa__morder;
@@ -55,6 +56,27 @@ typedef enum pa__morder { PA__BY_ROWS, PA__BY_COLUMNS } pa__morder;
 const pa_type *pa__matrix_view(pa_scope *scope, const char *mtt, int elm, int64_t rows, int64_t cols, int64_t ld,
                                int64_t base, pa__morder order);
 
+/*
+ * The view cache: rbind, cbind and transpose take their windows from a process-wide cache of views, so that a
+ * repeated operation (the same shapes, a loop over batches) neither parses nor compiles its types again and
+ * its copies find their plans in the per-thread memos.  A caller brackets its gets with begin and end; the
+ * cache's views stay valid until end.  The cache holds VIEW_SLOTS views and is emptied, when full, by the next
+ * begin that finds no other user; a get that finds it full meanwhile declares into the caller's own scope.
+ */
+typedef struct pa__mviews {
+    pa_scope *own;   /* the views that did not fit in the cache, destroyed by end */
+} pa__mviews;
+
+/** Starts using the view cache. */
+void pa__matrix_views_begin(pa__mviews *v);
+
+/** pa__matrix_view's window, from the cache (or v's own scope).  \return the type or NULL with the error set. */
+const pa_type *pa__matrix_view_get(pa__mviews *v, const char *mtt, int elm, int64_t rows, int64_t cols, int64_t ld,
+                                   int64_t base, pa__morder order);
+
+/** Stops using the view cache: the views got since begin may be dropped from then on. */
+void pa__matrix_views_end(pa__mviews *v);
+
 /** The element offset of a matrix's element (0, 0) from its pointer: 16 / element size. */
 static inline int64_t pa__matrix_base(size_t esz)
 {
@@ -66,8 +88,13 @@ static inline int64_t pa__matrix_base(size_t esz)
 /** Copies bytes between host and device memory (to_device: host src to device dst).  \return PA_OK or an error. */
 int pa__matrix_gpu_memcpy(void *dst, const void *src, size_t bytes, int to_device);
 
-/** cudaMemset2D on the current GPU: count rows of len bytes every pitch bytes from dst. */
-int pa__matrix_gpu_zero2d(void *dst, size_t pitch, size_t len, size_t count);
+/** cudaMemset2D on the current GPU: count rows of len bytes every pitch bytes from dst; waited for, or with
+ *  queue set queued on the default stream. */
+int pa__matrix_gpu_zero2d(void *dst, size_t pitch, size_t len, size_t count, int queue);
+
+/** Waits for the default stream (the copies and zero fills rbind and cbind queue).  \return PA_OK or the error of
+ *  what was queued. */
+int pa__matrix_gpu_wait(void);
 
 /** C = A B on the GPU for dmem matrices whose headers are ha, hb (checked: float/double, inner sizes equal),
  *  through pa_gemm_dmem (matrix_gpu.c); c is allocated with C's header. */

@@ -107,13 +107,14 @@ fail:
 }
 
 int pa__matrix_zero(pa_matrix *m, const pa__mloc *loc, size_t esz, int64_t off, int64_t len, int64_t pitch,
-                    int64_t count)
+                    int64_t count, int queue)
 {
     char *data = (char *)m + PA__MATRIX_HEADER;
     if (len <= 0 || count <= 0)
         return PA_OK;
     if (loc->device)
-        return pa__matrix_gpu_zero2d(data + off * esz, (size_t)pitch * esz, (size_t)len * esz, (size_t)count);
+        return pa__matrix_gpu_zero2d(data + off * esz, (size_t)pitch * esz, (size_t)len * esz, (size_t)count,
+                                     queue);
     for (int64_t c = 0; c < count; c++)
         memset(data + (off + c * pitch) * esz, 0, (size_t)len * esz);
     return PA_OK;
@@ -132,7 +133,7 @@ int pa_matrix_create_in(const char *mtt, int elm, int64_t height, int64_t width,
     if ((rc = pa__matrix_alloc(mtt, &h, &m)) != PA_OK)
         return rc;
     if ((rc = pa__matrix_locate(m, &loc)) != PA_OK ||
-        (rc = pa__matrix_zero(m, &loc, pa_matrix_elm_size(elm), 0, height * width, 0, 1)) != PA_OK) {
+        (rc = pa__matrix_zero(m, &loc, pa_matrix_elm_size(elm), 0, height * width, 0, 1, 0)) != PA_OK) {
         pa_matrix_destroy(m);
         return rc;
     }

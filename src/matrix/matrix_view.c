@@ -13,7 +13,9 @@
  * so offset(i, j) = base + j * ld + i either way: the layout compiler sees two affine modes and a base, and the
  * copy planner handles matrix windows like any other windows (memcpy runs, cudaMemcpy2D, transposes).
  */
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "matrix_internal.h"
@@ -46,6 +48,94 @@ const pa_type *pa__matrix_view(pa_scope *scope, const char *mtt, int elm, int64_
         snprintf(decl, sizeof decl, "%s %s [[#%s_0][%lld # disp(%lld) # %s]]", mtt ? mtt : "paged", ename, p,
                  (long long)rows, (long long)base, l);
     return pa_type_parse(scope, decl);
+}
+
+/* ---- the view cache (matrix_internal.h) -------------------------------------------------------------------- */
+
+#define VIEW_SLOTS 64
+
+typedef struct vkey {
+    char mtt[32];
+    int elm;
+    pa__morder order;
+    int64_t rows, cols, ld, base;
+} vkey;
+
+static pthread_mutex_t vlock = PTHREAD_MUTEX_INITIALIZER;
+static pa_scope *vscope;   /* the cached views' scope, never destroyed while vusers > 0 */
+static int vusers, vcount, vexit;
+static struct {
+    vkey k;
+    const pa_type *t;
+} vslot[VIEW_SLOTS];
+
+static void views_at_exit(void)
+{
+    pthread_mutex_lock(&vlock);
+    pa_scope_destroy(vscope);
+    vscope = NULL;
+    vcount = 0;
+    pthread_mutex_unlock(&vlock);
+}
+
+void pa__matrix_views_begin(pa__mviews *v)
+{
+    v->own = NULL;
+    pthread_mutex_lock(&vlock);
+    if (vusers == 0 && vcount == VIEW_SLOTS) {
+        pa_scope_destroy(vscope);
+        vscope = NULL;
+        vcount = 0;
+    }
+    vusers++;
+    pthread_mutex_unlock(&vlock);
+}
+
+void pa__matrix_views_end(pa__mviews *v)
+{
+    pthread_mutex_lock(&vlock);
+    vusers--;
+    pthread_mutex_unlock(&vlock);
+    pa_scope_destroy(v->own);
+    v->own = NULL;
+}
+
+const pa_type *pa__matrix_view_get(pa__mviews *v, const char *mtt, int elm, int64_t rows, int64_t cols, int64_t ld,
+                                   int64_t base, pa__morder order)
+{
+    vkey k;
+    const pa_type *t = NULL;
+    memset(&k, 0, sizeof k);   /* the keys are compared whole, padding included */
+    k.elm = elm;
+    k.order = order;
+    k.rows = rows;
+    k.cols = cols;
+    k.ld = ld;
+    k.base = base;
+    int cacheable = strlen(mtt ? mtt : "paged") < sizeof k.mtt;
+    if (cacheable) {
+        strcpy(k.mtt, mtt ? mtt : "paged");
+        pthread_mutex_lock(&vlock);
+        for (int i = 0; i < vcount && !t; i++)
+            if (memcmp(&vslot[i].k, &k, sizeof k) == 0)
+                t = vslot[i].t;
+        if (!t && vcount < VIEW_SLOTS) {
+            if (!vscope && pa_scope_create(NULL, &vscope) == PA_OK && !vexit)
+                vexit = atexit(views_at_exit) == 0;
+            if (vscope && (t = pa__matrix_view(vscope, mtt, elm, rows, cols, ld, base, order))) {
+                vslot[vcount].k = k;
+                vslot[vcount++].t = t;
+            }
+            pthread_mutex_unlock(&vlock);
+            return t;
+        }
+        pthread_mutex_unlock(&vlock);
+        if (t)
+            return t;
+    }
+    if (!v->own && pa_scope_create(NULL, &v->own) != PA_OK)
+        return NULL;
+    return pa__matrix_view(v->own, mtt, elm, rows, cols, ld, base, order);
 }
 
 const pa_type *pa_matrix_type_of(pa_scope *scope, const char *mtt, int elm, int64_t height, int64_t width)

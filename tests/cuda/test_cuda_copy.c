@@ -165,6 +165,43 @@ START_TEST(test_vector_tiles)
 }
 END_TEST
 
+/* Runs of 1 KiB and more into and out of windows whose rows start inside a 128-byte line (the direct kernel
+ * shifts each run's words onto the destination's lines): displacements of 0..31 elements, row pitches that are
+ * and are not multiples of 128 bytes, words of 1 to 16 bytes (the char rows go by cudaMemcpy2D), a window in
+ * the middle of a 3-D array; both ways, every byte of the destination's extent checked. */
+START_TEST(test_aligned_runs)
+{
+    static const struct { const char *elm; int rows, pitch, run, disp; } w[] = {
+        {"float", 40, 700, 600, 1},   {"float", 40, 700, 600, 3},    {"float", 33, 640, 600, 4},
+        {"float", 9, 1040, 1000, 31}, {"double", 17, 333, 300, 1},   {"char", 21, 1601, 1500, 7},
+        {"bytes3", 11, 520, 500, 1},  {"bytes12", 12, 110, 100, 9},  {"bytes16", 10, 100, 64, 1},
+        {"float", 7, 300, 256, 0},
+    };
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++) {
+        pa_scope *s;
+        char d[512];
+        PA_CK_OK(pa_scope_create(NULL, &s));
+        snprintf(d, sizeof d, "parray dmem %s [%d][%d] P\nparray dmem %s [[%d # disp(1) # P_0][%d # disp(%d) # P_1]] "
+                 "WIN\nparray dmem %s [%d][%d] DENSE", w[i].elm, w[i].rows + 2, w[i].pitch, w[i].elm, w[i].rows,
+                 w[i].run, w[i].disp, w[i].elm, w[i].rows, w[i].run);
+        PA_CK_OK(pa_declare_text(s, d));
+        const pa_type *win = pa_type_get(s, "WIN"), *dense = pa_type_get(s, "DENSE");
+        ck_assert_msg(win && dense, "%s", pa_last_error());
+        check_pair(s, win, dense, i);
+        check_pair(s, dense, win, i);
+        pa_scope_destroy(s);
+    }
+    pa_scope *s;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_declare_text(s, "parray dmem float [4][6][700] P\n"
+                                "parray dmem float [[3 # disp(1) # P_0][4 # disp(1) # P_1][600 # disp(5) # P_2]] WIN\n"
+                                "parray dmem float [3][4][600] DENSE"));
+    check_pair(s, pa_type_get(s, "WIN"), pa_type_get(s, "DENSE"), 0);
+    check_pair(s, pa_type_get(s, "DENSE"), pa_type_get(s, "WIN"), 0);
+    pa_scope_destroy(s);
+}
+END_TEST
+
 /* Issue 15 on the GPU: a plain host array given as the destination of a dmem type is PA_ERR_MTT naming both
  * (before, it went to the CUDA executor); a dmem array shifted in place by one element and transposed in place
  * copies as if through a temporary (a device temporary). */
@@ -213,6 +250,7 @@ int main(void)
     tcase_add_test(tc, test_widths);
     tcase_add_test(tc, test_vector_tiles);
     tcase_add_test(tc, test_dmem_mistyped_and_overlap);
+    tcase_add_test(tc, test_aligned_runs);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }

@@ -1,8 +1,10 @@
 /* parray tests — the matrix module on the host: format, type view, rows, columns, CSV, unnest, rbind/cbind,
  * transpose, gemm, the identities on random shapes, and bad input (with nothing left allocated). */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -482,6 +484,77 @@ START_TEST(test_identities)
 }
 END_TEST
 
+/* The view cache (matrix_view.c) across more shapes than it holds: 150 rbinds and transposes of distinct
+ * shapes, an aggregate of 40 inputs (80 views in one call: the cache fills mid-call and the rest go to the
+ * call's own scope), each checked; then 4 threads binding and transposing their own shapes at once. */
+#define CACHE_THREADS 4
+typedef struct cache_job {
+    const pa_matrix *in[2], *want_r, *want_t;
+    int bad;
+} cache_job;
+
+static void *cache_worker(void *p)
+{
+    cache_job *j = p;
+    for (int rep = 0; rep < 40; rep++) {
+        pa_matrix *r = NULL, *t = NULL;
+        size_t rb = pa_matrix_rawsize(j->want_r->elm, j->want_r->height, j->want_r->width);
+        size_t tb = pa_matrix_rawsize(j->want_t->elm, j->want_t->height, j->want_t->width);
+        if (pa_matrix_rbind_n(j->in, 2, &r) != PA_OK || memcmp(r, j->want_r, rb) != 0 ||
+            pa_matrix_transpose(j->in[rep % 2], &t) != PA_OK || (rep % 2 == 0 && memcmp(t, j->want_t, tb) != 0))
+            j->bad++;
+        pa_matrix_destroy(r);
+        pa_matrix_destroy(t);
+    }
+    return NULL;
+}
+
+START_TEST(test_view_cache)
+{
+    pa_rng rng = {pa_test_seed("matrix view cache")};
+    for (int64_t h = 1; h <= 150; h++) {
+        int elm = all_elms[h % 5];
+        pa_matrix *a = mx_random(&rng, elm, h, 3), *b = mx_random(&rng, elm, h % 7 + 1, 2), *r, *t;
+        pa_matrix *want = mx_ref_bind((const pa_matrix *const[]){a, b}, 2, 1);
+        PA_CK_OK(pa_matrix_rbind(a, b, &r));
+        mx_assert_equal(r, want, "rbind, shape after shape");
+        pa_matrix_destroy(want);
+        want = mx_ref_transpose(a);
+        PA_CK_OK(pa_matrix_transpose(a, &t));
+        mx_assert_equal(t, want, "transpose, shape after shape");
+        for (pa_matrix **p = (pa_matrix *[]){a, b, r, t, want, NULL}; *p; p++)
+            pa_matrix_destroy(*p);
+    }
+    pa_matrix *many[40], *r;
+    for (int k = 0; k < 40; k++)
+        many[k] = mx_random(&rng, PA_MATRIX_DOUBLE, 200 + k, k % 5 + 1);
+    pa_matrix *want = mx_ref_bind((const pa_matrix *const *)many, 40, 1);
+    PA_CK_OK(pa_matrix_rbind_n((const pa_matrix *const *)many, 40, &r));
+    mx_assert_equal(r, want, "rbind of 40");
+    pa_matrix_destroy(r);
+    pa_matrix_destroy(want);
+    for (int k = 0; k < 40; k++)
+        pa_matrix_destroy(many[k]);
+
+    cache_job jobs[CACHE_THREADS];
+    pthread_t th[CACHE_THREADS];
+    for (int i = 0; i < CACHE_THREADS; i++) {
+        pa_matrix *a = mx_random(&rng, PA_MATRIX_FLOAT, 10 + i, 4 + i), *b = mx_random(&rng, PA_MATRIX_FLOAT, 5, 6);
+        jobs[i] = (cache_job){.in = {a, b}, .want_r = mx_ref_bind((const pa_matrix *const[]){a, b}, 2, 1),
+                              .want_t = mx_ref_transpose(a)};
+    }
+    for (int i = 0; i < CACHE_THREADS; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, cache_worker, &jobs[i]), 0);
+    for (int i = 0; i < CACHE_THREADS; i++) {
+        pthread_join(th[i], NULL);
+        ck_assert_msg(jobs[i].bad == 0, "thread %d: %d wrong results", i, jobs[i].bad);
+        for (const pa_matrix **p = (const pa_matrix *[]){jobs[i].in[0], jobs[i].in[1], jobs[i].want_r, jobs[i].want_t,
+                                                          NULL}; *p; p++)
+            pa_matrix_destroy((pa_matrix *)*p);
+    }
+}
+END_TEST
+
 START_TEST(test_gemm_host)
 {
     pa_rng rng = {pa_test_seed("matrix gemm")};
@@ -615,6 +688,7 @@ int main(void)
     tcase_add_test(tc, test_into);
     tcase_add_test(tc, test_empty);
     tcase_add_test(tc, test_identities);
+    tcase_add_test(tc, test_view_cache);
     tcase_add_test(tc, test_gemm_host);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_no_gpu);

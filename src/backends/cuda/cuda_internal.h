@@ -73,6 +73,13 @@ int pa_cuda__permute_set_grid(int per_sm);
  */
 int pa_cuda__permute_set_unshifted(int on);
 
+/**
+ * on: the direct kernel copies runs of 1 KiB or more word by word from their first word, as before the aligned
+ * runs that put its stores on the destination's 128-byte lines (permute.cu's WordNest); 0: the default.
+ * Returns the previous setting.  For benchmarks.
+ */
+int pa_cuda__permute_set_unaligned_runs(int on);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,9 @@
  *    within a compact part of both arrays;
  *  - direct: every other nest, one word per thread step, offsets from the flat index by division (a fast
  *    multiply-shift division when the index fits 31 bits); gathered modes read their offsets from device tables.
+ *    Runs of 1 KiB or more whose destination rows are not all on 128-byte boundaries (a window into a matrix,
+ *    whose elements start 16 bytes past its header) are placed on the destination's lines: each run's words are
+ *    shifted within a padded run so that every warp stores whole 128-byte lines (aligned runs, WordNest).
  * Both are compiled ahead of time for every word width; nothing is generated at run time.
  */
 #include <stdint.h>
@@ -45,7 +48,16 @@ __device__ __forceinline__ uint32_t div_q(uint32_t n, const FastDiv &f)
     return (__umulhi(n, f.mul) + n) >> f.shift;
 }
 
-/* A nest in words, as the direct kernel reads it. */
+/*
+ * A nest in words, as the direct kernel reads it.
+ *
+ * Aligned runs (run > 0): the innermost mode is a run of `run` words contiguous on both sides, padded to
+ * size[n - 1] virtual words, a multiple of the words of a 128-byte line (lmask + 1).  Virtual word v of a run
+ * whose destination starts o = (its address in words) mod (lmask + 1) into a line is the run's word v - o (none
+ * when outside 0 .. run - 1), so that the warps, whose 32 flat indices start on a multiple of 32, each store
+ * whole lines of the destination instead of straddling one more line with half-written sectors at both ends;
+ * the padding costs at most two lines of idle threads per run.
+ */
 struct WordNest {
     int n;
     int64_t total;
@@ -54,6 +66,8 @@ struct WordNest {
     FastDiv div[MAXM];
     int64_t ds[MAXM], ss[MAXM];
     const int64_t *dt[MAXM], *st[MAXM];
+    int64_t run;                           /* aligned runs: the run's words, else 0 */
+    uint64_t dword0, lmask;                /* aligned runs: the destination's address in words; line words - 1 */
 };
 
 /*
@@ -93,21 +107,38 @@ __device__ __forceinline__ I divide(I n, const WordNest &p, int m)
         return n / (I)p.size[m];
 }
 
-template <typename W, typename I>
-__device__ __forceinline__ void offsets(const WordNest &p, I k, int64_t &doff, int64_t &soff)
+/* The offsets of flat index k; false for a padding word of an aligned run (RUNS), which moves nothing. */
+template <typename I, bool RUNS>
+__device__ __forceinline__ bool offsets(const WordNest &p, I k, int64_t &doff, int64_t &soff)
 {
     doff = 0;
     soff = 0;
-    for (int m = p.n - 1; m >= 0; m--) {
+    int top = p.n - 1;
+    int64_t v = 0;
+    if (RUNS) {
+        I q = divide<I>(k, p, top);
+        v = (int64_t)(k - q * (I)p.size[top]);
+        k = q;
+        top--;
+    }
+    for (int m = top; m >= 0; m--) {
         I q = divide<I>(k, p, m);
         I digit = k - q * (I)p.size[m];
         k = q;
         doff += p.dt[m] ? p.dt[m][digit] * p.tmul : (int64_t)digit * p.ds[m];
         soff += p.st[m] ? p.st[m][digit] * p.tmul : (int64_t)digit * p.ss[m];
     }
+    if (RUNS) {
+        int64_t i = v - (int64_t)((p.dword0 + (uint64_t)doff) & p.lmask);
+        if (i < 0 || i >= p.run)
+            return false;
+        doff += i;
+        soff += i;
+    }
+    return true;
 }
 
-template <typename W, typename I>
+template <typename W, typename I, bool RUNS>
 __global__ void __launch_bounds__(THREADS) direct(const __grid_constant__ WordNest p, W *__restrict__ dst,
                                                   const W *__restrict__ src)
 {
@@ -117,18 +148,18 @@ __global__ void __launch_bounds__(THREADS) direct(const __grid_constant__ WordNe
         /* ILP independent loads in flight before the first store. */
         W v[ILP];
         int64_t d[ILP];
+        bool ok[ILP];
 #pragma unroll
         for (int j = 0; j < ILP; j++) {
             I kj = k + (I)j * step;
-            if (kj < total) {
-                int64_t s;
-                offsets<W, I>(p, kj, d[j], s);
+            int64_t s;
+            ok[j] = kj < total && offsets<I, RUNS>(p, kj, d[j], s);
+            if (ok[j])
                 v[j] = src[s];
-            }
         }
 #pragma unroll
         for (int j = 0; j < ILP; j++)
-            if (k + (I)j * step < total)
+            if (ok[j])
                 dst[d[j]] = v[j];
     }
 }
@@ -352,6 +383,22 @@ void prepare(const pa_cuda__nest *in, int align, Prepared *p)
         p->a = p->b = -1;
 }
 
+/* Aligned runs (WordNest) for runs of at least RUN_MIN bytes when some run's destination may start inside a
+ * 128-byte line: the base, a stride or a gathered mode; unaligned_runs_set turns them off (benchmarks). */
+constexpr int LINE = 128;
+constexpr int64_t RUN_MIN = 1024;
+int unaligned_runs_set = 0;
+
+bool aligned_runs(const Prepared &p, const void *dst)
+{
+    if (__atomic_load_n(&unaligned_runs_set, __ATOMIC_RELAXED) || p.unit < RUN_MIN || p.unit == p.word)
+        return false;
+    bool off = (uintptr_t)dst % LINE != 0;
+    for (int m = 0; m < p.n; m++)
+        off = off || p.dt[m] || p.ds[m] % LINE != 0;
+    return off;
+}
+
 template <typename W>
 cudaError_t launch_direct(const Prepared &p, void *dst, const void *src, cudaStream_t stream, int sms)
 {
@@ -365,14 +412,22 @@ cudaError_t launch_direct(const Prepared &p, void *dst, const void *src, cudaStr
         wn.dt[n] = p.dt[m];
         wn.st[n] = p.st[m];
     }
-    if (uw > 1) {
-        wn.size[n] = uw;
+    int64_t inner = uw;
+    if (aligned_runs(p, dst)) {
+        const int64_t line = LINE / w;
+        wn.run = uw;
+        wn.lmask = (uint64_t)(line - 1);
+        wn.dword0 = (uint64_t)((uintptr_t)dst / (uintptr_t)w);
+        inner = (uw + line - 1 + line - 1) / line * line;   /* room for a shift of up to line - 1 words */
+    }
+    if (inner > 1) {
+        wn.size[n] = inner;
         wn.ds[n] = wn.ss[n] = 1;
         n++;
     }
     wn.n = n;
     wn.tmul = p.elm / w;                   /* tables hold element offsets; with tables w divides elm */
-    wn.total = uw;
+    wn.total = inner;
     for (int m = 0; m < p.n; m++)
         wn.total *= p.size[m];
     if (wn.total == 0)
@@ -380,12 +435,19 @@ cudaError_t launch_direct(const Prepared &p, void *dst, const void *src, cudaStr
     int64_t blocks = (wn.total + (int64_t)THREADS * ILP - 1) / ((int64_t)THREADS * ILP);
     if (blocks > (int64_t)sms * 64)
         blocks = (int64_t)sms * 64;
+    W *d = (W *)dst;
+    const W *s = (const W *)src;
     if (wn.total < (1ll << 31)) {
         for (int m = 0; m < n; m++)
             wn.div[m] = make_div((uint32_t)wn.size[m]);
-        direct<W, uint32_t><<<(unsigned)blocks, THREADS, 0, stream>>>(wn, (W *)dst, (const W *)src);
+        if (wn.run)
+            direct<W, uint32_t, true><<<(unsigned)blocks, THREADS, 0, stream>>>(wn, d, s);
+        else
+            direct<W, uint32_t, false><<<(unsigned)blocks, THREADS, 0, stream>>>(wn, d, s);
+    } else if (wn.run) {
+        direct<W, uint64_t, true><<<(unsigned)blocks, THREADS, 0, stream>>>(wn, d, s);
     } else {
-        direct<W, uint64_t><<<(unsigned)blocks, THREADS, 0, stream>>>(wn, (W *)dst, (const W *)src);
+        direct<W, uint64_t, false><<<(unsigned)blocks, THREADS, 0, stream>>>(wn, d, s);
     }
     return cudaGetLastError();
 }
@@ -550,6 +612,11 @@ extern "C" int pa_cuda__permute_set_band(int band)
 extern "C" int pa_cuda__permute_set_unshifted(int on)
 {
     return __atomic_exchange_n(&unshifted_set, on ? 1 : 0, __ATOMIC_RELAXED);
+}
+
+extern "C" int pa_cuda__permute_set_unaligned_runs(int on)
+{
+    return __atomic_exchange_n(&unaligned_runs_set, on ? 1 : 0, __ATOMIC_RELAXED);
 }
 
 extern "C" int pa_cuda__permute_set_grid(int per_sm)
