@@ -235,8 +235,11 @@ static int probe_pipeline(const pa__copy_shape *s, double *cost, char *why, size
         t += T_CALL + permute_cost(&n, s->total, how, sizeof how);
     }
     *cost = t;
-    snprintf(why, len, DIRF ": %d host threads through 2 x %d pinned chunks of %.0f MiB each%s, %s", DIRA(s),
-             threads, threads, pa_cuda__pipeline_chunk() / MiB, s->nmodes > 1 ? " and a device staging buffer" : "", how);
+    size_t chunk = pa_cuda__pipeline_chunk();   /* whole MiB by default; KiB where PA_CUDA_PIPELINE_CHUNK_KB says */
+    int mib = chunk % ((size_t)1 << 20) == 0;
+    snprintf(why, len, DIRF ": %d host threads through 2 x %d pinned chunks of %zu %s each%s, %s", DIRA(s),
+             threads, threads, chunk >> (mib ? 20 : 10), mib ? "MiB" : "KiB",
+             s->nmodes > 1 ? " and a device staging buffer" : "", how);
     return 1;
 }
 
