@@ -66,6 +66,10 @@ static int check_mtt(const char *mtt)
         return pa__err(PA_ERR_MTT, "matrix in \"%s\": not a memory type", mtt);
     if (ops && !ops->host_accessible && strcmp(mtt, "dmem") != 0)
         return pa__err(PA_ERR_MTT, "matrix in %s memory: the matrix module reaches host memory and dmem only", mtt);
+    if (!ops && strcmp(mtt, "dmem") == 0) {   /* no CUDA backend built or switched on: no device, as in cuda.h */
+        const char *why = pa__mem_missing(mtt);
+        return pa__err(PA_ERR_NODEV, "matrix in dmem: %s", why ? why : "no allocator for device memory");
+    }
     return PA_OK;
 }
 

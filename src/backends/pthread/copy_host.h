@@ -45,6 +45,8 @@ int pa__host_threads_note(const pa__plan *p, char *buf, size_t len);
  * where it is one of the other two).  \return 1 when the strategy is a host one, else 0.
  */
 int pa__host_kernels_of(const char *strategy, pa__copy_kernel kernel[3]);
+/** The kernel a host plan runs when it runs on this many threads (NULL for a plan of no host strategy). */
+pa__copy_kernel pa__host_kernel_on(const pa__plan *p, int threads);
 
 /** Measures the host copies' constants of the cost model on this machine into *m (cost_host.c). */
 struct pa__cost_model;

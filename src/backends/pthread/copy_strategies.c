@@ -242,16 +242,29 @@ int pa__host_threads(const pa__plan *p)
     return r ? pa__copy_threads_for(pa__bytes(p->shape.total, p->shape.elm), r->chunk) : 1;
 }
 
-int pa__host_streams(const pa__plan *p)
+/* Whether the plan writes with streaming stores when it runs on t threads. */
+static int streams_on(const pa__plan *p, const host_run *r, int t)
 {
-    const host_run *r = host_run_of(p);
     const pa__copy_shape *s = &p->shape;
     int in = s->nmodes - 1;
     if (!r || !r->kernel_nt || pa__bytes(s->total, s->elm) < r->nt_bytes)
         return 0;
-    if (r->strategy == &memcpy_one && pa__host_threads(p) == 1)
+    if (r->strategy == &memcpy_one && t == 1)
         return 0;   /* glibc's memcpy streams one large run itself */
     return r->strategy != &memcpy_runs || pa__bytes(s->size[in], s->elm) >= PA__NT_MIN_RUN;
+}
+
+int pa__host_streams(const pa__plan *p)
+{
+    return streams_on(p, host_run_of(p), pa__host_threads(p));
+}
+
+pa__copy_kernel pa__host_kernel_on(const pa__plan *p, int threads)
+{
+    const host_run *r = host_run_of(p);
+    if (!r)
+        return NULL;
+    return !streams_on(p, r, threads) ? r->kernel : threads == 1 ? r->kernel_nt1 : r->kernel_nt;
 }
 
 int pa__host_threads_note(const pa__plan *p, char *buf, size_t len)
@@ -273,9 +286,9 @@ static int exec_host(const pa__plan *p, void *dst, const void *src)
 {
     const host_run *r = host_run_of(p);
     int t = pa__host_threads(p);
-    int nt = pa__host_streams(p), mode = -1, a, b;
+    int nt = streams_on(p, r, t), mode = -1, a, b;
     int64_t u;
-    pa__copy_kernel k = !nt ? r->kernel : t == 1 ? r->kernel_nt1 : r->kernel_nt;
+    pa__copy_kernel k = pa__host_kernel_on(p, t);
     /* Streamed transposes are cut along the source's rows (mode a), so that every slice reads whole source rows
      * as long streams; cut along its columns, 64 slices of 8192 floats read 512 bytes of a row at a time, too
      * short for the prefetcher (bench/copy_host on 16 threads: 0.70 of memcpy, see docs/gpu-results.md). */
