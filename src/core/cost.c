@@ -39,6 +39,7 @@ static const pa__cost_model defaults = {
     .gpu_word = 0.0015,
     .gpu_host_thread_bw = 8.0,
     .gpu_pack_elem = 1.0,
+    .gpu_pack_strided_elem = 3.0,
     .gpu_pipe_start = 40000.0,
     .mpi_latency = 1500.0,
     .mpi_net_bw = 6.0,
@@ -54,7 +55,7 @@ static const struct field {
     F(host_bw), F(host_memcpy_call), F(host_loop_unit), F(host_loop_start), F(host_gather_elem), F(host_tile),
     F(host_transpose_unit), F(host_reverse_elem), F(host_transpose_tile), F(gpu_h2d_pinned), F(gpu_d2h_pinned), F(gpu_h2d_pageable), F(gpu_d2h_pageable),
     F(gpu_d2d_rw), F(gpu_tiled_rw), F(gpu_call), F(gpu_row_pcie), F(gpu_row_d2d), F(gpu_word),
-    F(gpu_host_thread_bw), F(gpu_pack_elem), F(gpu_pipe_start), F(mpi_latency), F(mpi_net_bw), F(mpi_host_bw),
+    F(gpu_host_thread_bw), F(gpu_pack_elem), F(gpu_pack_strided_elem), F(gpu_pipe_start), F(mpi_latency), F(mpi_net_bw), F(mpi_host_bw),
 #undef F
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])

@@ -28,7 +28,8 @@ typedef struct pa__cost_model {
     double gpu_row_pcie, gpu_row_d2d;  /* cudaMemcpy2D per row beyond its bytes */
     double gpu_word;            /* the permute kernel per word moved, summed over the GPU */
     double gpu_host_thread_bw;  /* one host thread's memcpy into or out of pinned memory */
-    double gpu_pack_elem;       /* host packing per element through the gather loops */
+    double gpu_pack_elem;       /* host packing per element through the gather loops, host side read in order */
+    double gpu_pack_strided_elem; /* the same, host side read across its rows (a transposed pack) */
     double gpu_pipe_start;      /* the pageable pipeline's start */
     /* distributed copies (mpi backend) */
     double mpi_latency;         /* one message, ns */

@@ -225,7 +225,7 @@ int pa_cuda__exec_permute_async(const pa__plan *p, void *dst, const void *src, v
 }
 
 /* Packs (h2d) or unpacks the host side to or from row-major order in buf, on the host's copy threads. */
-static int host_pack(const pa__copy_shape *s, int h2d, char *host, char *buf)
+int pa_cuda__host_pack(const pa__copy_shape *s, int h2d, char *host, char *buf)
 {
     pa__copy_shape h = *s;
     int64_t rm = 1;
@@ -291,7 +291,7 @@ static int staged(const pa__plan *p, void *dst, const void *src, how w)
         (st = upload_tables(sg, &n)) != PA_OK)
         goto done;
     if (h2d) {
-        if (w == PACK && (st = host_pack(s, 1, (char *)src, pin)) != PA_OK)
+        if (w == PACK && (st = pa_cuda__host_pack(s, 1, (char *)src, pin)) != PA_OK)
             goto done;
         if ((st = transfer(sg, w, dev, w == PACK ? pin : sp, bytes, 1)) != PA_OK)
             goto done;
@@ -301,7 +301,7 @@ static int staged(const pa__plan *p, void *dst, const void *src, how w)
             (st = transfer(sg, w, w == PACK ? pin : d, dev, bytes, 0)) != PA_OK)
             goto done;
         if (w == PACK)
-            st = host_pack(s, 0, dst, pin);
+            st = pa_cuda__host_pack(s, 0, dst, pin);
     }
 done:
     if (st != PA_OK)   /* nothing of this copy may still run on the set's buffers when it is given back */

@@ -41,6 +41,7 @@
 #define T_WORD (pa__cost()->gpu_word)
 #define BW_HOST_THREAD (pa__cost()->gpu_host_thread_bw)
 #define T_PACK_ELEM (pa__cost()->gpu_pack_elem)
+#define T_PACK_STRIDED_ELEM (pa__cost()->gpu_pack_strided_elem)
 #define T_PIPE_START (pa__cost()->gpu_pipe_start)
 #define MiB (1024.0 * 1024.0)
 
@@ -212,7 +213,11 @@ static int probe_stage_pack(const pa__copy_shape *s, double *cost, char *why, si
     pa_cuda__nest_of(s, h, 0, &n);
     double bw = h == 0 ? BW_D2H_PINNED : BW_H2D_PINNED;
     int threads = pa__host()->threads_for(pa__bytes(s->total, s->elm), (int64_t)256 << 10);
-    *cost = 3 * T_CALL + (double)s->total * T_PACK_ELEM / threads + bytes_of(s) / bw +
+    /* The pack walks the shape in loop order: the host side is read in order when its innermost stride is 1. */
+    int in = s->nmodes - 1;
+    int in_order = (h == 0 ? s->dst_stride[in] : s->src_stride[in]) == 1 && !(h == 0 ? s->dst_table[in] : s->src_table[in]);
+    double elem = in_order ? T_PACK_ELEM : T_PACK_STRIDED_ELEM;
+    *cost = 3 * T_CALL + (double)s->total * elem / threads + bytes_of(s) / bw +
             permute_cost(&n, s->total, how, sizeof how);
     snprintf(why, len, DIRF ": packed on the host in loop order into %.0f bytes of pinned staging, one DMA through "
              "device staging, %s", DIRA(s), bytes_of(s), how);

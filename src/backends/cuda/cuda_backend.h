@@ -129,6 +129,11 @@ int pa_cuda__exec_2d(const struct pa__plan *p, void *dst, const void *src);
 int pa_cuda__exec_permute(const struct pa__plan *p, void *dst, const void *src);
 int pa_cuda__exec_staged(const struct pa__plan *p, void *dst, const void *src);
 int pa_cuda__exec_pack(const struct pa__plan *p, void *dst, const void *src);
+/**
+ * The staged pack's host step: the host side of s (the source when h2d, else the destination) to or from buf,
+ * buf in row-major order of s's shape, through the host gather kernel on the threads the copy's size is worth.
+ */
+int pa_cuda__host_pack(const struct pa__copy_shape *s, int h2d, char *host, char *buf);
 int pa_cuda__exec_pipeline(const struct pa__plan *p, void *dst, const void *src);
 
 /* ---- device memory on other GPUs (copy_devices.c) --------------------------------------------------------- */
