@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backends.h"
@@ -260,4 +261,41 @@ int pa_cost_calibrate(const char *path, FILE *log)
         fprintf(log, "written to %s\n", path);
     pa__cost_set(&m, path);
     return PA_OK;
+}
+
+double pa__cost_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void pa__cost_sort(double *t, size_t n)
+{
+    qsort(t, n, sizeof t[0], cmp_double);
+}
+
+double pa__cost_clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+pa__layout pa__cost_affine(int n, const int64_t *size, const int64_t *stride)
+{
+    pa__layout l;
+    memset(&l, 0, sizeof l);
+    l.nmodes = n;
+    l.size = 1;
+    l.affine = 1;
+    for (int i = 0; i < n; i++) {
+        l.modes[i] = (pa__mode){.size = size[i], .stride = stride[i]};
+        l.size *= size[i];
+    }
+    return l;
 }

@@ -8,6 +8,8 @@
 #ifndef PARRAY_COST_MODEL_H
 #define PARRAY_COST_MODEL_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct pa__cost_model {
@@ -53,5 +55,16 @@ int pa__cost_read(const char *path, pa__cost_model *m, int warn);
 int pa__cost_write(const char *path, const pa__cost_model *m, const char *comment);
 /** Uses m from now on in this process (copied), and drops the cached plans so that new ones use it. */
 void pa__cost_set(const pa__cost_model *m, const char *source);
+
+/* ---- for the backends' calibrate hooks (cost.c) ---- */
+struct pa__layout;
+/** A monotonic clock, ns. */
+double pa__cost_now(void);
+/** Sorts n timings in ascending order (the median is t[n / 2], the fastest t[0]). */
+void pa__cost_sort(double *t, size_t n);
+/** v clamped to [lo, hi]: a constant measured outside its plausible range. */
+double pa__cost_clamp(double v, double lo, double hi);
+/** An affine layout of n modes (outermost first) with these sizes and element strides, base 0. */
+struct pa__layout pa__cost_affine(int n, const int64_t *size, const int64_t *stride);
 
 #endif

@@ -23,24 +23,6 @@
 #define REPS 5
 #define BYTES ((size_t)64 << 20)
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double clamp(double v, double lo, double hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
 typedef struct bufs {
     char *dev[2], *pinned, *host;
 } bufs;
@@ -49,20 +31,6 @@ enum { T_CALL, T_H2D_PIN, T_D2H_PIN, T_H2D_PAGE, T_D2H_PAGE, T_D2D, T_ROWS_PCIE,
        T_TILED, T_PIPE, T_PACK, T_PACK_T, NCASES };
 
 #define ROWS ((size_t)1 << 20)   /* 16-byte rows, 32 bytes apart */
-
-static pa__layout affine(int n, const int64_t *size, const int64_t *stride)
-{
-    pa__layout l;
-    memset(&l, 0, sizeof l);
-    l.nmodes = n;
-    l.size = 1;
-    l.affine = 1;
-    for (int i = 0; i < n; i++) {
-        l.modes[i] = (pa__mode){.size = size[i], .stride = stride[i]};
-        l.size *= size[i];
-    }
-    return l;
-}
 
 /* Runs case c once (synchronously).  \return PA_OK or an error. */
 static int run(int c, const bufs *b, pa__plan *const *plans)
@@ -97,15 +65,15 @@ static int measure(const bufs *b, pa__plan *const *plans, double *ns)
     double t[NCASES][REPS];
     for (int r = -1; r < REPS; r++)
         for (int c = 0; c < NCASES; c++) {
-            double t0 = now();
+            double t0 = pa__cost_now();
             int st = run(c, b, plans);
             if (st != PA_OK)
                 return st;
             if (r >= 0)
-                t[c][r] = now() - t0;
+                t[c][r] = pa__cost_now() - t0;
         }
     for (int c = 0; c < NCASES; c++) {
-        qsort(t[c], REPS, sizeof t[c][0], cmp);
+        pa__cost_sort(t[c], REPS);
         ns[c] = c == T_CALL ? t[c][0] : t[c][REPS / 2];   /* the call: its fastest, without the scheduler's */
     }
     return PA_OK;
@@ -138,34 +106,36 @@ int pa_cuda__calibrate(pa__cost_model *m, FILE *log)
     /* The strategies' own plans: a 4096 x 4096 float transpose on the device, a 64 MiB pageable upload. */
     const pa__mem_ops *dmem = pa__mem_find("dmem"), *paged = pa__mem_find("paged");
     int64_t n = 4096, words = (int64_t)(BYTES / 4);
-    pa__layout tl[2] = {affine(2, (int64_t[]){n, n}, (int64_t[]){n, 1}), affine(2, (int64_t[]){n, n}, (int64_t[]){1, n})};
-    pa__layout pl = affine(1, (int64_t[]){words}, (int64_t[]){1});
+    pa__layout tl[2] = {pa__cost_affine(2, (int64_t[]){n, n}, (int64_t[]){n, 1}),
+                        pa__cost_affine(2, (int64_t[]){n, n}, (int64_t[]){1, n})};
+    pa__layout pl = pa__cost_affine(1, (int64_t[]){words}, (int64_t[]){1});
     if ((st = pa__plan_make(&tl[0], &tl[1], 4, dmem, dmem, &plans[0])) != PA_OK ||
         (st = pa__plan_make(&pl, &pl, 4, dmem, paged, &plans[1])) != PA_OK ||
-        (st = pa__plan_make(&tl[0], &tl[1], 4, dmem, paged, &plans[2])) != PA_OK || (st = measure(&b, plans, t)) != PA_OK)
+        (st = pa__plan_make(&tl[0], &tl[1], 4, dmem, paged, &plans[2])) != PA_OK ||
+        (st = measure(&b, plans, t)) != PA_OK)
         goto done;
 
     pa__cost_model c = *m;
     double bytes = (double)BYTES, call = t[T_CALL];
-    c.gpu_call = clamp(call, 500, 100000);
-    c.gpu_h2d_pinned = clamp(bytes / (t[T_H2D_PIN] - call > 1 ? t[T_H2D_PIN] - call : 1), 0.5, 1000);
-    c.gpu_d2h_pinned = clamp(bytes / (t[T_D2H_PIN] - call > 1 ? t[T_D2H_PIN] - call : 1), 0.5, 1000);
-    c.gpu_h2d_pageable = clamp(bytes / (t[T_H2D_PAGE] - call > 1 ? t[T_H2D_PAGE] - call : 1), 0.2, 1000);
-    c.gpu_d2h_pageable = clamp(bytes / (t[T_D2H_PAGE] - call > 1 ? t[T_D2H_PAGE] - call : 1), 0.2, 1000);
-    c.gpu_d2d_rw = clamp(2 * bytes / (t[T_D2D] - call > 1 ? t[T_D2D] - call : 1), 10, 100000);
-    c.gpu_tiled_rw = clamp(2 * bytes / (t[T_TILED] - call > 1 ? t[T_TILED] - call : 1), 10, 100000);
+    c.gpu_call = pa__cost_clamp(call, 500, 100000);
+    c.gpu_h2d_pinned = pa__cost_clamp(bytes / (t[T_H2D_PIN] - call > 1 ? t[T_H2D_PIN] - call : 1), 0.5, 1000);
+    c.gpu_d2h_pinned = pa__cost_clamp(bytes / (t[T_D2H_PIN] - call > 1 ? t[T_D2H_PIN] - call : 1), 0.5, 1000);
+    c.gpu_h2d_pageable = pa__cost_clamp(bytes / (t[T_H2D_PAGE] - call > 1 ? t[T_H2D_PAGE] - call : 1), 0.2, 1000);
+    c.gpu_d2h_pageable = pa__cost_clamp(bytes / (t[T_D2H_PAGE] - call > 1 ? t[T_D2H_PAGE] - call : 1), 0.2, 1000);
+    c.gpu_d2d_rw = pa__cost_clamp(2 * bytes / (t[T_D2D] - call > 1 ? t[T_D2D] - call : 1), 10, 100000);
+    c.gpu_tiled_rw = pa__cost_clamp(2 * bytes / (t[T_TILED] - call > 1 ? t[T_TILED] - call : 1), 10, 100000);
     double rb = 16.0 * (double)ROWS;
-    c.gpu_row_pcie = clamp((t[T_ROWS_PCIE] - call - rb / c.gpu_h2d_pinned) / (double)ROWS, 0.001, 1000);
-    c.gpu_row_d2d = clamp((t[T_ROWS_D2D] - call - rb / (c.gpu_d2d_rw / 2)) / (double)ROWS, 0.0005, 1000);
-    c.gpu_host_thread_bw = clamp(bytes / t[T_HOST_THREAD], 0.2, 1000);
+    c.gpu_row_pcie = pa__cost_clamp((t[T_ROWS_PCIE] - call - rb / c.gpu_h2d_pinned) / (double)ROWS, 0.001, 1000);
+    c.gpu_row_d2d = pa__cost_clamp((t[T_ROWS_D2D] - call - rb / (c.gpu_d2d_rw / 2)) / (double)ROWS, 0.0005, 1000);
+    c.gpu_host_thread_bw = pa__cost_clamp(bytes / t[T_HOST_THREAD], 0.2, 1000);
     int threads = pa_cuda__pipeline_threads();
     double host = threads * c.gpu_host_thread_bw, bw = host < c.gpu_h2d_pinned ? host : c.gpu_h2d_pinned;
-    c.gpu_pipe_start = clamp(t[T_PIPE] - bytes / bw - (double)pa_cuda__pipeline_chunk() / c.gpu_host_thread_bw,
+    c.gpu_pipe_start = pa__cost_clamp(t[T_PIPE] - bytes / bw - (double)pa_cuda__pipeline_chunk() / c.gpu_host_thread_bw,
                              1000, 1e7);
     /* The staged pack's host step on the threads a 64 MiB copy is worth: in order, and across a transpose. */
     double pack_threads = pa__host()->threads_for((int64_t)BYTES, (int64_t)256 << 10);
-    c.gpu_pack_elem = clamp(t[T_PACK] * pack_threads / (double)words, 0.01, 100);
-    c.gpu_pack_strided_elem = clamp(t[T_PACK_T] * pack_threads / (double)words, 0.01, 200);
+    c.gpu_pack_elem = pa__cost_clamp(t[T_PACK] * pack_threads / (double)words, 0.01, 100);
+    c.gpu_pack_strided_elem = pa__cost_clamp(t[T_PACK_T] * pack_threads / (double)words, 0.01, 200);
     if (log)
         fprintf(log, "  cuda: call %.0f ns; pinned %.1f / %.1f and pageable %.1f / %.1f bytes/ns (to / from the "
                 "GPU); device copy %.0f, tiled transpose %.0f bytes/ns read + write; 2-D row %.3f ns across PCIe, "

@@ -16,12 +16,6 @@
 
 #define BIG ((int)16 << 20)
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median time of one round trip of bytes between ranks 0 and 1 (rank 1 echoes). */
 static double round_trip(MPI_Comm comm, int rank, char *buf, int bytes, int rounds, int trips)
 {
@@ -41,7 +35,7 @@ static double round_trip(MPI_Comm comm, int rank, char *buf, int bytes, int roun
         if (r >= 0)
             t[r] = (MPI_Wtime() - t0) / trips;
     }
-    qsort(t, (size_t)rounds, sizeof t[0], cmp);
+    pa__cost_sort(t, (size_t)rounds);
     return t[rounds / 2];
 }
 

@@ -18,38 +18,6 @@
 #define REPS 5
 #define MiB ((int64_t)1 << 20)
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static pa__layout affine(int n, const int64_t *size, const int64_t *stride)
-{
-    pa__layout l;
-    memset(&l, 0, sizeof l);
-    l.nmodes = n;
-    l.size = 1;
-    l.affine = 1;
-    for (int i = 0; i < n; i++) {
-        l.modes[i] = (pa__mode){.size = size[i], .stride = stride[i]};
-        l.size *= size[i];
-    }
-    return l;
-}
-
-static double clamp(double v, double lo, double hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
 /* The copies that isolate the constants, in the order they are solved. */
 enum { C_MEMCPY, C_RUNS, C_LOOPS, C_TRANSPOSE, C_GATHER, C_REVERSE, NCASES };
 static const char *const case_strategy[NCASES] = {"memcpy", "memcpy_runs", "loops", "transpose", "gather",
@@ -77,14 +45,14 @@ static int time_cases(pa__layout (*l)[2], char *d, const char *s, double *ns)
     }
     for (int r = -1; r < REPS && st == PA_OK; r++)
         for (int c = 0; c < NCASES; c++) {
-            double t0 = now();
+            double t0 = pa__cost_now();
             pa__copy_parallel(&p[c]->shape, d + l[c][0].base * 4, s + l[c][1].base * 4, 1, k[c]);
             if (r >= 0)
-                t[c][r] = now() - t0;
+                t[c][r] = pa__cost_now() - t0;
         }
     for (int c = 0; c < NCASES; c++) {
         if (st == PA_OK) {
-            qsort(t[c], REPS, sizeof t[c][0], cmp);
+            pa__cost_sort(t[c], REPS);
             ns[c] = t[c][REPS / 2];
         }
         pa__plan_unref(p[c]);
@@ -122,18 +90,19 @@ int pa__host_calibrate(pa__cost_model *m, FILE *log)
         table[i] = (int64_t)perm[i] * 4;
     pa__layout l[NCASES][2] = {
         /* one run of 16 MiB */
-        {affine(1, (int64_t[]){n}, (int64_t[]){1}), affine(1, (int64_t[]){n}, (int64_t[]){1})},
+        {pa__cost_affine(1, (int64_t[]){n}, (int64_t[]){1}), pa__cost_affine(1, (int64_t[]){n}, (int64_t[]){1})},
         /* 32-byte rows, the source's 48 bytes apart */
-        {affine(2, (int64_t[]){rows, 8}, (int64_t[]){8, 1}), affine(2, (int64_t[]){rows, 8}, (int64_t[]){12, 1})},
+        {pa__cost_affine(2, (int64_t[]){rows, 8}, (int64_t[]){8, 1}),
+         pa__cost_affine(2, (int64_t[]){rows, 8}, (int64_t[]){12, 1})},
         /* 4-byte elements, every second one of the source: 12 bytes of traffic each */
-        {affine(1, (int64_t[]){n}, (int64_t[]){1}), affine(1, (int64_t[]){n}, (int64_t[]){2})},
+        {pa__cost_affine(1, (int64_t[]){n}, (int64_t[]){1}), pa__cost_affine(1, (int64_t[]){n}, (int64_t[]){2})},
         /* 2048 x 2048 floats transposed */
-        {affine(2, (int64_t[]){2048, 2048}, (int64_t[]){2048, 1}),
-         affine(2, (int64_t[]){2048, 2048}, (int64_t[]){1, 2048})},
+        {pa__cost_affine(2, (int64_t[]){2048, 2048}, (int64_t[]){2048, 1}),
+         pa__cost_affine(2, (int64_t[]){2048, 2048}, (int64_t[]){1, 2048})},
         /* the permutation */
-        {affine(1, (int64_t[]){g}, (int64_t[]){1}), {0}},
+        {pa__cost_affine(1, (int64_t[]){g}, (int64_t[]){1}), {0}},
         /* 16 MiB reversed */
-        {affine(1, (int64_t[]){n}, (int64_t[]){1}), affine(1, (int64_t[]){n}, (int64_t[]){-1})},
+        {pa__cost_affine(1, (int64_t[]){n}, (int64_t[]){1}), pa__cost_affine(1, (int64_t[]){n}, (int64_t[]){-1})},
     };
     l[C_REVERSE][1].base = n - 1;
     l[C_GATHER][1].nmodes = 1;
@@ -145,16 +114,16 @@ int pa__host_calibrate(pa__cost_model *m, FILE *log)
 
     /* Solved in turn, each from the probe's own formula (copy_strategies.c) with the constants before it. */
     double bytes = (double)(n * 4);
-    c.host_bw = clamp(2.0 * bytes / t[C_MEMCPY], 0.5, 1000);
-    c.host_memcpy_call = clamp((t[C_RUNS] - 2.0 * bytes / c.host_bw) / (double)rows, 0.2, 500);
-    c.host_loop_unit = clamp((t[C_LOOPS] - 12.0 * (double)n / c.host_bw - c.host_loop_start) / (double)n, 0.02,
+    c.host_bw = pa__cost_clamp(2.0 * bytes / t[C_MEMCPY], 0.5, 1000);
+    c.host_memcpy_call = pa__cost_clamp((t[C_RUNS] - 2.0 * bytes / c.host_bw) / (double)rows, 0.2, 500);
+    c.host_loop_unit = pa__cost_clamp((t[C_LOOPS] - 12.0 * (double)n / c.host_bw - c.host_loop_start) / (double)n, 0.02,
                              100);
     double edge = pa__transpose_edge(4), tiles = (double)n / (edge * edge);
-    c.host_transpose_unit = clamp((t[C_TRANSPOSE] - 2.0 * bytes / c.host_bw - tiles * c.host_tile) / (double)n,
+    c.host_transpose_unit = pa__cost_clamp((t[C_TRANSPOSE] - 2.0 * bytes / c.host_bw - tiles * c.host_tile) / (double)n,
                                   0.02, 100);
-    c.host_reverse_elem = clamp((t[C_REVERSE] - 2.0 * bytes / c.host_bw) / (double)n, 0.01, 100);
+    c.host_reverse_elem = pa__cost_clamp((t[C_REVERSE] - 2.0 * bytes / c.host_bw) / (double)n, 0.01, 100);
     double traffic = 4.0 * (double)g + 64.0 * (double)g;   /* as the gather's probe counts it */
-    c.host_gather_elem = clamp((t[C_GATHER] - traffic / c.host_bw) / (double)g - c.host_loop_unit, 0.05, 200);
+    c.host_gather_elem = pa__cost_clamp((t[C_GATHER] - traffic / c.host_bw) / (double)g - c.host_loop_unit, 0.05, 200);
 
     if (log)
         fprintf(log, "  host: %.2f bytes/ns, memcpy call %.2f ns, loop unit %.3f ns, transposed unit %.3f ns, "
