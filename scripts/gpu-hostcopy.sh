@@ -12,6 +12,7 @@
 #            blocks, software prefetch, AVX2 or AVX-512 register transposes)
 #   window   bench/host_probe 7 window (8000^2 of 8192^2 floats as rows, the one-thread kernel included)
 #   host     bench/copy_host 9 (P4 at 1, 2, 4, 8 and 16 threads)
+#   host2    bench/copy_host 9 twice in a row (without parray info)
 #   hostx    bench/copy_host 9, transposes only
 #   p3       bench/copy_gpu 15 P3 (P3 against the driver and the host limit), twice
 #   p3sweep  bench/copy_gpu 9 P3 over pipeline threads and chunk sizes (PA_CUDA_PIPELINE_THREADS / _CHUNK_KB)
@@ -42,7 +43,14 @@ log=$logs/run.log
   git -C "$here" log --oneline -1 2>/dev/null; } > "$log" 2>&1
 t0=$SECONDS
 b=/tmp/b-hostcopy
-need=(bench/copy_host bench/copy_gpu bench/mpi_copy tools/parray)
+need=(tools/parray)   # what the steps run
+for step in "${steps[@]}"; do
+    case $step in
+    host|host2|hostx) need+=(bench/copy_host) ;;
+    p3|p3sweep) need+=(bench/copy_gpu) ;;
+    mpi|mpirep|floor) need+=(bench/mpi_copy) ;;
+    esac
+done
 { meson setup $b -Dcuda=enabled -Dtests=false -Dbuildtype=release > "$logs/setup.log" 2>&1 &&
   ninja -C $b "${need[@]}" > "$logs/build.log" 2>&1; } || { tail -30 "$logs/setup.log" "$logs/build.log"; exit 2; }
 gcc -O2 -march=native -fopenmp bench/strip_probe.c -o $b/strip_probe > "$logs/probe-build.log" 2>&1
@@ -80,6 +88,9 @@ for step in "${steps[@]}"; do
     host)
         run 10 "parray info" $b/tools/parray info
         run 90 "bench/copy_host 9" $b/bench/copy_host 9
+        ;;
+    host2)   # P4 twice in a row (every row must pass in both)
+        for i in 1 2; do run 90 "bench/copy_host 9 (run $i)" $b/bench/copy_host 9; done
         ;;
     hostx)
         for c in "transpose" "[[n][n]]"; do run 60 "bench/copy_host 9 --case $c" $b/bench/copy_host 9 --case "$c"; done

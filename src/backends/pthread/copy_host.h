@@ -114,8 +114,8 @@ typedef struct pa__strip {
 int pa__strip_plan(int64_t U, pa__strip *out);
 /** The 4-byte strips' rows (16, 32 or 64, default 32) and column block in units (0: none; default 1024); the
  *  lines prefetched ahead in each source row by the 4- and 16-byte strips (0: none), into L2 (hint 1) or L1;
- *  wide4: the 4-byte strips through AVX-512 16x16 transposes where the CPU has AVX-512.  The benchmarks vary
- *  them. */
+ *  wide4: the 4-byte strips through AVX-512 16x16 transposes where the CPU has AVX-512 (default 1; prefetch
+ *  default 0).  The benchmarks vary them. */
 extern int pa__strip_rows4, pa__strip_block4, pa__strip_prefetch4, pa__strip_prefetch16, pa__strip_hint,
     pa__strip_wide4;
 

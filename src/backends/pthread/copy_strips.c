@@ -25,9 +25,18 @@
 /* The 4-byte strips' rows and column block (bench/host_probe's strips section varies them). */
 int pa__strip_rows4 = 32;
 int pa__strip_block4 = 1024;
-/* Source lines prefetched ahead in each row of a strip (0: none), into L2 (hint 1) or L1 (hint 0); the 4-byte
- * strips through AVX-512 16x16 register transposes where the CPU has them (wide4 1) or AVX2 8x8 ones. */
-int pa__strip_prefetch4 = 4, pa__strip_prefetch16 = 4, pa__strip_hint = 1, pa__strip_wide4 = 0;
+/*
+ * Source lines prefetched ahead in each row of a strip (0: none), into L2 (hint 1) or L1 (hint 0); the 4-byte
+ * strips through AVX-512 16x16 register transposes where the CPU has them (wide4 1) or AVX2 8x8 ones.
+ * Measured on one thread of the 16-core host (bench/host_probe strips, docs/gpu-results.md, 2026-11-26 session
+ * 7), ratio to glibc's memcpy of the same bytes: floats through AVX2 0.69-0.75 without prefetch, 0.69 / 0.69 /
+ * 0.69 with 2 / 4 / 8 lines ahead into L2, 0.67 into L1; through AVX-512 0.83 without, 0.82 / 0.77 with 4 / 8
+ * lines into L2, 0.77 into L1; 16-byte units 0.90-0.91 without, 0.83 with 2-8 lines into L2, 0.78 into L1.  The
+ * hardware's streams already follow the strips' rows, and every software prefetch holds one of the few
+ * line-fill buffers that the streaming stores need too, so none is issued by default.  Strips of 64 rows ran
+ * 0.52-0.60, of 16 rows 0.65, column blocks of 512 or 2048 0.64.
+ */
+int pa__strip_prefetch4 = 0, pa__strip_prefetch16 = 0, pa__strip_hint = 1, pa__strip_wide4 = 1;
 
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <immintrin.h>
