@@ -298,7 +298,10 @@ static void windows(char *d, char *s)
         double o1 = paired(w, d, s, n, nthr[i], pa__kern_memcpy_runs_nt, 20, &a1);
         if (nthr[i] == 1)
             o2 = paired(w, d, s, n, 1, pa__kern_memcpy_runs_nt1, 20, &a2);
-        printf("| %d | %.3f | %.3f | %.3f |\n", nthr[i], a0 / o0, a1 / o1, o2 > 0 ? a2 / o2 : 0.0);
+        if (o2 > 0)
+            printf("| %d | %.3f | %.3f | %.3f |\n", nthr[i], a0 / o0, a1 / o1, a2 / o2);
+        else
+            printf("| %d | %.3f | %.3f | - |\n", nthr[i], a0 / o0, a1 / o1);
         fflush(stdout);
     }
     pa__plan_unref(p);
