@@ -113,12 +113,13 @@ PA_API int pa_dlpack_export(const pa_type *type, void *data, DLManagedTensor **o
  * device_id: pa_cuda_set_device to it before launching kernels on it).  Element types: Int and UInt of 8 to 64
  * bits, Float of 16, 32 and 64 bits (half, float, double), Float 32 and 64 and Int 32 in 2 or 4 lanes (float2,
  * float4, double2, int2, int4), Complex 64 and 128 (as float2 and double2: real, imaginary) and bool.
- * A tensor with a zero in its shape has no elements and no type: PA_ERR_RANGE.  Nothing is copied: the
+ * A tensor with a zero in its shape gives an empty type of the same shape (docs/types.md: no elements, copies
+ * move nothing) and its data pointer, which may be NULL (PyTorch exports empty tensors so).  Nothing is copied: the
  * memory stays the tensor's (see the top of this header).  The type's declaration is the strided form
  * [n # step(s) # disp(d) # [M]] per dimension (pa_type_format shows it).
- * \return PA_OK, or (*type and *data untouched) PA_ERR_INVAL (NULL argument, ndim < 0 or above 32, NULL data
- *         or shape), PA_ERR_MTT (another device type),
- *         PA_ERR_ELM (another data type, naming code, bits and lanes), PA_ERR_RANGE (a size below 1, or offsets
+ * \return PA_OK, or (*type and *data untouched) PA_ERR_INVAL (NULL argument, ndim < 0 or above 32, NULL shape,
+ *         NULL data in a tensor with elements), PA_ERR_MTT (another device type),
+ *         PA_ERR_ELM (another data type, naming code, bits and lanes), PA_ERR_RANGE (a negative size, or offsets
  *         beyond the library's ±2^62) or PA_ERR_NOMEM.
  */
 PA_API int pa_dlpack_import(pa_scope *scope, const DLTensor *tensor, const pa_type **type, void **data);

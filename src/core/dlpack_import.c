@@ -1,7 +1,7 @@
 /*
  * parray — DLPack import: a DLTensor as an anonymous type and a pointer (include/parray/dlpack.h).
  *
- * A compact row-major tensor is declared "[n0][n1]...".  Any other gets one fixed dimension per axis,
+ * A compact row-major tensor, and an empty one (a zero in its shape), is declared "[n0][n1]...".  Any other gets one fixed dimension per axis,
  * [n # step(s) # disp(d) # [M]]: the reference to the plain dimension [M] fixes each axis's offsets at
  * i * s + d (docs/types.md, references), and the root adds them.  d moves a reversed axis (s < 0) so that
  * every offset is at least 0, and the pointer moves down by the same amount.
@@ -38,8 +38,16 @@ int pa_dlpack_import(pa_scope *scope, const DLTensor *tensor, const pa_type **ty
     int nd = t->ndim;
     if (nd < 0 || nd > PA__MAX_MODES)
         return pa__err(PA_ERR_INVAL, "pa_dlpack_import: ndim %d is outside 0..%d", nd, PA__MAX_MODES);
-    if (t->data == NULL || (nd > 0 && t->shape == NULL))
-        return pa__err(PA_ERR_INVAL, "pa_dlpack_import: the tensor's %s is NULL", t->data == NULL ? "data" : "shape");
+    if (nd > 0 && t->shape == NULL)
+        return pa__err(PA_ERR_INVAL, "pa_dlpack_import: the tensor's shape is NULL");
+    int empty = 0;   /* a zero in the shape: no elements, so data may be NULL (as PyTorch exports it) */
+    for (int k = 0; k < nd; k++) {
+        if (t->shape[k] < 0)
+            return pa__err(PA_ERR_RANGE, "pa_dlpack_import: axis %d has size %lld", k, (long long)t->shape[k]);
+        empty |= t->shape[k] == 0;
+    }
+    if (t->data == NULL && !empty)
+        return pa__err(PA_ERR_INVAL, "pa_dlpack_import: the tensor's data is NULL");
     const char *mtt = pa__dl_mtt_of(t->device.device_type);
     if (mtt == NULL)
         return pa__err(PA_ERR_MTT, "pa_dlpack_import: device type %d has no memory type in parray (kDLCPU, "
@@ -53,11 +61,8 @@ int pa_dlpack_import(pa_scope *scope, const DLTensor *tensor, const pa_type **ty
     /* Strides (compact when absent), the lowest and highest offset, and whether the tensor is compact. */
     int64_t stride[PA__MAX_MODES], lo = 0, hi = 0, run = 1;
     int compact = 1;
-    for (int k = nd - 1; k >= 0; k--) {
+    for (int k = nd - 1; k >= 0 && !empty; k--) {
         int64_t n = t->shape[k];
-        if (n < 1)
-            return pa__err(PA_ERR_RANGE, "pa_dlpack_import: axis %d has size %lld (a type has at least one "
-                           "element on each axis)", k, (long long)n);
         stride[k] = t->strides ? t->strides[k] : run;
         if (n > 1 && stride[k] != run)
             compact = 0;
@@ -75,7 +80,7 @@ int pa_dlpack_import(pa_scope *scope, const DLTensor *tensor, const pa_type **ty
     int ok = put(decl, sizeof decl, &at, "%s %s ", mtt, elm);
     if (nd == 0) {
         ok = put(decl, sizeof decl, &at, "[1]");
-    } else if (compact) {
+    } else if (compact || empty) {   /* an empty tensor's strides place nothing */
         for (int k = 0; k < nd && ok; k++)
             ok = put(decl, sizeof decl, &at, "[%lld]", (long long)t->shape[k]);
     } else {
@@ -94,6 +99,6 @@ int pa_dlpack_import(pa_scope *scope, const DLTensor *tensor, const pa_type **ty
     if (made == NULL)
         return pa__err_wrap(pa__last_status(), "pa_dlpack_import(%s)", decl);
     *type = made;
-    *data = (char *)t->data + t->byte_offset + lo * esz;
+    *data = t->data == NULL ? NULL : (char *)t->data + t->byte_offset + lo * esz;
     return PA_OK;
 }

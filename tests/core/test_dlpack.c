@@ -260,6 +260,28 @@ START_TEST(test_import_compact_format)
 }
 END_TEST
 
+/* A zero in the shape: an empty type of that shape, whatever the strides, and NULL data allowed. */
+START_TEST(test_import_empty)
+{
+    int64_t shape[2] = {3, 0}, strides[2] = {-5, 7};
+    DLTensor t = tensor(shape, strides, 2, 0);
+    const pa_type *ty = NULL, *F = pa_type_parse(s, "paged float [3][4]");
+    void *p = NULL;
+    PA_CK_OK(pa_dlpack_import(s, &t, &ty, &p));
+    ck_assert_int_eq(pa_size(ty), 0);
+    ck_assert_int_eq(pa_ndim(ty), 2);
+    ck_assert_int_eq(pa_size(pa_type_child(ty, 0)), 3);
+    ck_assert_int_eq(pa_size(pa_type_child(ty, 1)), 0);
+    ck_assert_ptr_eq(p, t.data);
+    t.data = NULL;
+    PA_CK_OK(pa_dlpack_import(s, &t, &ty, &p));
+    ck_assert_ptr_null(p);
+    PA_CK_OK(pa_copy(ty, NULL, ty, NULL));   /* copies between empty types move nothing */
+    PA_CK_ERR(pa_copy(F, pool, ty, pool), PA_ERR_SIZE);   /* 12 elements from none */
+    ck_assert_msg(strstr(pa_last_error(), "12") && strstr(pa_last_error(), "0"), "%s", pa_last_error());
+}
+END_TEST
+
 START_TEST(test_import_refused)
 {
     int64_t shape[2] = {3, 4}, zero[2] = {3, 0}, huge[2] = {(int64_t)1 << 40, 3}, hs[2] = {(int64_t)1 << 30, 1};
@@ -282,8 +304,10 @@ START_TEST(test_import_refused)
     ck_assert_msg(strstr(pa_last_error(), "code 4, 16 bits, 1 lanes"), "%s", pa_last_error());
     t.dtype.code = kDLFloat;
     t.dtype.bits = 32;
+    zero[1] = -1;
     t.shape = zero;
     PA_CK_ERR(pa_dlpack_import(s, &t, &ty, &p), PA_ERR_RANGE);
+    ck_assert_msg(strstr(pa_last_error(), "axis 1 has size -1"), "%s", pa_last_error());
     t.shape = huge;
     t.strides = hs;
     PA_CK_ERR(pa_dlpack_import(s, &t, &ty, &p), PA_ERR_RANGE);
@@ -317,6 +341,7 @@ int main(void)
     Suite *su = suite_create("core_dlpack");
     TCase *tc = tcase_create("dlpack");
     tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_import_empty);
     tcase_add_loop_test(tc, test_export_shapes, 0, (int)(sizeof exports / sizeof exports[0]));
     tcase_add_test(tc, test_export_types);
     tcase_add_test(tc, test_export_refused);

@@ -7,6 +7,7 @@
  * kernel's registers and the per-block shared memory.  A kernel with fewer threads than that gets one block of
  * exactly its threads.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -140,28 +141,38 @@ int pa__plc_configure(const pa_kernel *k, pa_cuda__rtc_kernel *const kerns[PA__P
     return PA_OK;
 }
 
+/* Appends to buf (len bytes, NULL when len is 0) as snprintf would at offset *total; *total counts every byte. */
+static void appendf(char *buf, size_t len, int *total, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void appendf(char *buf, size_t len, int *total, const char *fmt, ...)
+{
+    size_t n = (size_t)*total;
+    va_list ap;
+    va_start(ap, fmt);
+    int r = vsnprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, fmt, ap);
+    va_end(ap);
+    if (r > 0)
+        *total += r;
+}
+
 int pa__plc_format(const pa_kernel *k, const pa__plc_config *cfg, char *buf, size_t len)
 {
-    char tmp[512];
-    size_t n = 0;
-    int total = snprintf(buf, len, "%s: results buffer %lld bytes, working buffer %lld bytes\n", k->name,
-                         (long long)cfg->results_bufsz, (long long)cfg->working_bufsz);
+    int total = 0;
+    appendf(buf, len, &total, "%s: results buffer %lld bytes, working buffer %lld bytes\n", k->name,
+            (long long)cfg->results_bufsz, (long long)cfg->working_bufsz);
     for (int b = PA__PLC_PREP; b < PA__PLC_NBLOCKS; b++) {
         const pa__plc_launch *l = &cfg->st[b];
         if (!l->present)
             continue;
         if (l->threads == 0)
-            snprintf(tmp, sizeof tmp, "  %s: 0 threads: not launched\n", pa__plc_stage_names[b]);
+            appendf(buf, len, &total, "  %s: 0 threads: not launched\n", pa__plc_stage_names[b]);
         else if (l->block == 0)
-            snprintf(tmp, sizeof tmp, "  %s: %lld threads, block size %s, shared memory %lld bytes/thread + %lld "
-                     "bytes/block\n", pa__plc_stage_names[b], (long long)l->threads, l->why, (long long)l->unitsz,
-                     (long long)l->blocksz);
+            appendf(buf, len, &total, "  %s: %lld threads, block size %s, shared memory %lld bytes/thread + %lld "
+                    "bytes/block\n", pa__plc_stage_names[b], (long long)l->threads, l->why, (long long)l->unitsz,
+                    (long long)l->blocksz);
         else
-            snprintf(tmp, sizeof tmp, "  %s: %lld threads = %u blocks x %d threads (%s%s), shared memory %zu "
-                     "bytes/block\n", pa__plc_stage_names[b], (long long)l->threads, l->grid, l->block, l->why,
-                     l->clamped ? ", one block of the thread count" : "", l->shmem);
-        n = (size_t)total < len ? (size_t)total : len;
-        total += snprintf(buf ? buf + n : NULL, len - n, "%s", tmp);
+            appendf(buf, len, &total, "  %s: %lld threads = %u blocks x %d threads (%s%s), shared memory %zu "
+                    "bytes/block\n", pa__plc_stage_names[b], (long long)l->threads, l->grid, l->block, l->why,
+                    l->clamped ? ", one block of the thread count" : "", l->shmem);
     }
     return total;
 }

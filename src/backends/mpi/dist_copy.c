@@ -172,6 +172,7 @@ static int prepare(const pa_type *dt, const pa_type *st, int filing, pa_mpi__dpl
         (rc = pa_mpi__dplan_make(d, s, de, k.rank, k.nprocs, &p)) == PA_OK) {
         static atomic_int timed_warned;
         p->timed = pa__env_flag("PA_MPI_TIMES", &timed_warned);
+        p->direct = pa_mpi__direct_possible(p);
         p->times.make = pa_mpi__clock() - t0;
         p->key_dser = k.dser;
         p->key_sser = k.sser;
@@ -235,15 +236,15 @@ static int gamem_route(const pa_type *dt, const pa_type *st, const pa__dist_spli
     return PA_OK;
 }
 
-static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void *src)
+/* A copy whose plan was not in the memo (p NULL), or is and needs more than its MPI call. */
+__attribute__((noinline)) static int dist_copy_planned(const pa_type *dt, void *dst, const pa_type *st,
+                                                       const void *src, pa_mpi__dplan *p, MPI_Comm comm)
 {
-    pa_mpi__dplan *p;
-    MPI_Comm comm;
     const pa__dist_split *gd, *gs;
     char names[256];
     int held = 0, yes, rc;
     /* A pair in the memo has a plan, so it is no gamem pair: a repeated copy skips the route's look-up. */
-    if (!(p = pa_mpi__memo_find(dt, st, &comm))) {
+    if (!p) {
         rc = gamem_route(dt, st, &gd, &gs, &yes, names, sizeof names);
         if (rc != PA_OK || yes)
             return rc != PA_OK ? rc : pa_mpi__gamem_copy(gd, dst, gs, src, pa_elm_size(dt), pa__type_serial(dt),
@@ -256,6 +257,8 @@ static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void
                      "pointer is NULL", pa_type_name(st), pa_type_name(dt), p->rank,
                      !dst && p->nrecv ? "receives" : "sends", (long long)(!dst && p->nrecv ? p->nrecv : p->nsend),
                      !dst && p->nrecv ? "destination" : "source");
+    else if (p->direct)
+        rc = pa_mpi__direct_run(p, comm, dst, src);
     else if (p->sbuf || p->rbuf || p->route == PA_MPI__ROUTE_SHM || p->timed) {   /* buffers, times: one run at a time */
         pthread_mutex_lock(&p->run_lock);
         double t0 = p->timed ? pa_mpi__clock() : 0;
@@ -271,6 +274,17 @@ static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void
     if (held)
         pa_mpi__dplan_release(p);
     return rc;
+}
+
+/* A repeated copy whose plan is its MPI call alone (p->direct) pays for the memo and the pointer checks only;
+ * everything else goes through dist_copy_planned. */
+static int dist_copy(const pa_type *dt, void *dst, const pa_type *st, const void *src)
+{
+    MPI_Comm comm = MPI_COMM_NULL;
+    pa_mpi__dplan *p = pa_mpi__memo_find(dt, st, &comm);
+    if (p && p->direct && (dst || p->nrecv == 0) && (src || p->nsend == 0))
+        return pa_mpi__direct_run(p, comm, dst, src);
+    return dist_copy_planned(dt, dst, st, src, p, comm);
 }
 
 int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)

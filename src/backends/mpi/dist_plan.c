@@ -243,6 +243,9 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
         goto fail;
     if ((st = element_type(p)) != PA_OK || (st = pa_mpi__self_plans(p)) != PA_OK)   /* dist_self.c */
         goto fail;
+    p->count = (int)(p->blk * p->scale);   /* element_type made sure it fits */
+    p->send_off = pa__bytes(p->send_base, p->elm);
+    p->recv_off = pa__bytes(p->recv_base, p->elm);
     free(c);
     *out = p;
     return PA_OK;

@@ -63,6 +63,10 @@ typedef struct pa_mpi__dplan {
     int rank, nprocs;
     int src_root, dst_root;          /* SENDRECV, SCATTER (src_root), GATHER (dst_root), LOCAL (both) */
     int send_direct, recv_direct;
+    int direct;                      /* nothing to pack, time or route: straight to the MPI call
+                                        (pa_mpi__direct_run); set once the plan is complete (dist_copy.c) */
+    int count;                       /* MPI count of blk elements (SENDRECV, SCATTER, GATHER, ALLTOALL) */
+    int64_t send_off, recv_off;      /* bytes from the user's pointers to the first element sent, received */
     int scale;                       /* MPI count units per element: elm for MPI_BYTE, else 1 */
     size_t elm;
     int64_t blk;                     /* elements per pair (SCATTER, GATHER, ALLTOALL) */
@@ -250,6 +254,12 @@ long pa_mpi__gamem_plans_made(void);
 /** Runs a plan on comm (collective over comm for the collective kinds).  Adds the steps' seconds to *t when t
  *  is not NULL.  \return PA_OK or an error. */
 int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t);
+/** 1 when a complete plan can run as its MPI call alone: not local, host route, not timed, no own-block plans,
+ *  no pack or unpack on this rank. */
+int pa_mpi__direct_possible(const pa_mpi__dplan *p);
+/** Runs such a plan (p->direct): the MPI call on the user's arrays, whose pointers the caller checked (not NULL
+ *  where this rank sends or receives).  \return PA_OK or an error. */
+int pa_mpi__direct_run(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src);
 /** A monotonic clock, seconds. */
 double pa_mpi__clock(void);
 
