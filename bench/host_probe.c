@@ -13,9 +13,11 @@
  *   start     how late the pool's workers start a copy's slices (hot: back to back; cold: after 20 ms)
  *   transpose the transpose kernel on 8192^2 floats and 4096^2 16-byte units: ordinary or streaming stores,
  *             tile edge 32 or 64, with or without prefetching the next tile, at each thread count
- *   window    8000^2 of 8192^2 floats as rows (memcpy_runs), ordinary or streaming stores
- *   strips    the streamed transpose of 8192^2 floats on one thread with strips of 16 or 32 rows walked in
- *             column blocks of 0 (none), 512, 1024, 2048 or 4096 columns
+ *   window    8000^2 of 8192^2 floats as rows (memcpy_runs), ordinary or streaming stores (and on one thread
+ *             the one-thread streaming kernel)
+ *   strips    the streamed transposes of 8192^2 floats and 4096^2 16-byte units on one thread through the
+ *             strips, over their knobs: rows, column blocks, software prefetch (distance, L1 or L2), AVX2 8x8
+ *             or AVX-512 16x16 register transposes
  * Usage: host_probe [reps [section...]] (default 7 repeats, every section).
  */
 #include <sched.h>
@@ -230,26 +232,57 @@ static void transposes(char *d, char *s)
     pa__plan_unref(p2);
 }
 
+/* One configuration of the streamed strips (copy_strips.c's knobs). */
+typedef struct strip_cfg {
+    int rows, block, prefetch, hint, wide;
+} strip_cfg;
+
+static void strip_set(const strip_cfg *c)
+{
+    pa__strip_rows4 = c->rows;
+    pa__strip_block4 = c->block;
+    pa__strip_prefetch4 = pa__strip_prefetch16 = c->prefetch;
+    pa__strip_hint = c->hint;
+    pa__strip_wide4 = c->wide;
+}
+
 static void strips(char *d, char *s)
 {
-    pa__plan *p;
+    pa__plan *p, *p16;
     const pa__copy_shape *a = shape_of(&p, L(2, 8192, 8192, 8192, 1), L(2, 8192, 8192, 1, 8192), 4);
+    const pa__copy_shape *q = shape_of(&p16, L(2, 4096, 4096, 4096, 1), L(2, 4096, 4096, 1, 4096), 16);
     size_t n = (size_t)256 << 20;
-    static const int blocks[] = {0, 512, 1024, 2048, 4096};
-    printf("\n## streamed float 8192^2 transpose: strip rows and column blocks, ratio to the OpenMP memcpy, after "
-           "20 ms pauses\n| threads | rows | block | ratio | anchor GB/s |\n| --- | --- | --- | --- | --- |\n");
-    for (int rows = 16; rows <= 32; rows *= 2)
-        for (int b = 0; b < 5; b++) {
-            double an;
-            pa__strip_rows4 = rows;
-            pa__strip_block4 = blocks[b];
-            double o = paired(a, d, s, n, 1, pa__kern_transpose_nt, 20, &an);
-            printf("| 1 | %d | %d | %.3f | %.1f |\n", rows, blocks[b], an / o, n / an * 1e-9);
-            fflush(stdout);
-        }
-    pa__strip_rows4 = 32;
-    pa__strip_block4 = 1024;
+    strip_cfg keep = {pa__strip_rows4, pa__strip_block4, pa__strip_prefetch4, pa__strip_hint, pa__strip_wide4};
+    static const strip_cfg cfg[] = {
+        {32, 1024, 0, 1, 0}, {32, 1024, 2, 1, 0}, {32, 1024, 4, 1, 0}, {32, 1024, 8, 1, 0}, {32, 1024, 4, 0, 0},
+        {32, 1024, 8, 0, 0}, {64, 512, 4, 1, 0}, {64, 1024, 4, 1, 0}, {16, 1024, 4, 1, 0}, {32, 512, 4, 1, 0},
+        {32, 2048, 4, 1, 0}, {32, 1024, 0, 1, 1}, {32, 1024, 4, 1, 1}, {32, 1024, 8, 1, 1}, {32, 1024, 4, 0, 1},
+        {64, 512, 4, 1, 1}, {64, 1024, 8, 1, 1}, {32, 1024, 0, 1, 0}};
+    printf("\n## streamed transposes on one thread through the strips: rows, column block, lines prefetched ahead in "
+           "each source row (into L2: hint 1, L1: 0), AVX-512 16x16 (wide); ratio to the OpenMP memcpy, after 20 ms "
+           "pauses\n| case | rows | block | prefetch | hint | wide | ratio | ours GB/s | anchor GB/s |\n"
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+        double an;
+        strip_set(&cfg[i]);
+        double o = paired(a, d, s, n, 1, pa__kern_transpose_nt, 20, &an);
+        printf("| float 8192^2 | %d | %d | %d | %d | %d | %.3f | %.2f | %.2f |\n", cfg[i].rows, cfg[i].block,
+               cfg[i].prefetch, cfg[i].hint, cfg[i].wide, an / o, n / o * 1e-9, n / an * 1e-9);
+        fflush(stdout);
+    }
+    static const strip_cfg cfg16[] = {{32, 0, 0, 1, 0}, {32, 0, 2, 1, 0}, {32, 0, 4, 1, 0}, {32, 0, 8, 1, 0},
+                                       {32, 0, 4, 0, 0}, {32, 0, 0, 1, 0}};
+    for (size_t i = 0; i < sizeof cfg16 / sizeof cfg16[0]; i++) {
+        double an;
+        strip_set(&cfg16[i]);
+        double o = paired(q, d, s, n, 1, pa__kern_transpose_nt, 20, &an);
+        printf("| 16 B 4096^2 | 32 | - | %d | %d | - | %.3f | %.2f | %.2f |\n", cfg16[i].prefetch, cfg16[i].hint,
+               an / o, n / o * 1e-9, n / an * 1e-9);
+        fflush(stdout);
+    }
+    strip_set(&keep);
     pa__plan_unref(p);
+    pa__plan_unref(p16);
 }
 
 static void windows(char *d, char *s)
@@ -258,12 +291,18 @@ static void windows(char *d, char *s)
     const pa__copy_shape *w = shape_of(&p, L(2, 8000, 8000, 8000, 1), L(2, 8000, 8000, 8192, 1), 4);
     size_t n = (size_t)8000 * 8000 * 4;
     printf("\n## window 8000^2 of 8192^2 float (memcpy_runs): ratio to the OpenMP memcpy, after 20 ms pauses\n"
-           "| threads | ordinary | streaming |\n| --- | --- | --- |\n");
+           "| threads | ordinary | streaming | streaming, one-thread kernel (interleaved) |\n| --- | --- | --- | --- |\n");
     for (int i = 0; i < nthr_n; i++) {
-        double a0, a1;
+        double a0, a1, a2 = 1, o2 = 0;
         double o0 = paired(w, d, s, n, nthr[i], pa__kern_memcpy_runs, 20, &a0);
         double o1 = paired(w, d, s, n, nthr[i], pa__kern_memcpy_runs_nt, 20, &a1);
-        printf("| %d | %.3f | %.3f |\n", nthr[i], a0 / o0, a1 / o1);
+        if (nthr[i] == 1)
+            o2 = paired(w, d, s, n, 1, pa__kern_memcpy_runs_nt1, 20, &a2);
+        if (o2 > 0)
+            printf("| %d | %.3f | %.3f | %.3f |\n", nthr[i], a0 / o0, a1 / o1, a2 / o2);
+        else
+            printf("| %d | %.3f | %.3f | - |\n", nthr[i], a0 / o0, a1 / o1);
+        fflush(stdout);
     }
     pa__plan_unref(p);
 }

@@ -8,8 +8,11 @@
 #   gputests tests/test_cuda_copy and test_cuda_staging (the pageable pipeline both ways), in /tmp/b-hostcopy-g
 #   probe    bench/strip_probe (standalone transpose kernels against an OpenMP memcpy, 1 to 16 threads)
 #   probe1   the same at 1, 2 and 16 threads only
-#   strips   bench/host_probe 7 strips (the library's float strips on one thread: rows and column blocks)
+#   strips   bench/host_probe 7 strips (the library's streamed float and 16-byte strips on one thread: rows, column
+#            blocks, software prefetch, AVX2 or AVX-512 register transposes)
+#   window   bench/host_probe 7 window (8000^2 of 8192^2 floats as rows, the one-thread kernel included)
 #   host     bench/copy_host 9 (P4 at 1, 2, 4, 8 and 16 threads)
+#   host2    bench/copy_host 9 twice in a row (without parray info)
 #   hostx    bench/copy_host 9, transposes only
 #   p3       bench/copy_gpu 15 P3 (P3 against the driver and the host limit), twice
 #   p3sweep  bench/copy_gpu 9 P3 over pipeline threads and chunk sizes (PA_CUDA_PIPELINE_THREADS / _CHUNK_KB)
@@ -36,10 +39,18 @@ logs=$out/hostcopy
 mkdir -p "$logs"
 log=$logs/run.log
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; grep -m1 'model name' /proc/cpuinfo
+  echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
   git -C "$here" log --oneline -1 2>/dev/null; } > "$log" 2>&1
 t0=$SECONDS
 b=/tmp/b-hostcopy
-need=(bench/copy_host bench/copy_gpu bench/mpi_copy tools/parray)
+need=(tools/parray)   # what the steps run
+for step in "${steps[@]}"; do
+    case $step in
+    host|host2|hostx) need+=(bench/copy_host) ;;
+    p3|p3sweep) need+=(bench/copy_gpu) ;;
+    mpi|mpirep|floor) need+=(bench/mpi_copy) ;;
+    esac
+done
 { meson setup $b -Dcuda=enabled -Dtests=false -Dbuildtype=release > "$logs/setup.log" 2>&1 &&
   ninja -C $b "${need[@]}" > "$logs/build.log" 2>&1; } || { tail -30 "$logs/setup.log" "$logs/build.log"; exit 2; }
 gcc -O2 -march=native -fopenmp bench/strip_probe.c -o $b/strip_probe > "$logs/probe-build.log" 2>&1
@@ -70,13 +81,16 @@ for step in "${steps[@]}"; do
     probe1)
         run 90 "strip_probe 5 1 2 16" $b/strip_probe 5 1 2 16
         ;;
-    strips)
+    strips|window)
         ninja -C $b bench/host_probe > "$logs/build-probe.log" 2>&1 || tail -20 "$logs/build-probe.log" >> "$log"
-        run 90 "bench/host_probe 7 strips" $b/bench/host_probe 7 strips
+        run 90 "bench/host_probe 7 $step" $b/bench/host_probe 7 "$step"
         ;;
     host)
         run 10 "parray info" $b/tools/parray info
         run 90 "bench/copy_host 9" $b/bench/copy_host 9
+        ;;
+    host2)   # P4 twice in a row (every row must pass in both)
+        for i in 1 2; do run 90 "bench/copy_host 9 (run $i)" $b/bench/copy_host 9; done
         ;;
     hostx)
         for c in "transpose" "[[n][n]]"; do run 60 "bench/copy_host 9 --case $c" $b/bench/copy_host 9 --case "$c"; done

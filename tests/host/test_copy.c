@@ -202,6 +202,31 @@ START_TEST(test_transpose_strips)
 }
 END_TEST
 
+/*
+ * The strips' other settings, which the benchmarks vary (copy_strips.c): 16 and 64 rows, other column blocks,
+ * no prefetch or prefetch into L1, far ahead (past a strip's end into the next strip's rows and past the
+ * panel), and the AVX-512 16x16 kernel where the CPU has it.
+ */
+START_TEST(test_transpose_strip_settings)
+{
+    const struct { int rows, block, prefetch, hint, wide; } k[] = {
+        {16, 0, 0, 1, 0}, {64, 512, 4, 1, 0}, {32, 1024, 2, 0, 0}, {32, 48, 40, 1, 0},
+        {32, 1024, 4, 1, 1}, {64, 512, 8, 0, 1}, {16, 32, 0, 1, 1}};
+    int rows = pa__strip_rows4, block = pa__strip_block4, pf4 = pa__strip_prefetch4, pf16 = pa__strip_prefetch16;
+    int hint = pa__strip_hint, wide = pa__strip_wide4;
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        pa__strip_rows4 = k[i].rows, pa__strip_block4 = k[i].block;
+        pa__strip_prefetch4 = pa__strip_prefetch16 = k[i].prefetch;
+        pa__strip_hint = k[i].hint, pa__strip_wide4 = k[i].wide;
+        for (int64_t base = 0; base < 2; base++)
+            check_copy(L(2, base, 150, 75, 160, 1), L(2, base * 5, 150, 75, 1, 151), 4, "transpose");
+        check_copy(L(2, 0, 70, 75, 76, 1), L(2, 3, 70, 75, 1, 73), 16, "transpose");
+    }
+    pa__strip_rows4 = rows, pa__strip_block4 = block, pa__strip_prefetch4 = pf4, pa__strip_prefetch16 = pf16;
+    pa__strip_hint = hint, pa__strip_wide4 = wide;
+}
+END_TEST
+
 START_TEST(test_transposition_units)
 {
     /* The manual's A = [[n][n]][m] copied to B = [[#A_0_1][#A_0_0]][#A_1], n = 3, m = 2 (listing 6). */
@@ -407,6 +432,7 @@ int main(void)
     tcase_add_test(tc, test_transpose_2d);
     tcase_add_test(tc, test_transposition_units);
     tcase_add_test(tc, test_transpose_strips);
+    tcase_add_test(tc, test_transpose_strip_settings);
     tcase_add_test(tc, test_window);
     tcase_add_test(tc, test_negative_and_broadcast);
     tcase_add_test(tc, test_gathered);

@@ -100,16 +100,24 @@ int pa__kern_transpose_tile(const pa__copy_shape *s, char *dst, const char *src,
  * Whole-line streaming strips (copy_strips.c): fn moves rows [0, rows) x columns [0, ncol) of a strip, rows a
  * multiple of `rows` and ncol of `cols`; the destination's rows (dsb bytes apart) must start on 64-byte lines.
  * block: the strips are walked over column blocks of this many units at a time (0: all columns at once).
+ * prefetch: bytes ahead in each source row that fn prefetches (0: none), hint 1 into L2, 0 into L1; past a
+ * strip's end fn prefetches the next strip's rows (`rows` on), which the caller walks next in a column block.
  */
 typedef struct pa__strip {
-    void (*fn)(char *d, const char *s, int64_t rows, int64_t ncol, int64_t ssa, int64_t dsb);
-    int64_t rows, cols, block;
+    void (*fn)(const struct pa__strip *k, char *d, const char *s, int64_t rows, int64_t ncol, int64_t ssa,
+               int64_t dsb);
+    int64_t rows, cols, block, prefetch;
+    int hint;
 } pa__strip;
 /** The strip kernel for units of U bytes on this CPU (AVX-512 where it has it, chosen at run time).
  *  \return 1 and *out, or 0 where there is none (other unit sizes, no AVX2 for 4-byte units). */
 int pa__strip_plan(int64_t U, pa__strip *out);
-/** The 4-byte strips' rows (16 or 32, default 32) and column block in units (0: none; default 1024). */
-extern int pa__strip_rows4, pa__strip_block4;
+/** The 4-byte strips' rows (16, 32 or 64, default 32) and column block in units (0: none; default 1024); the
+ *  lines prefetched ahead in each source row by the 4- and 16-byte strips (0: none), into L2 (hint 1) or L1;
+ *  wide4: the 4-byte strips through AVX-512 16x16 transposes where the CPU has AVX-512 (default 1; prefetch
+ *  default 0).  The benchmarks vary them. */
+extern int pa__strip_rows4, pa__strip_block4, pa__strip_prefetch4, pa__strip_prefetch16, pa__strip_hint,
+    pa__strip_wide4;
 
 /*
  * An odometer over a subset of a shape's modes (the outer loops of every kernel), with offsets kept in bytes.

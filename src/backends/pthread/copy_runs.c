@@ -55,11 +55,13 @@ void pa__stream_fence(void)
 }
 
 /*
- * The same for a copy that runs on one thread: the body is moved 16 KiB at a time as four interleaved 4 KiB
- * streams, each prefetched a few lines ahead.  One thread alone keeps too few lines in flight to reach the
- * memory's rate with one stream (bench/host_probe on the 16-core host: 7.1 GB/s against glibc's 9.2, which
- * copies large blocks this way); with several threads the plain loop above is the faster one (62 against 43
- * GB/s on 16 threads), so the planner uses this only for copies it runs on one thread.
+ * The same for a copy that runs on one thread: the body is moved up to 16 KiB at a time as four interleaved
+ * streams of up to 4 KiB, each prefetched a few lines ahead.  One thread alone keeps too few lines in flight to
+ * reach the memory's rate with one stream (bench/host_probe on the 16-core host: 7.1 GB/s against glibc's 9.2,
+ * which copies large blocks this way); with several threads the plain loop above is the faster one (62 against
+ * 43 GB/s on 16 threads), so the planner uses this only for copies it runs on one thread.  What is left after
+ * the whole 16 KiB blocks (from 1 KiB on) is cut into four equal streams too: a 32000-byte row, as in the 8000^2
+ * window of bench/copy_host, had 15616 of its bytes going through the plain loop.
  */
 void pa__stream_copy_1t(char *d, const char *s, size_t n)
 {
@@ -67,11 +69,12 @@ void pa__stream_copy_1t(char *d, const char *s, size_t n)
     if (head > n) head = n;
     pa__stream_copy(d, s, head);
     d += head, s += head, n -= head;
-    for (; n >= 16384; n -= 16384, d += 16384, s += 16384)
-        for (size_t off = 0; off < 4096; off += 64) {
-            for (size_t pg = 0; pg < 16384; pg += 4096)
+    while (n >= 1024) {
+        size_t q = n >= 16384 ? 4096 : n / 256 * 64;   /* bytes of each of the four streams */
+        for (size_t off = 0; off < q; off += 64) {
+            for (size_t pg = 0; pg < 4 * q; pg += q)
                 _mm_prefetch(s + pg + off + 256, _MM_HINT_T0);
-            for (size_t pg = 0; pg < 16384; pg += 4096) {
+            for (size_t pg = 0; pg < 4 * q; pg += q) {
                 const char *a = s + pg + off;
                 char *o = d + pg + off;
                 __m128i x0 = _mm_loadu_si128((const __m128i *)a), x1 = _mm_loadu_si128((const __m128i *)(a + 16));
@@ -82,6 +85,8 @@ void pa__stream_copy_1t(char *d, const char *s, size_t n)
                 _mm_stream_si128((__m128i *)(o + 48), x3);
             }
         }
+        d += 4 * q, s += 4 * q, n -= 4 * q;
+    }
     pa__stream_copy(d, s, n);
 }
 #else

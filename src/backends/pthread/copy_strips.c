@@ -14,7 +14,9 @@
  * 32 rows walked in column blocks of 1024 ran at 0.77 / 1.50 / 1.33 of memcpy on 1, 2 and 16 threads, 16 rows
  * without blocks 0.59 / 1.06 / 1.01 (a strip writes one line into each destination row of the columns it walks:
  * 8192 columns put those lines in more pages than the TLB holds); AVX-512 16x16 register transposes 0.60-0.70 on
- * one thread.  16-byte units through AVX-512 4x4 transposes of 128-bit lanes over 32 rows: 0.99 / 1.90 / 1.23,
+ * one thread in that standalone probe, but 0.83 against AVX2's 0.69-0.75 as the library's kernel in column blocks
+ * (bench/host_probe strips, session 7; bench/copy_host then 0.857 and 0.877 on one thread), so they are used
+ * where the CPU has AVX-512.  16-byte units through AVX-512 4x4 transposes of 128-bit lanes over 32 rows: 0.99 / 1.90 / 1.23,
  * where one 16-byte streaming store per unit ran 0.63 / 1.05 / 1.05.  Writing the two 32-byte halves of a line
  * apart ran at 0.06-0.16, and ordinary stores in place of streaming ones at 0.15-0.38 (earlier probe).
  */
@@ -25,9 +27,40 @@
 /* The 4-byte strips' rows and column block (bench/host_probe's strips section varies them). */
 int pa__strip_rows4 = 32;
 int pa__strip_block4 = 1024;
+/*
+ * Source lines prefetched ahead in each row of a strip (0: none), into L2 (hint 1) or L1 (hint 0); the 4-byte
+ * strips through AVX-512 16x16 register transposes where the CPU has them (wide4 1) or AVX2 8x8 ones.
+ * Measured on one thread of the 16-core host (bench/host_probe strips, docs/gpu-results.md, 2026-11-26 session
+ * 7), ratio to glibc's memcpy of the same bytes: floats through AVX2 0.69-0.75 without prefetch, 0.69 / 0.69 /
+ * 0.69 with 2 / 4 / 8 lines ahead into L2, 0.67 into L1; through AVX-512 0.83 without, 0.82 / 0.77 with 4 / 8
+ * lines into L2, 0.77 into L1; 16-byte units 0.90-0.91 without, 0.83 with 2-8 lines into L2, 0.78 into L1.  The
+ * hardware's streams already follow the strips' rows, and every software prefetch holds one of the few
+ * line-fill buffers that the streaming stores need too, so none is issued by default.  Strips of 64 rows ran
+ * 0.52-0.60, of 16 rows 0.65, column blocks of 512 or 2048 0.64.
+ */
+int pa__strip_prefetch4 = 0, pa__strip_prefetch16 = 0, pa__strip_hint = 1, pa__strip_wide4 = 1;
 
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <immintrin.h>
+
+/*
+ * Prefetches the line `off` bytes into each of rows [r0, r0 + n) of a strip (ssa apart), or, past the strip's
+ * end (width bytes), into the next strip's rows (R rows on): the strips of a column block are walked one after
+ * another, so the stream of lines goes on without a gap where a strip ends.  Prefetches never fault.
+ */
+static inline void prefetch_strip(const char *s, int64_t r0, int64_t n, int64_t ssa, int64_t off, int64_t width,
+                                  int64_t R, int hint)
+{
+    if (off >= width)
+        off -= width, r0 += R;
+    const char *p = s + r0 * ssa + off;
+    if (hint)
+        for (int64_t i = 0; i < n; i++)
+            _mm_prefetch(p + i * ssa, _MM_HINT_T1);
+    else
+        for (int64_t i = 0; i < n; i++)
+            _mm_prefetch(p + i * ssa, _MM_HINT_T0);
+}
 
 /* 4-byte units, 8 columns of 16 rows: two 8x8 register transposes, then 8 destination lines of 64 bytes. */
 __attribute__((target("avx2"))) static void t8x8(__m256 o[8], const char *s, int64_t ss)
@@ -50,25 +83,74 @@ __attribute__((target("avx2"))) static void t8x8(__m256 o[8], const char *s, int
     o[6] = _mm256_permute2f128_ps(u2, u6, 0x31), o[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
 }
 
-__attribute__((target("avx2"))) static void strip_4(char *d, const char *s, int64_t R, int64_t ncol, int64_t ssa,
-                                                     int64_t dsb)
+/* Each step reads 32 bytes of 16 rows: every row's line is read over two steps, so each step prefetches for 8. */
+__attribute__((target("avx2"))) static void strip_4(const pa__strip *k, char *d, const char *s, int64_t R,
+                                                     int64_t ncol, int64_t ssa, int64_t dsb)
 {
+    int64_t pf = k->prefetch, width = ncol * 4;
     for (int64_t c = 0; c < ncol; c += 8)
         for (int64_t r = 0; r < R; r += 16) {
+            if (pf)
+                prefetch_strip(s, r + (c & 8), 8, ssa, c * 4 + pf, width, R, k->hint);
             __m256 a[8], b[8];
             t8x8(a, s + r * ssa + c * 4, ssa);
             t8x8(b, s + (r + 8) * ssa + c * 4, ssa);
             char *o = d + c * dsb + r * 4;
-            for (int k = 0; k < 8; k++) {
-                _mm256_stream_ps((float *)(o + k * dsb), a[k]);
-                _mm256_stream_ps((float *)(o + k * dsb + 32), b[k]);
+            for (int j = 0; j < 8; j++) {
+                _mm256_stream_ps((float *)(o + j * dsb), a[j]);
+                _mm256_stream_ps((float *)(o + j * dsb + 32), b[j]);
             }
         }
 }
 
-/* 8-byte units, 2 columns at a time: rows r and r+1 give one 16-byte piece of each of the 2 destination rows. */
-static void strip_8(char *d, const char *s, int64_t R, int64_t ncol, int64_t ssa, int64_t dsb)
+/*
+ * 4-byte units with AVX-512: 16 rows x 16 columns (one whole line of each row) become 16 whole destination lines
+ * through a 16x16 register transpose, each written with one 64-byte streaming store.  Every source line is read
+ * once, where the AVX2 kernel reads each twice, 32 bytes a step: the rows of a strip lie a multiple of 4 KiB
+ * apart, so their lines at one column share one L1 set and a line is often gone by its second read.
+ */
+__attribute__((target("avx512f"))) static void t16x16(char *o, int64_t ds, const char *p, int64_t ls)
 {
+    __m512 r[16], t[16], u[16];
+    for (int i = 0; i < 16; i++)
+        r[i] = _mm512_loadu_ps((const float *)(p + i * ls));
+    for (int i = 0; i < 8; i++) {   /* pairs of rows interleaved */
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int g = 0; g < 4; g++) {   /* quads of rows: each 128-bit lane holds one column of 4 rows */
+        u[4 * g + 0] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0x44);
+        u[4 * g + 1] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0xEE);
+        u[4 * g + 2] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0x44);
+        u[4 * g + 3] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0xEE);
+    }
+    for (int q = 0; q < 4; q++) {   /* the four quads' lanes gathered into whole columns of 16 rows */
+        __m512 v = _mm512_shuffle_f32x4(u[q], u[4 + q], 0x88), w = _mm512_shuffle_f32x4(u[q], u[4 + q], 0xDD);
+        __m512 v2 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0x88);
+        __m512 w2 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0xDD);
+        _mm512_stream_ps((float *)(o + q * ds), _mm512_shuffle_f32x4(v, v2, 0x88));
+        _mm512_stream_ps((float *)(o + (8 + q) * ds), _mm512_shuffle_f32x4(v, v2, 0xDD));
+        _mm512_stream_ps((float *)(o + (4 + q) * ds), _mm512_shuffle_f32x4(w, w2, 0x88));
+        _mm512_stream_ps((float *)(o + (12 + q) * ds), _mm512_shuffle_f32x4(w, w2, 0xDD));
+    }
+}
+
+__attribute__((target("avx512f"))) static void strip_4w(const pa__strip *k, char *d, const char *s, int64_t R,
+                                                        int64_t ncol, int64_t ssa, int64_t dsb)
+{
+    int64_t pf = k->prefetch, width = ncol * 4;
+    for (int64_t c = 0; c < ncol; c += 16)
+        for (int64_t r = 0; r < R; r += 16) {
+            if (pf)
+                prefetch_strip(s, r, 16, ssa, c * 4 + pf, width, R, k->hint);
+            t16x16(d + c * dsb + r * 4, dsb, s + r * ssa + c * 4, ssa);
+        }
+}
+
+/* 8-byte units, 2 columns at a time: rows r and r+1 give one 16-byte piece of each of the 2 destination rows. */
+static void strip_8(const pa__strip *k, char *d, const char *s, int64_t R, int64_t ncol, int64_t ssa, int64_t dsb)
+{
+    (void)k;
     for (int64_t c = 0; c < ncol; c += 2) {
         char *o0 = d + c * dsb, *o1 = o0 + dsb;
         const char *p = s + c * 8;
@@ -81,8 +163,9 @@ static void strip_8(char *d, const char *s, int64_t R, int64_t ncol, int64_t ssa
 }
 
 /* 16-byte units, one column at a time: the R units of the column go to one destination row in order. */
-static void strip_16(char *d, const char *s, int64_t R, int64_t ncol, int64_t ssa, int64_t dsb)
+static void strip_16(const pa__strip *k, char *d, const char *s, int64_t R, int64_t ncol, int64_t ssa, int64_t dsb)
 {
+    (void)k;
     for (int64_t c = 0; c < ncol; c++) {
         char *o = d + c * dsb;
         const char *p = s + c * 16;
@@ -96,11 +179,14 @@ static void strip_16(char *d, const char *s, int64_t R, int64_t ncol, int64_t ss
  * a 4x4 transpose of 128-bit lanes, 4 whole destination lines, each written with one 64-byte streaming store;
  * a strip's 32 rows give each of the 4 destination rows 512 consecutive bytes before the next 4 columns.
  */
-__attribute__((target("avx512f"))) static void strip_16x4(char *d, const char *s, int64_t R, int64_t ncol,
-                                                          int64_t ssa, int64_t dsb)
+__attribute__((target("avx512f"))) static void strip_16x4(const pa__strip *k, char *d, const char *s, int64_t R,
+                                                          int64_t ncol, int64_t ssa, int64_t dsb)
 {
+    int64_t pf = k->prefetch, width = ncol * 16;
     for (int64_t c = 0; c < ncol; c += 4)
         for (int64_t r = 0; r < R; r += 4) {
+            if (pf)
+                prefetch_strip(s, r, 4, ssa, c * 16 + pf, width, R, k->hint);
             const char *p = s + r * ssa + c * 16;
             __m512i x0 = _mm512_loadu_si512(p), x1 = _mm512_loadu_si512(p + ssa);
             __m512i x2 = _mm512_loadu_si512(p + 2 * ssa), x3 = _mm512_loadu_si512(p + 3 * ssa);
@@ -116,20 +202,27 @@ __attribute__((target("avx512f"))) static void strip_16x4(char *d, const char *s
 
 int pa__strip_plan(int64_t U, pa__strip *out)
 {
+    int64_t rows4 = pa__strip_rows4 == 16 || pa__strip_rows4 == 64 ? pa__strip_rows4 : 32;
+    int64_t pf4 = pa__strip_prefetch4 > 0 ? 64 * (int64_t)pa__strip_prefetch4 : 0;
+    int64_t pf16 = pa__strip_prefetch16 > 0 ? 64 * (int64_t)pa__strip_prefetch16 : 0;
+    int hint = pa__strip_hint != 0;
     switch (U) {
     case 4:
-        if (!__builtin_cpu_supports("avx2"))
+        if (pa__strip_wide4 && __builtin_cpu_supports("avx512f"))
+            *out = (pa__strip){strip_4w, rows4, 16, pa__strip_block4 > 0 ? pa__strip_block4 / 16 * 16 : 0, pf4, hint};
+        else if (__builtin_cpu_supports("avx2"))
+            *out = (pa__strip){strip_4, rows4, 8, pa__strip_block4 > 0 ? pa__strip_block4 / 8 * 8 : 0, pf4, hint};
+        else
             return 0;
-        *out = (pa__strip){strip_4, pa__strip_rows4 == 16 ? 16 : 32, 8, pa__strip_block4 > 0 ? pa__strip_block4 : 0};
         return 1;
     case 8:
-        *out = (pa__strip){strip_8, 16, 2, 0};
+        *out = (pa__strip){strip_8, 16, 2, 0, 0, 0};
         return 1;
     case 16:
         if (__builtin_cpu_supports("avx512f"))
-            *out = (pa__strip){strip_16x4, 32, 4, 0};
+            *out = (pa__strip){strip_16x4, 32, 4, 0, pf16, hint};
         else
-            *out = (pa__strip){strip_16, 16, 1, 0};
+            *out = (pa__strip){strip_16, 16, 1, 0, 0, 0};
         return 1;
     default:
         return 0;

@@ -216,7 +216,7 @@ static void panel_move(const panel *p, const pa__strip *k, char *d, const char *
     for (int64_t cb = 0; cb < cols; cb += blk) {
         int64_t w = cols - cb < blk ? cols - cb : blk;
         for (int64_t ia = head; ia < head + body; ia += k->rows)
-            k->fn(d + ia * U + cb * p->dsb, sp + ia * p->ssa + cb * U, k->rows, w, p->ssa, p->dsb);
+            k->fn(k, d + ia * U + cb * p->dsb, sp + ia * p->ssa + cb * U, k->rows, w, p->ssa, p->dsb);
     }
     tiles(p, d, sp, head, head + body, cols, nb);
     tiles(p, d, sp, head + body, na, 0, nb);
