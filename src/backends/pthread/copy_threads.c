@@ -22,6 +22,13 @@
 #define PA__MAX_WORKERS 63
 /* Slices per thread: several, so that a thread started late or slowed down takes fewer (bench/host_probe). */
 int pa__copy_slices = 4;
+/*
+ * How the caller waits for the workers: 0, the job's own count of workers not finished, the last one waking
+ * the caller if it sleeps (pa__pool_submit_range); 1, the pool's fork and join (pa__pool_fork / pa__pool_join,
+ * as pthd arrays do: each worker replies on its own line).  The second is not yet measured on the 16-core host
+ * (bench/host_probe join, scripts/gpu-hostcopy.sh join), so the first stays the default.
+ */
+int pa__copy_pool_join = 0;
 
 typedef struct job {
     const pa__copy_shape *shape;
@@ -209,12 +216,21 @@ int pa__copy_parallel_on(const pa__copy_shape *shape, char *dst, const char *src
     pthread_cond_init(&j.cv, NULL);
     atomic_init(&j.waiter_sleeps, 0);
     atomic_init(&j.released, want == 0);
-    if (want > 0 && pa__pool_submit_range(worker_run, worker_finish, (char *)&j, 0, want, &started) != PA_OK &&
-        atomic_fetch_sub(&j.remaining, want - started) == want - started)
-        atomic_store(&j.released, 1);   /* the started workers are done: nobody else will finish the job */
-    run_slices(&j);
-    if (started > 0)
-        wait_workers(&j, nthreads);
+    if (pa__copy_pool_join) {
+        pa__worker *ws[PA__MAX_WORKERS];
+        if (want > 0)   /* workers that did not start leave their slices to the others */
+            (void)pa__pool_fork(worker_run, (char *)&j, 0, want, ws, &started);
+        run_slices(&j);
+        pa__pool_join(ws, started, nthreads);
+    } else {
+        if (want > 0 &&
+            pa__pool_submit_range(worker_run, worker_finish, (char *)&j, 0, want, &started) != PA_OK &&
+            atomic_fetch_sub(&j.remaining, want - started) == want - started)
+            atomic_store(&j.released, 1);   /* the started workers are done: nobody else will finish the job */
+        run_slices(&j);
+        if (started > 0)
+            wait_workers(&j, nthreads);
+    }
     pthread_cond_destroy(&j.cv);
     pthread_mutex_destroy(&j.mu);
     atomic_fetch_sub(&workers_taken, workers);
