@@ -113,6 +113,27 @@ static void test_own_block(void)
     free(b);
 }
 
+/*
+ * A one-host route that one process cannot set up (dist_node.c: PA_MPI_NODE_SHARE_FAIL=2 makes process 2 report
+ * that it could not make its segment): every process agrees, remakes the plan for the plain host route and
+ * copies through it, at the first run and after; the explanation then names no shared memory.  The slab
+ * transposition of test_own_block on other sizes, so that its plan is new.
+ */
+static void test_route_refused(void)
+{
+    char line[768];
+    const pa_type *dt = T("FT2"), *st = T("FS2");
+    if (!dt || !st)
+        return;
+    setenv("PA_MPI_NODE_SHARE_FAIL", "2", 1);
+    mv_check_copy(dt, st, "FT2 (shared memory refused by process 2)");
+    mv_check_copy(dt, st, "FT2 again");
+    unsetenv("PA_MPI_NODE_SHARE_FAIL");
+    int n = pa_copy_explain(dt, st, line, sizeof line);
+    MCK(n > 0 && strstr(line, "packed and unpacked") != NULL && strstr(line, "shared memory") == NULL,
+        "explain(FT2 <- FS2) after the refusal = \"%s\", expected the plain host route", n > 0 ? line : pa_last_error());
+}
+
 static void test_local_on_root(void)
 {
     pattern("L2B", "L2", "local copy");
@@ -299,7 +320,10 @@ int main(int argc, char **argv)
         "XG = [#M][#GM]\n"
         "FD = paged int [64][[256][2]]\n"         /* a slab of 64 Z planes of 256 x 2 (Y, X) per process */
         "FS = [#M][#FD]\n"
-        "FT = [[#FD_1_0][#M][#FD_0][#FD_1_1]]\n"); /* section 7.2's T: Y distributed, Z gathered */
+        "FT = [[#FD_1_0][#M][#FD_0][#FD_1_1]]\n"  /* section 7.2's T: Y distributed, Z gathered */
+        "FD2 = paged int [8][[16][2]]\n"
+        "FS2 = [#M][#FD2]\n"
+        "FT2 = [[#FD2_1_0][#M][#FD2_0][#FD2_1_1]]\n");
     MCK(st == PA_OK, "declarations: %s", pa_last_error());
     mck_run("sendrecv (listing 33)", test_sendrecv);
     mck_run("alltoall (listing 34)", test_alltoall);
@@ -308,6 +332,7 @@ int main(int argc, char **argv)
     mck_run("mixtomix (listing 36)", test_mixtomix);
     mck_run("transposition (fig. 4)", test_transpose);
     mck_run("own block of an all-to-all", test_own_block);
+    mck_run("one-host route refused by one process", test_route_refused);
     mck_run("local on process 2", test_local_on_root);
     mck_run("mpimem", test_mpimem);
     mck_run("repeated copies", test_repeated);

@@ -38,72 +38,41 @@ void pa_mpi__peer_free(pa_mpi__dplan *p)
     unmap(p);
 }
 
-/* Every process agrees on ok (collective).  \return 1 when every process's was 1. */
-static int all_ok(int ok, MPI_Comm comm)
+_Static_assert(PA__IPC_HANDLE_BYTES <= PA_MPI__NODE_HANDLE_MAX, "an IPC handle fits a one-host route's handle");
+
+/* This process's send buffer, exported: its IPC handle is what the others open. */
+static int export_mine(void *ctx, char *mine)
 {
-    int all = 0;
-    return MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all;
+    pa_mpi__dplan *p = ctx;
+    if (!(p->peer_sbuf = calloc((size_t)p->nprocs, sizeof *p->peer_sbuf)))
+        return 0;
+    p->peer_sbuf[p->rank] = p->sbuf;
+    return p->send_mem->ipc_export(p->sbuf, mine) == PA_OK;
+}
+
+static int open_peer(void *ctx, int q, const char *handle)
+{
+    pa_mpi__dplan *p = ctx;
+    return p->send_mem->ipc_open(handle, &p->peer_sbuf[q]) == PA_OK;
 }
 
 /* Maps every other process's send buffer here.  \return 1, or 0 when some process could not (nothing kept). */
 static int map_peers(pa_mpi__dplan *p, MPI_Comm comm)
 {
-    MPI_Comm node = MPI_COMM_NULL;
-    int size = 0, ok;
-    char mine[PA__IPC_HANDLE_BYTES], *all = NULL;
-    ok = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, p->rank, MPI_INFO_NULL, &node) == MPI_SUCCESS;
-    if (ok)
-        MPI_Comm_size(node, &size);
-    if (node != MPI_COMM_NULL)
-        MPI_Comm_free(&node);
-    if (!all_ok(ok && size == p->nprocs, comm))
-        return 0;   /* not one host */
-    all = malloc((size_t)p->nprocs * PA__IPC_HANDLE_BYTES);
-    p->peer_sbuf = calloc((size_t)p->nprocs, sizeof *p->peer_sbuf);
-    ok = all && p->peer_sbuf && p->send_mem->ipc_export(p->sbuf, mine) == PA_OK;
-    if (!ok)
-        memset(mine, 0, sizeof mine);
-    if (MPI_Allgather(mine, PA__IPC_HANDLE_BYTES, MPI_BYTE, all ? all : mine, all ? PA__IPC_HANDLE_BYTES : 0,
-                      MPI_BYTE, comm) != MPI_SUCCESS)
-        ok = 0;
-    for (int q = 0; ok && q < p->nprocs; q++)
-        if (q == p->rank)
-            p->peer_sbuf[q] = p->sbuf;
-        else if (p->send_mem->ipc_open(all + (size_t)q * PA__IPC_HANDLE_BYTES, &p->peer_sbuf[q]) != PA_OK)
-            ok = 0;
-    free(all);
-    if (!all_ok(ok, comm)) {
-        unmap(p);
-        return 0;
-    }
-    return 1;
-}
-
-/* Remakes the plan's buffers for the staged route (every process does, having agreed). */
-static int fall_back(pa_mpi__dplan *p)
-{
-    char line[1024];
-    pa__plan_unref(p->pack);
-    pa__plan_unref(p->unpack);
-    p->pack = p->unpack = NULL;
-    pa_mpi__buffers_free(p);
-    p->peer_refused = 1;
-    int st = pa_mpi__buffer_plans(p);
-    if (st == PA_OK)
-        st = pa_mpi__self_plans(p);   /* the staged route's own block (dist_self.c) */
-    if (st == PA_OK && getenv("PA_PLAN_INFO") && strcmp(getenv("PA_PLAN_INFO"), "0") != 0) {
-        pa_mpi__dplan_explain(p, line, sizeof line);
-        fprintf(stderr, "parray plan (rank %d): peer copies are not possible here (not one host, or CUDA IPC "
-                "refused): %s\n", p->rank, line);
-    }
-    return st;
+    static const pa_mpi__node_sharing how = {export_mine, open_peer};
+    if (pa_mpi__node_share(comm, p->rank, p->nprocs, PA__IPC_HANDLE_BYTES, &how, p))
+        return 1;
+    unmap(p);
+    return 0;
 }
 
 int pa_mpi__peer_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src)
 {
     int st;
-    if (!p->peer_sbuf && !map_peers(p, comm)) {
-        if ((st = fall_back(p)) != PA_OK)
+    if (!p->peer_sbuf && !map_peers(p, comm)) {   /* every process remakes the plan for the staged route */
+        p->peer_refused = 1;
+        if ((st = pa_mpi__route_remake(p, "peer copies are not possible here (not one host, or CUDA IPC "
+                                          "refused)")) != PA_OK)
             return st;
         return pa_mpi__dplan_exec(p, comm, dst, src, p->timed ? &p->times : NULL);
     }

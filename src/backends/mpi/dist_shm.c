@@ -49,13 +49,6 @@ void pa_mpi__shm_free(pa_mpi__dplan *p)
     p->shm_seg = NULL;
 }
 
-/* Every process agrees on ok (collective).  \return 1 when every process's was 1. */
-static int all_ok(int ok, MPI_Comm comm)
-{
-    int all = 0;
-    return MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all;
-}
-
 /* A segment of bytes under name: made (mine) or opened (a peer's) and mapped.  NULL on failure. */
 static char *map_segment(const char *name, size_t bytes, int mine)
 {
@@ -70,68 +63,57 @@ static char *map_segment(const char *name, size_t bytes, int mine)
     return m == MAP_FAILED ? NULL : m;
 }
 
+typedef struct sharing {
+    pa_mpi__dplan *p;
+    char name[NAME_LEN];   /* this process's segment's, once made */
+} sharing;
+
+/* This process's segment, made and mapped; its name is the handle the others open. */
+static int make_mine(void *ctx, char *mine)
+{
+    static unsigned long serial;
+    sharing *sh = ctx;
+    pa_mpi__dplan *p = sh->p;
+    int wrank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    snprintf(sh->name, sizeof sh->name, "/parray-%ld-%d-%lu", (long)getpid(), wrank, serial++);
+    if (!(p->shm_seg = calloc((size_t)p->nprocs, sizeof *p->shm_seg)))
+        return 0;
+    if (!(p->shm_seg[p->rank] = map_segment(sh->name, seg_bytes(p), 1))) {
+        shm_unlink(sh->name);   /* made but not mapped, or not made: nothing to keep */
+        return 0;
+    }
+    memcpy(mine, sh->name, NAME_LEN);
+    return 1;
+}
+
+static int open_peer(void *ctx, int q, const char *handle)
+{
+    pa_mpi__dplan *p = ((sharing *)ctx)->p;
+    return (p->shm_seg[q] = map_segment(handle, seg_bytes(p), 0)) != NULL;
+}
+
 /* Makes this process's segment and maps every other one.  \return 1, or 0 when some process could not. */
 static int map_all(pa_mpi__dplan *p, MPI_Comm comm)
 {
-    static unsigned long serial;
-    MPI_Comm node = MPI_COMM_NULL;
-    int size = 0, ok, wrank = 0;
-    char mine[NAME_LEN] = "", *names = NULL;
-    ok = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, p->rank, MPI_INFO_NULL, &node) == MPI_SUCCESS;
-    if (ok)
-        MPI_Comm_size(node, &size);
-    if (node != MPI_COMM_NULL)
-        MPI_Comm_free(&node);
-    if (!all_ok(ok && size == p->nprocs, comm))
-        return 0;   /* not one host */
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    snprintf(mine, sizeof mine, "/parray-%ld-%d-%lu", (long)getpid(), wrank, serial++);
-    names = malloc((size_t)p->nprocs * NAME_LEN);
-    p->shm_seg = calloc((size_t)p->nprocs, sizeof *p->shm_seg);
-    ok = names && p->shm_seg && (p->shm_seg[p->rank] = map_segment(mine, seg_bytes(p), 1)) != NULL;
-    if (!ok && p->shm_seg)
-        shm_unlink(mine);   /* made but not mapped, or not made: nothing to keep */
-    if (MPI_Allgather(mine, NAME_LEN, MPI_CHAR, names ? names : mine, names ? NAME_LEN : 0, MPI_CHAR, comm) !=
-        MPI_SUCCESS)
-        ok = 0;
-    for (int q = 0; ok && q < p->nprocs; q++)
-        if (q != p->rank && !(p->shm_seg[q] = map_segment(names + (size_t)q * NAME_LEN, seg_bytes(p), 0)))
-            ok = 0;
-    free(names);
-    ok = all_ok(ok, comm);   /* after this every process has mapped every segment it could */
+    static const pa_mpi__node_sharing how = {make_mine, open_peer};
+    sharing sh = {.p = p};
+    int ok = pa_mpi__node_share(comm, p->rank, p->nprocs, NAME_LEN, &how, &sh);
+    /* every process has mapped every segment it could: the names can go, so nothing is left in /dev/shm */
     if (p->shm_seg && p->shm_seg[p->rank])
-        shm_unlink(mine);
+        shm_unlink(sh.name);
     if (!ok)
         pa_mpi__shm_free(p);
     return ok;
 }
 
-/* Remakes the plan for the plain host route (every process does, having agreed). */
-static int fall_back(pa_mpi__dplan *p)
-{
-    pa_mpi__self_free(p);
-    pa__plan_unref(p->pack);
-    pa__plan_unref(p->unpack);
-    p->pack = p->unpack = NULL;
-    pa_mpi__buffers_free(p);
-    p->shm_refused = 1;
-    int st = pa_mpi__buffer_plans(p);
-    if (st == PA_OK)
-        st = pa_mpi__self_plans(p);
-    if (st == PA_OK && getenv("PA_PLAN_INFO") && strcmp(getenv("PA_PLAN_INFO"), "0") != 0) {
-        char line[1024];
-        pa_mpi__dplan_explain(p, line, sizeof line);
-        fprintf(stderr, "parray plan (rank %d): shared memory is not possible here (not one host, or no POSIX "
-                "shared memory): %s\n", p->rank, line);
-    }
-    return st;
-}
-
 int pa_mpi__shm_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t)
 {
     int n = p->nprocs, me = p->rank, st = PA_OK;
-    if (!p->shm_seg && !map_all(p, comm)) {
-        if ((st = fall_back(p)) != PA_OK)
+    if (!p->shm_seg && !map_all(p, comm)) {   /* every process remakes the plan for the plain host route */
+        p->shm_refused = 1;
+        if ((st = pa_mpi__route_remake(p, "shared memory is not possible here (not one host, or no POSIX shared "
+                                          "memory)")) != PA_OK)
             return st;
         return pa_mpi__dplan_exec(p, comm, dst, src, t);
     }

@@ -186,6 +186,32 @@ int pa_mpi__peer_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src
 /** Unmaps the other processes' send buffers. */
 void pa_mpi__peer_free(pa_mpi__dplan *p);
 
+/* ---- what the one-host routes share (dist_node.c) -------------------------------------------------------- */
+
+/** Every process agrees on ok (collective over comm).  \return 1 when every process's ok was 1. */
+int pa_mpi__all_ok(int ok, MPI_Comm comm);
+
+#define PA_MPI__NODE_HANDLE_MAX 64   /* bytes of the largest handle a process passes (a name, an IPC handle) */
+
+/* How a one-host route shares what each process makes: make fills this process's handle (len bytes) and
+ * returns 1, or 0 where it could not; open opens process q's handle and returns 1, or 0. */
+typedef struct pa_mpi__node_sharing {
+    int (*make)(void *ctx, char *mine);
+    int (*open)(void *ctx, int q, const char *handle);
+} pa_mpi__node_sharing;
+
+/**
+ * A one-host route's set-up (collective over comm, which has nprocs processes; this one is rank): unless every
+ * process runs on this host, 0 at once; else every process makes its handle of len bytes (at most
+ * PA_MPI__NODE_HANDLE_MAX), they are exchanged, and every process opens every other's.  \return 1 when every
+ * process made and opened everything, else 0 on every process (the caller undoes what it made and opened).
+ */
+int pa_mpi__node_share(MPI_Comm comm, int rank, int nprocs, size_t len, const pa_mpi__node_sharing *how, void *ctx);
+/** Remakes a plan whose one-host route could not be set up on every process, for the route without sharing
+ *  (the caller set shm_refused or peer_refused first): its own-block, pack and unpack plans and its buffers
+ *  are freed and made again; with PA_PLAN_INFO, says why (a phrase) on stderr.  \return PA_OK or an error. */
+int pa_mpi__route_remake(pa_mpi__dplan *p, const char *why);
+
 /* ---- host all-to-alls through shared memory on one host (dist_shm.c) ---------------------------------- */
 
 /** 1 when a plan may take the shared-memory route: an all-to-all of host memory that needs packing, whose

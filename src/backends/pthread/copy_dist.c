@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "lru.h"
-#include "thread_internal.h"
+#include "copy_dist_key.h"
 #include "copy_host.h"
 
 static int same_pid(const pa__dist_split *a, const pa__dist_split *b)
@@ -80,16 +80,6 @@ static int list(const pa__layout *sel, const pa__dist_split *d, const pa__dist_s
     return PA_OK;
 }
 
-static void as_layout(int64_t *t, int64_t n, pa__layout *out)
-{
-    if (pa__offsets_affine(t, n, out))
-        return;
-    memset(out, 0, sizeof *out);
-    out->size = n;
-    out->nmodes = 1;
-    out->modes[0] = (pa__mode){.size = n, .table = t};
-}
-
 /*
  * Plans per thread, cached by the contents of both splits (and by the types' serials when a split has gather
  * tables, whose contents the key does not hold), the element size, the thread id and the array's size, hashed,
@@ -99,23 +89,14 @@ static void as_layout(int64_t *t, int64_t n, pa__layout *out)
 
 typedef struct cached {
     pa__lru_entry lru;
-    pa__layout key[4];
-    uint64_t dser, sser;        /* the types' serials when a split has gather tables, else 0 */
-    size_t elm;
-    int64_t tid, nthreads, count, dbase, sbase;
+    pa__pthd_key key;
+    int64_t count, dbase, sbase;
     pa__plan *plan;
 } cached;
 
 static int same(const pa__lru_entry *e, const void *kv)
 {
-    const cached *c = (const cached *)e, *k = kv;
-    if (c->elm != k->elm || c->tid != k->tid || c->nthreads != k->nthreads || c->dser != k->dser ||
-        c->sser != k->sser)
-        return 0;
-    for (int i = 0; i < 4; i++)
-        if (!pa__layout_key_same(&c->key[i], &k->key[i]))
-            return 0;
-    return 1;
+    return pa__pthd_key_same(&((const cached *)e)->key, kv);
 }
 
 static void destroy(pa__lru_entry *e)
@@ -130,15 +111,6 @@ static pa__lru cache = PA__LRU_INIT("pthd-distributed plans", PLANS, same, destr
 static void free_cache(void)
 {
     pa__lru_clear(&cache);
-}
-
-static uint64_t hash_of(const cached *k)
-{
-    uint64_t h = pa__hash_mix(pa__hash_mix(k->dser, k->sser), (uint64_t)k->elm);
-    h = pa__hash_mix(pa__hash_mix(h, (uint64_t)k->tid), (uint64_t)k->nthreads);
-    for (int i = 0; i < 4; i++)
-        h = pa__layout_key_hash(h, &k->key[i]);
-    return h;
 }
 
 /* Copies a filed entry's plan (with a reference for the caller), count and bases out, and releases it. */
@@ -161,8 +133,8 @@ static int make_plan(const pa__layout *sel, const pa__dist_split *d, const pa__d
     int64_t *td = NULL, *ts = NULL;
     int rc = list(sel, d, s, tid, n, &td, &ts, count);
     if (rc == PA_OK && *count > 0) {
-        as_layout(td, *count, ld);
-        as_layout(ts, *count, ls);
+        pa__pthd_offsets_layout(td, *count, ld);
+        pa__pthd_offsets_layout(ts, *count, ls);
         rc = pa__plan_get(ld, ls, elm, NULL, NULL, plan);   /* the plan copies the tables */
     }
     free(td);
@@ -190,12 +162,9 @@ static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa
     *tid = pa_tid(ctx);
     int64_t n = pa_ctx_size(ctx);
     size_t elm = pa_elm_size(dt);
-    /* gathered splits (uneven windows) are told apart by the types' serials, which are never reused */
-    int gathered = !(d->pid.affine && d->local.affine && s->pid.affine && s->local.affine);
-    uint64_t ser[2] = {gathered ? pa__type_serial(dt) : 0, gathered ? pa__type_serial(st) : 0};
-    cached k = {.key = {d->pid, d->local, s->pid, s->local}, .dser = ser[0], .sser = ser[1], .elm = elm,
-                .tid = *tid, .nthreads = n};
-    uint64_t h = hash_of(&k);
+    pa__pthd_key k;
+    pa__pthd_key_set(&k, d, s, elm, *tid, n, pa__type_serial(dt), pa__type_serial(st));
+    uint64_t h = pa__pthd_key_hash(&k);
     pa__lru_entry *e = pa__lru_find(&cache, h, &k, 1);
     if (e) {
         take(e, plan, count, ld, ls);
@@ -209,7 +178,7 @@ static int thread_plan(const pa_type *dt, const pa_type *st, pa__plan **plan, pa
     static atomic_int hooked;
     if (atomic_exchange(&hooked, 1) == 0)
         atexit(free_cache);
-    *c = k;
+    c->key = k;
     c->count = *count;
     c->dbase = *count ? ld->base : 0;
     c->sbase = *count ? ls->base : 0;

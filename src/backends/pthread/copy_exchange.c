@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "lru.h"
-#include "thread_internal.h"
+#include "copy_dist_key.h"
 #include "copy_host.h"
 
 /* One source thread's part of a receiving thread's plan. */
@@ -29,10 +29,7 @@ typedef struct xpart {
 
 typedef struct xplan {
     pa__lru_entry lru;
-    pa__layout key[4];
-    uint64_t dser, sser;
-    size_t elm;
-    int64_t tid, nthreads;
+    pa__pthd_key key;
     int nparts;
     xpart part[];
 } xplan;
@@ -48,14 +45,7 @@ static void xplan_free(xplan *p)
 
 static int same(const pa__lru_entry *e, const void *kv)
 {
-    const xplan *p = (const xplan *)e, *k = kv;
-    if (p->elm != k->elm || p->tid != k->tid || p->nthreads != k->nthreads || p->dser != k->dser ||
-        p->sser != k->sser)
-        return 0;
-    for (int i = 0; i < 4; i++)
-        if (!pa__layout_key_same(&p->key[i], &k->key[i]))
-            return 0;
-    return 1;
+    return pa__pthd_key_same(&((const xplan *)e)->key, kv);
 }
 
 static void destroy(pa__lru_entry *e)
@@ -70,29 +60,10 @@ static void free_cache(void)
     pa__lru_clear(&cache);
 }
 
-static uint64_t hash_of(const xplan *k)
-{
-    uint64_t h = pa__hash_mix(pa__hash_mix(k->dser, k->sser), (uint64_t)k->elm);
-    h = pa__hash_mix(pa__hash_mix(h, (uint64_t)k->tid), (uint64_t)k->nthreads);
-    for (int i = 0; i < 4; i++)
-        h = pa__layout_key_hash(h, &k->key[i]);
-    return h;
-}
-
 static const pa__mem_ops *device_ops(const pa__dist_split *x)
 {
     const pa__mem_ops *ops = strcmp(x->memory_mtt, "any") ? pa__mem_find(x->memory_mtt) : NULL;
     return ops && !ops->host_accessible ? ops : NULL;
-}
-
-static void as_layout(int64_t *t, int64_t n, pa__layout *out)
-{
-    if (pa__offsets_affine(t, n, out))
-        return;
-    memset(out, 0, sizeof *out);
-    out->size = n;
-    out->nmodes = 1;
-    out->modes[0] = (pa__mode){.size = n, .table = t};
 }
 
 /* Lists, by source thread, the elements thread tid receives and makes one plan per source thread. */
@@ -121,9 +92,6 @@ static int make(const pa__dist_split *d, const pa__dist_split *s, size_t elm, in
         st = pa__err(PA_ERR_NOMEM, "all-to-all between threads: no memory to list %lld elements", (long long)total);
         goto done;
     }
-    p->elm = elm;
-    p->tid = tid;
-    p->nthreads = n;
     /* one pass: part i's lists start where part i - 1's end */
     int64_t *start = cnt, at = 0;
     for (int64_t q = 0; q < n; q++) {
@@ -142,8 +110,8 @@ static int make(const pa__dist_split *d, const pa__dist_split *s, size_t elm, in
     for (int i = 0, off = 0; i < p->nparts && st == PA_OK; off += (int)p->part[i].count, i++) {
         xpart *x = &p->part[i];
         pa__layout ld, ls;
-        as_layout(td + off, x->count, &ld);
-        as_layout(ts + off, x->count, &ls);
+        pa__pthd_offsets_layout(td + off, x->count, &ld);
+        pa__pthd_offsets_layout(ts + off, x->count, &ls);
         x->dbase = ld.base;
         x->sbase = ls.base;
         st = pa__plan_get(&ld, &ls, elm, device_ops(d), device_ops(s), &x->plan);   /* copies the tables */
@@ -164,28 +132,20 @@ static int plan_for(const pa__dist_split *d, const pa__dist_split *s, size_t elm
                     uint64_t dser, uint64_t sser, xplan **out)
 {
     static atomic_int hooked;
-    int gathered = !(d->pid.affine && d->local.affine && s->pid.affine && s->local.affine), st;
-    xplan *k = malloc(sizeof *k);
-    if (!k)
-        return pa__err(PA_ERR_NOMEM, "all-to-all between threads: no memory for a plan's key");
-    *k = (xplan){.key = {d->pid, d->local, s->pid, s->local}, .dser = gathered ? dser : 0,
-                 .sser = gathered ? sser : 0, .elm = elm, .tid = tid, .nthreads = n};
-    uint64_t h = hash_of(k);
-    pa__lru_entry *e = pa__lru_find(&cache, h, k, 1);
-    if (!e && (st = make(d, s, elm, tid, n, out)) != PA_OK) {
-        free(k);
-        return st;
-    }
+    pa__pthd_key k;
+    int st;
+    pa__pthd_key_set(&k, d, s, elm, tid, n, dser, sser);
+    uint64_t h = pa__pthd_key_hash(&k);
+    pa__lru_entry *e = pa__lru_find(&cache, h, &k, 1);
     if (!e) {
-        memcpy((*out)->key, k->key, sizeof k->key);
-        (*out)->dser = k->dser;
-        (*out)->sser = k->sser;
+        if ((st = make(d, s, elm, tid, n, out)) != PA_OK)
+            return st;
+        (*out)->key = k;
         pa__lru_entry_init(&(*out)->lru, h);
         if (atomic_exchange(&hooked, 1) == 0)
             atexit(free_cache);
-        e = pa__lru_add(&cache, &(*out)->lru, k);
+        e = pa__lru_add(&cache, &(*out)->lru, &k);
     }
-    free(k);
     *out = (xplan *)e;
     return PA_OK;
 }
