@@ -6,8 +6,9 @@
  * is where tile t of TA belongs after the transposition.  pa_tile2 stages each tile in a small buffer (the
  * inner type, a cache-sized block on a real matrix) and stores it to B.  A 1024 x 1024 run in 32 x 32 tiles
  * is then checked element by element, and again with the manual's own inner type, a vmem tile (vector
- * registers on the Xeon Phi; here an 8 x 8 tile of ints aligned to the CPU's vector width, within its register
- * file: see vmem.h).
+ * registers on the Xeon Phi; here an 8 x 8 tile of ints within the CPU's register file, which pa_tile2 moves
+ * through the vector registers and transposes there: see vmem.h and tile.h).  bench/tiling times the same call
+ * on a 8192 x 8192 matrix against an OpenMP memcpy (docs/threads.md).
  */
 #include <stdio.h>
 #include <stdlib.h>

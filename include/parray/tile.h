@@ -34,19 +34,25 @@ extern "C" {
 typedef int (*pa_tile_fn)(void *tile, int64_t t, void *arg);
 
 /**
- * Walks the tiles of data (seen through outer) in order on the calling thread: loads tile t into a private
- * buffer of the inner type when mode has PA_ITILE, runs fn (may be NULL), stores it back when mode has
- * PA_OTILE.  An otile-only walk starts every tile from a zeroed buffer.
+ * Walks the tiles of data (seen through outer): loads tile t into a private buffer of the inner type when mode
+ * has PA_ITILE, runs fn, stores it back when mode has PA_OTILE.  With fn, tiles are walked in order on the
+ * calling thread; an otile-only walk starts every tile from a zeroed buffer.  Without fn nothing can look at a
+ * tile, so itile and iotile change nothing and return at once (after the checks).
  * \return PA_OK; fn's first error; PA_ERR_INVAL (NULL, bad mode, inner with negative offsets); PA_ERR_SIZE
- *         (size(outer) not a multiple of size(inner)); PA_ERR_ELM (element sizes differ or are missing);
- *         PA_ERR_NODEV (memory the CPU cannot address); PA_ERR_NOMEM.
+ *         (size(outer) not a multiple of size(inner), a vmem inner larger than the register file); PA_ERR_ELM
+ *         (element sizes differ or are missing); PA_ERR_NODEV (memory the CPU cannot address); PA_ERR_NOMEM.
  */
 PA_API int pa_tile(const pa_type *outer, void *data, const pa_type *inner, int mode, pa_tile_fn fn, void *arg);
 
 /**
- * The out-of-place form: tile t of src (through src_outer) is loaded, fn runs, and the buffer is stored as
- * tile t of dst (through dst_outer).  With a dst_outer that lists the tiles of dst in transposed order this is
- * a cache-blocked transposition.
+ * The out-of-place form: tile t of src (through src_outer) is loaded, fn runs, and the buffer is stored as tile t
+ * of dst (through dst_outer).  With a dst_outer that lists the tiles of dst in transposed order this is a
+ * cache-blocked transposition (the manual's listing 23).  Without fn (a pure move) each tile goes from src
+ * through vector registers to dst, transposed there where the two sides run along different dimensions (the
+ * inner type, a vmem tile within the register file in the listing, is the unit the registers hold; AVX-512 or
+ * AVX2 as vmem chose at run time); tiles are then walked in groups, in any order, over pa_get_num_threads()
+ * pool threads when the arrays are large (on the calling thread inside a thread of a pa_for), and stored with
+ * streaming stores into destinations of 8 MiB or more.
  * \return as pa_tile, and PA_ERR_SIZE when the outer types differ in size.
  */
 PA_API int pa_tile2(const pa_type *src_outer, const void *src, const pa_type *dst_outer, void *dst,

@@ -8,17 +8,18 @@
 #include <string.h>
 
 #include "mem_internal.h"
+#include "tile_internal.h"
 
 typedef struct vmem_isa {
     const char *name;
-    int width, registers;
+    int width, registers, level;   /* level: PA__VMEM_ (the tile movers' kernels) */
 } vmem_isa;
 
 static const vmem_isa isas[] = {
-    {"avx512", 64, 32},
-    {"avx2", 32, 16},
-    {"sse2", 16, 16},
-    {"scalar", 8, 16},
+    {"avx512", 64, 32, PA__VMEM_AVX512},
+    {"avx2", 32, 16, PA__VMEM_AVX2},
+    {"sse2", 16, 16, PA__VMEM_SCALAR},
+    {"scalar", 8, 16, PA__VMEM_SCALAR},
 };
 
 static int supported(const vmem_isa *i)
@@ -66,6 +67,11 @@ int pa_vmem_width(void)
 int pa_vmem_registers(void)
 {
     return isa()->registers;
+}
+
+int pa__vmem_level(void)
+{
+    return isa()->level;
 }
 
 size_t pa__vmem_limit(void)

@@ -1,11 +1,17 @@
 /*
  * parray — tiling on the CPU (PARRAY's itile / otile / iotile).
  *
- * Tile t of an outer type is its flat indices [t*S, (t+1)*S), S = size(inner); it is staged into a private
- * buffer laid out by the inner type.  Both directions are joint run walks (thread_runs.c) of the inner layout
- * against the outer one, so a tile whose rows are contiguous moves with memcpy.  Tiles are walked in order on
- * the calling thread: the callback sees tiles deterministically, and a caller that wants threads starts them
- * around pa_tile (each thread walking its own outer type or part).
+ * Tile t of an outer type is its flat indices [t*S, (t+1)*S), S = size(inner).  Where the outer types and the
+ * inner one are affine on a few joint digits (tile_digits.c: the manual's tiled transposition has two tile digits
+ * and two in-tile digits), a tile moves through the vector registers of vmem's SIMD set (tile_vmem.c): rows as
+ * whole copies, a transposed tile transposed in registers.  With a tile function, each tile is staged into a
+ * private buffer laid out by the inner type, in order on the calling thread (the callback sees tiles
+ * deterministically).  Without one (pa_tile2's pure move) the staging buffer is unobservable, so a tile goes from
+ * the source through registers straight to the destination, tiles are walked in groups (a few tiles along each of
+ * the last two tile digits, so that the pages of both sides are reused), and the groups are split over
+ * pa_get_num_threads() pool threads when the arrays are large (not inside a thread of a pa_for, which runs it on
+ * itself).  Other layouts (gathered, or not splitting at the tile size) are staged by joint run walks
+ * (thread_runs.c), serially.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +19,7 @@
 #include "copy_host.h"
 #include "mem_internal.h"
 #include "thread_internal.h"
+#include "tile_internal.h"
 
 /*
  * Tiles are stored back into an outer array of at least this many bytes with streaming stores (runs of 256
@@ -23,6 +30,12 @@
  */
 #define PA__TILE_STREAM_BYTES ((int64_t)8 << 20)
 #define PA__TILE_STREAM_RUN 256
+/* A pure move (no tile function) goes to several threads with at least this many bytes each. */
+#define PA__TILE_THREAD_BYTES ((int64_t)256 << 10)
+/* A group of tiles walked together: about this many bytes, or strips of a transposition (group_shape). */
+#define PA__TILE_GROUP_BYTES ((int64_t)64 << 10)
+#define PA__TILE_STRIP_ROWS 32
+#define PA__TILE_STRIP_BYTES 8192
 
 typedef struct stage {
     char *dst;
@@ -85,6 +98,202 @@ static int tile_check(const pa_type *outer, const void *data, const pa_type *inn
     return PA_OK;
 }
 
+/* A walk's status: a failing tile function's, with its message (if any) under ours. */
+static int tile_status(int st, const char *what)
+{
+    if (st != PA_OK && pa_last_error()[0])   /* the callback's message, under ours (it lives in the buffer) */
+        return pa__err_wrap(st, "%s: the tile function failed", what);
+    if (st != PA_OK)
+        return pa__err(st, "%s: the tile function failed (status %d, no message)", what, st);
+    return st;
+}
+
+/* ---- planned walks (tile_digits.c) ------------------------------------------------------------------- */
+
+typedef struct walker {
+    const pa__tile_plan *p;
+    const char *src;
+    char *dst, *buf;           /* buf: the staging buffer of the ordered walk, NULL for a pure move */
+    size_t e, bytes;           /* element size; the buffer's bytes */
+    int stream, mode;
+    pa_tile_fn fn;
+    void *arg;
+    int nouter;                /* tile digits before the last two */
+    int64_t T0, T1, G, H;      /* the last two tile digits and the tiles of a group along each */
+    int64_t ng0, ng1, units;   /* groups along each, and in all (x the outer digits) */
+    int64_t ts0, ts1, td0, td1;
+    int merge;                 /* 2: a group is one block (its tiles' last two digits extend the in-tile ones);
+                                  1: a row of a group is (the last digit only); 0: tile by tile */
+} walker;
+
+/* Moves the in-tile digits: d[sum k_j * dst[j]] = s[sum k_j * src[j]]; the last two through the mover. */
+static void move_digits(char *d, const int64_t *dst, const char *s, const int64_t *src, const int64_t *size, int nk,
+                        size_t e, int stream)
+{
+    if (nk > 2) {
+        for (int64_t i = 0; i < size[0]; i++)
+            move_digits(d + i * dst[0] * (int64_t)e, dst + 1, s + i * src[0] * (int64_t)e, src + 1, size + 1,
+                        nk - 1, e, stream);
+        return;
+    }
+    int64_t R = nk == 2 ? size[0] : 1, C = nk >= 1 ? size[nk - 1] : 1;
+    pa__tile_move(d, nk == 2 ? dst[0] : 0, nk >= 1 ? dst[nk - 1] : 1, s, nk == 2 ? src[0] : 0,
+                  nk >= 1 ? src[nk - 1] : 1, R, C, e, stream);
+}
+
+/* One tile at source offset so and destination offset od (elements), tile index t. */
+static int one_tile(const walker *w, int64_t so, int64_t od, int64_t t)
+{
+    const pa__tile_plan *p = w->p;
+    int64_t e = (int64_t)w->e;
+    if (w->buf == NULL) {
+        move_digits(w->dst + od * e, p->kd, w->src + so * e, p->ks, p->ksize, p->nk, w->e, w->stream);
+        return PA_OK;
+    }
+    char *b = w->buf + p->bbase * e;
+    if (w->mode & PA_ITILE)
+        move_digits(b, p->kb, w->src + so * e, p->ks, p->ksize, p->nk, w->e, 0);
+    else
+        memset(w->buf, 0, w->bytes);
+    int st = w->fn != NULL ? w->fn(w->buf, t, w->arg) : PA_OK;
+    if (st == PA_OK && (w->mode & PA_OTILE))
+        move_digits(w->dst + od * e, p->kd, b, p->kb, p->ksize, p->nk, w->e, w->stream);
+    return st;
+}
+
+/* Walks groups [u0, u1): each is up to G x H tiles of the last two tile digits, at one value of the others. */
+static int walk_units(const walker *w, int64_t u0, int64_t u1)
+{
+    const pa__tile_plan *p = w->p;
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t g1 = u % w->ng1, rest = u / w->ng1, g0 = rest % w->ng0, o = rest / w->ng0, tout = o;
+        int64_t so = p->sbase, od = p->dbase;
+        for (int j = w->nouter - 1; j >= 0; j--) {
+            int64_t dg = o % p->tsize[j];
+            o /= p->tsize[j];
+            so += dg * p->ts[j];
+            od += dg * p->td[j];
+        }
+        int64_t a1 = g0 * w->G + w->G < w->T0 ? g0 * w->G + w->G : w->T0;
+        int64_t b1 = g1 * w->H + w->H < w->T1 ? g1 * w->H + w->H : w->T1;
+        if (w->merge) {   /* a pure move: the group's tiles as one block (or one row of blocks per t0) */
+            int64_t size[PA__TILE_DIGITS], e = (int64_t)w->e;
+            memcpy(size, p->ksize, sizeof size);
+            size[p->nk - 1] *= b1 - g1 * w->H;
+            if (w->merge == 2)
+                size[p->nk - 2] *= a1 - g0 * w->G;
+            for (int64_t t0 = g0 * w->G; t0 < (w->merge == 2 ? g0 * w->G + 1 : a1); t0++) {
+                int64_t s0 = so + t0 * w->ts0 + g1 * w->H * w->ts1, d0 = od + t0 * w->td0 + g1 * w->H * w->td1;
+                move_digits(w->dst + d0 * e, p->kd, w->src + s0 * e, p->ks, size, p->nk, w->e, w->stream);
+            }
+            continue;
+        }
+        for (int64_t t0 = g0 * w->G; t0 < a1; t0++)
+            for (int64_t t1 = g1 * w->H; t1 < b1; t1++) {
+                int st = one_tile(w, so + t0 * w->ts0 + t1 * w->ts1, od + t0 * w->td0 + t1 * w->td1,
+                                  (tout * w->T0 + t0) * w->T1 + t1);
+                if (st != PA_OK)
+                    return st;
+            }
+    }
+    return PA_OK;
+}
+
+static int walk_thread(pa_ctx *ctx, void *arg)
+{
+    const walker *w = arg;
+    int64_t t = pa_tid(ctx), n = pa_ctx_size(ctx);
+    int st = walk_units(w, w->units * t / n, w->units * (t + 1) / n);
+    if (w->stream)
+        pa__stream_fence();
+    return st;
+}
+
+/*
+ * The groups of a pure move.  A transposition (the source contiguous along one in-tile digit, the destination
+ * along the other) is walked in strips of PA__TILE_STRIP_ROWS rows of the source, PA__TILE_STRIP_BYTES of each
+ * row at a time: the source read as that many sequential streams, each destination row written whole lines at a
+ * time, and the pages of both sides few enough for the TLB (copy_strips.c measured the same shape for
+ * pa_copy's transposes on the 16-core host).  Other moves go PA__TILE_GROUP_BYTES at a time.  Where the tiles'
+ * last two digits continue the in-tile ones on both sides, a group is moved as one block.
+ */
+static void group_shape(const pa__tile_plan *p, size_t e, walker *w)
+{
+    int nk = p->nk, nt = p->nt;
+    int64_t S = 1;
+    for (int j = 0; j < nk; j++)
+        S *= p->ksize[j];
+    int64_t tiles = PA__TILE_GROUP_BYTES / (S * (int64_t)e);
+    w->G = 1;
+    w->H = tiles > 1 ? tiles : 1;
+    if (nk >= 2) {
+        int64_t K0 = p->ksize[nk - 2], K1 = p->ksize[nk - 1], G = 0, H = 0;
+        if (p->ks[nk - 1] == 1 && p->kd[nk - 2] == 1)
+            G = (PA__TILE_STRIP_ROWS + K0 - 1) / K0, H = PA__TILE_STRIP_BYTES / (K1 * (int64_t)e);
+        else if (p->ks[nk - 2] == 1 && p->kd[nk - 1] == 1)
+            G = PA__TILE_STRIP_BYTES / (K0 * (int64_t)e), H = (PA__TILE_STRIP_ROWS + K1 - 1) / K1;
+        if (G > 0 || H > 0)
+            w->G = G > 1 ? G : 1, w->H = H > 1 ? H : 1;
+    }
+    if (nt < 2)
+        w->G = 1;
+    int m1 = nk >= 1 && nt >= 1 && w->ts1 == p->ksize[nk - 1] * p->ks[nk - 1] &&
+             w->td1 == p->ksize[nk - 1] * p->kd[nk - 1];
+    int m0 = nk >= 2 && nt >= 2 && w->ts0 == p->ksize[nk - 2] * p->ks[nk - 2] &&
+             w->td0 == p->ksize[nk - 2] * p->kd[nk - 2];
+    w->merge = m1 ? (m0 ? 2 : 1) : 0;
+}
+
+/* The walk of a plan: a pure move in groups over threads, or the staged walk in order. */
+static int planned_walk(const tile_args *a, const pa__tile_plan *p, pa_tile_fn fn, void *arg, int stream,
+                        const char *what)
+{
+    size_t e = pa_elm_size(a->inner);
+    int64_t bytes = pa_size(a->src_t) * (int64_t)e;
+    walker w = {.p = p, .src = a->src, .dst = a->dst, .e = e, .stream = stream, .mode = a->mode, .fn = fn,
+                .arg = arg, .T0 = 1, .T1 = 1};
+    int nt = p->nt;
+    if (nt >= 1)
+        w.T1 = p->tsize[nt - 1], w.ts1 = p->ts[nt - 1], w.td1 = p->td[nt - 1];
+    if (nt >= 2)
+        w.T0 = p->tsize[nt - 2], w.ts0 = p->ts[nt - 2], w.td0 = p->td[nt - 2];
+    w.nouter = nt > 2 ? nt - 2 : 0;
+    int pure = fn == NULL && a->mode == PA_IOTILE;
+    w.G = w.H = 1;
+    if (pure)
+        group_shape(p, e, &w);
+    w.ng0 = (w.T0 + w.G - 1) / w.G;
+    w.ng1 = (w.T1 + w.H - 1) / w.H;
+    w.units = w.ng0 * w.ng1;
+    for (int j = 0; j < w.nouter; j++)
+        w.units *= p->tsize[j];
+    int st = PA_OK;
+    if (pure) {
+        int64_t threads = pa__current_ctx() != NULL ? 1 : pa_get_num_threads();
+        if (threads > bytes / PA__TILE_THREAD_BYTES)
+            threads = bytes / PA__TILE_THREAD_BYTES;
+        if (threads > w.units)
+            threads = w.units;
+        if (threads > 1)
+            return pa__for_flat(threads, walk_thread, &w);   /* each thread fences its streaming stores */
+        walk_units(&w, 0, w.units);
+    } else {
+        int64_t mn, mx;
+        if (pa_extent(a->inner, &mn, &mx) != PA_OK)
+            return pa__err_wrap(PA_ERR_INVAL, "%s", what);
+        w.bytes = ((size_t)(mx + 1) * e + 63) / 64 * 64;
+        w.buf = aligned_alloc(64, w.bytes);
+        if (w.buf == NULL)
+            return pa__err(PA_ERR_NOMEM, "%s: cannot allocate a %zu-byte tile of %s", what, w.bytes,
+                           pa_type_name(a->inner));
+        st = walk_units(&w, 0, w.units);
+        free(w.buf);
+    }
+    if (stream)
+        pa__stream_fence();
+    return tile_status(st, what);
+}
+
 static int tile_walk(const tile_args *a, pa_tile_fn fn, void *arg, const char *what)
 {
     const pa__layout *ls = pa__type_layout(a->src_t), *ld = pa__type_layout(a->dst_t);
@@ -100,6 +309,9 @@ static int tile_walk(const tile_args *a, pa_tile_fn fn, void *arg, const char *w
     if (pa_extent(a->inner, &mn, &mx) != PA_OK || mn < 0)
         return pa__err(PA_ERR_INVAL, "%s: inner %s reaches offset %lld; a tile buffer starts at offset 0", what,
                        pa_type_name(a->inner), (long long)mn);
+    pa__tile_plan plan;
+    if (pa__tile_plan_make(ls, ld, li, S, &plan))
+        return planned_walk(a, &plan, fn, arg, stream, what);
     size_t bytes = ((size_t)(mx + 1) * e + 63) / 64 * 64;
     buf = aligned_alloc(64, bytes);
     if (buf == NULL)
@@ -122,11 +334,7 @@ static int tile_walk(const tile_args *a, pa_tile_fn fn, void *arg, const char *w
     if (stream)
         pa__stream_fence();
     free(buf);
-    if (st != PA_OK && pa_last_error()[0])   /* the callback's message, under ours (it lives in the buffer) */
-        return pa__err_wrap(st, "%s: the tile function failed", what);
-    if (st != PA_OK)
-        return pa__err(st, "%s: the tile function failed (status %d, no message)", what, st);
-    return st;
+    return tile_status(st, what);
 }
 
 int pa_tile(const pa_type *outer, void *data, const pa_type *inner, int mode, pa_tile_fn fn, void *arg)
@@ -137,6 +345,8 @@ int pa_tile(const pa_type *outer, void *data, const pa_type *inner, int mode, pa
     if (mode != PA_ITILE && mode != PA_OTILE && mode != PA_IOTILE)
         return pa__err(PA_ERR_INVAL, "pa_tile over %s: mode %d is not PA_ITILE, PA_OTILE or PA_IOTILE",
                        pa_type_name(outer), mode);
+    if (fn == NULL && (mode & PA_ITILE))   /* each tile would be stored back as it was loaded: nothing changes */
+        return PA_OK;
     tile_args a = {outer, outer, inner, data, data, mode};
     return tile_walk(&a, fn, arg, "pa_tile");
 }
