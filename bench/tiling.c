@@ -9,7 +9,7 @@
  * at most the register file: 16 x 16 on AVX-512, 16 x 8 on AVX2.  B = A^T is checked.
  *
  * Against an OpenMP-parallel memcpy of the same bytes (bytes counted once) on as many threads, alternating, a
- * pause of 20 ms before each side, median of 11, both sides on the same CPUs (omp_pin.h): at all of this process's CPUs (target >= 0.85), and at half of
+ * pause of 20 ms before each side, median of 11: at all of this process's CPUs (target >= 0.85), and at half of
  * them and on one thread (information).  pa_tile2 splits the tiles over pa_get_num_threads() pool threads
  * (pa_set_num_threads).
  *
@@ -25,13 +25,10 @@
 #include <parray/parray.h>
 
 #include "omp_memcpy.h"
-#include "omp_pin.h"
 
 static int smoke;
 
 typedef struct bench {
-    pa_scope *scope;
-    omp_pin pin;
     const pa_type *ta, *tb, *tile;
     int *a, *b;
     char *anchor;
@@ -43,7 +40,6 @@ static void measure(const bench *x, int t, int reps, double *ours, double *ancho
 {
     double vo[16], va[16];
     pa_set_num_threads(t);
-    omp_pin_threads(&x->pin, x->scope, t);
     for (int r = -1; r < reps; r++) {   /* r = -1: the warm-up of both sides */
         usleep(smoke ? 0 : 20000);
         double t0 = omp_clock();
@@ -118,9 +114,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "tiling: %s\n", pa_last_error());
         return 1;
     }
-    bench x = {.scope = s, .ta = pa_type_get(s, "TA"), .tb = pa_type_get(s, "TB"), .tile = pa_type_get(s, "TILE"),
-               .a = pa_create(pa_type_get(s, "A")), .b = pa_create(pa_type_get(s, "B")),
-               .bytes = (size_t)n * n * sizeof(int)};
+    bench x = {pa_type_get(s, "TA"), pa_type_get(s, "TB"), pa_type_get(s, "TILE"), pa_create(pa_type_get(s, "A")),
+               pa_create(pa_type_get(s, "B")), NULL, (size_t)n * n * sizeof(int)};
     x.anchor = malloc(x.bytes);
     if (!x.ta || !x.tb || !x.tile || !x.a || !x.b || !x.anchor) {
         fprintf(stderr, "tiling: %s\n", pa_last_error());
@@ -136,7 +131,6 @@ int main(int argc, char **argv)
     printf("listing 23 (tiling.pa): B = A^T, %d x %d int (%.0f MiB), pa_tile2 through vmem int [%d][%d] tiles, vmem: "
            "%s (%d-byte vectors, %d registers); %d CPUs; transparent huge pages: %s\n",
            n, n, (double)x.bytes / (1 << 20), R, C, pa_vmem_isa(), pa_vmem_width(), pa_vmem_registers(), sh.cpus, hp);
-    printf("threads: %s\n", omp_pin_begin(&x.pin));
     printf("| case | threads | ours | anchor | unit | ratio | target | result |\n"
            "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     int threads[3] = {sh.cpus, sh.cpus / 2, 1}, rows = sh.cpus >= 4 ? 3 : sh.cpus > 1 ? 2 : 1;
@@ -157,7 +151,6 @@ int main(int argc, char **argv)
                !target ? "(information)" : smoke ? "(smoke)" : ratio >= 0.85 ? "pass" : "FAIL");
         fflush(stdout);
     }
-    omp_pin_end(&x.pin, sh.cpus);
     if (smoke)
         printf("(smoke run: no verdict)\n");
     else
