@@ -19,7 +19,6 @@
  * samples, no pass/fail; --triad or --launch: only that part).
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,50 +123,6 @@ static void triad_omp_elem(triad *t, int p)
 static int smoke;
 static int reps = 15;
 
-/*
- * Both sides of a triad row run on the same CPUs.  Unbound, the OS places each side's threads once for the
- * whole run, and on a host whose vCPUs share cores unseen (the lent host shows 16 cores) that placement, not
- * the code, decided a row: 0.86 to 1.34 at 8 threads in one call.  So the pool binds (spread, unless PA_BIND
- * chose), each pa_for thread reports its CPU, and OpenMP thread i is pinned to pa thread i's CPU.
- */
-static int cpu_of[PA_MAX_THREADS];
-
-static int report_cpu(pa_ctx *ctx, void *arg)
-{
-    (void)arg;
-    cpu_of[pa_tid(ctx)] = sched_getcpu();
-    return PA_OK;
-}
-
-static void pin_omp_like_pool(const pa_type *P, int p)
-{
-    if (pa_for(P, report_cpu, NULL, 0) != PA_OK)
-        return;
-#pragma omp parallel num_threads(p)
-    {
-#ifdef _OPENMP
-        int i = omp_get_thread_num();
-#else
-        int i = 0;
-#endif
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        if (cpu_of[i] >= 0)
-            CPU_SET(cpu_of[i], &set);
-        if (cpu_of[i] >= 0)
-            pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-    }
-    (void)p;
-}
-
-/* Lets OpenMP's threads (up to p) run anywhere in the process's mask again. */
-static void unpin_omp(const cpu_set_t *mask, int p)
-{
-#pragma omp parallel num_threads(p)
-    pthread_setaffinity_np(pthread_self(), sizeof *mask, mask);
-    (void)p;
-}
-
 static int cmp_dbl(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -212,19 +167,11 @@ static void bench_triad(pa_scope *scope, int log2n, const int *nthr, int nt, int
         t.c[i] = (double)(i % 77);
     }
     double bytes = 3.0 * 8.0 * (double)t.n;
-    cpu_set_t mask;
-    sched_getaffinity(0, sizeof mask, &mask);
-    pa_bind before = pa_get_binding();
-    int bound = getenv("PA_BIND") != NULL || pa_set_binding(PA_BIND_SPREAD) == PA_OK;
-    printf("triad threads: %s\n", !bound ? "unbound (no hwloc)" : getenv("PA_BIND") ? "bound as PA_BIND says, "
-           "OpenMP's pinned to the same CPUs" : "bound spread over the cores, OpenMP's pinned to the same CPUs");
     for (int i = 0; i < nt; i++) {
         int p = nthr[i];
         snprintf(decl, sizeof decl, "pthd [%d]", p);
         const pa_type *P = pa_type_parse(scope, decl);
         pa_set_num_threads(p);
-        if (bound && pa_get_binding() != PA_BIND_NONE)
-            pin_omp_like_pool(P, p);
         double runs[64], elem[64], forr[64], omp[64], erun[64], ompe[64];
         /* Between cases a pause lets spinning threads (OpenMP's and the pool's) go to sleep, so no case pays
          * for the previous one's polling threads. */
@@ -281,8 +228,6 @@ static void bench_triad(pa_scope *scope, int log2n, const int *nthr, int nt, int
                gomp, g3 / gomp);
     }
     pa_set_num_threads(all);
-    pa_set_binding(before);
-    unpin_omp(&mask, all);
     pa_destroy(A, t.a);
     pa_destroy(A, t.b);
     pa_destroy(A, t.c);
