@@ -11,7 +11,6 @@
  *             poll for a while after a region, and ours for 200 us, so back to back one side may run beside
  *             the other's polling threads
  *   start     how late the pool's workers start a copy's slices (hot: back to back; cold: after 20 ms)
- *   join      a parallel copy's time with the job's own count of workers against the pool's fork and join
  *   transpose the transpose kernel on 8192^2 floats and 4096^2 16-byte units: ordinary or streaming stores,
  *             tile edge 32 or 64, with or without prefetching the next tile, at each thread count
  *   window    8000^2 of 8192^2 floats as rows (memcpy_runs), ordinary or streaming stores (and on one thread
@@ -206,57 +205,6 @@ static void start_skew(char *d, char *s)
     pa__plan_unref(p);
 }
 
-/* The p-quantile of n values (sorts them). */
-static double quantile(double *v, int n, double p)
-{
-    median(v, n);   /* sorts */
-    int i = (int)(p * (n - 1) + 0.5);
-    return v[i < 0 ? 0 : i >= n ? n - 1 : i];
-}
-
-/*
- * Fork and join of a parallel copy: pa__copy_parallel of 256 KiB and 4 MiB (contiguous, memcpy slices) with the
- * job's own count of workers (pa__copy_pool_join 0) against the pool's fork and join (1), the two taking turns
- * copy by copy, back to back (hot) and after 2 ms pauses (the workers parked), median and 90th percentile, us.
- */
-static void join_modes(char *d, char *s)
-{
-    static const int64_t sizes[] = {(int64_t)1 << 16, (int64_t)1 << 20};   /* floats */
-    printf("\n## join: a parallel copy's time, the job's count of workers (count) against the pool's fork/join "
-           "(fork), taking turns; us, median (p90)\n| threads | bytes | count hot | fork hot | count after 2 ms | "
-           "fork after 2 ms |\n| --- | --- | --- | --- | --- | --- |\n");
-    int keep = pa__copy_pool_join;
-    for (int z = 0; z < 2; z++) {
-        pa__plan *p;
-        const pa__copy_shape *sh = shape_of(&p, L(1, sizes[z], 1), L(1, sizes[z], 1), 4);
-        for (int i = 1; i < nthr_n; i++) {
-            enum { HOT = 301, COLD = 41 };
-            double v[2][2][HOT];
-            for (int c = 0; c < 2; c++)
-                for (int r = 0; r < (c ? COLD : HOT); r++)
-                    for (int m = 0; m < 2; m++) {
-                        if (c)
-                            usleep(2000);
-                        pa__copy_pool_join = m;
-                        double t0 = now();
-                        pa__copy_parallel(sh, d, s, nthr[i], pa__kern_memcpy);
-                        v[c][m][r] = (now() - t0) * 1e6;
-                    }
-            printf("| %d | %lld |", nthr[i], (long long)sizes[z] * 4);
-            for (int c = 0; c < 2; c++)
-                for (int m = 0; m < 2; m++) {
-                    int n = c ? COLD : HOT;
-                    double p90 = quantile(v[c][m], n, 0.9);
-                    printf(" %.1f (%.1f) |", median(v[c][m], n), p90);
-                }
-            printf("\n");
-            fflush(stdout);
-        }
-        pa__plan_unref(p);
-    }
-    pa__copy_pool_join = keep;
-}
-
 static void transposes(char *d, char *s)
 {
     pa__plan *p1, *p2;
@@ -382,7 +330,6 @@ int main(int argc, char **argv)
     if (WANT("memcpy")) memcpy_rates(d, s, n);
     if (WANT("contig")) contig(d, s, n);
     if (WANT("start")) start_skew(d, s);
-    if (WANT("join")) join_modes(d, s);
     if (WANT("window")) windows(d, s);
     if (WANT("transpose")) transposes(d, s);
     if (WANT("strips")) strips(d, s);

@@ -11,7 +11,6 @@
 #   strips   bench/host_probe 7 strips (the library's streamed float and 16-byte strips on one thread: rows, column
 #            blocks, software prefetch, AVX2 or AVX-512 register transposes)
 #   window   bench/host_probe 7 window (8000^2 of 8192^2 floats as rows, the one-thread kernel included)
-#   join     bench/host_probe 7 join (a parallel copy's wait: the job's own count against the pool's fork/join)
 #   host     bench/copy_host 9 (P4 at 1, 2, 4, 8 and 16 threads)
 #   host2    bench/copy_host 9 twice in a row (without parray info)
 #   hostx    bench/copy_host 9, transposes only
@@ -82,7 +81,7 @@ for step in "${steps[@]}"; do
     probe1)
         run 90 "strip_probe 5 1 2 16" $b/strip_probe 5 1 2 16
         ;;
-    strips|window|join)
+    strips|window)
         ninja -C $b bench/host_probe > "$logs/build-probe.log" 2>&1 || tail -20 "$logs/build-probe.log" >> "$log"
         run 90 "bench/host_probe 7 $step" $b/bench/host_probe 7 "$step"
         ;;

@@ -207,18 +207,6 @@ END_TEST
  * no prefetch or prefetch into L1, far ahead (past a strip's end into the next strip's rows and past the
  * panel), and the AVX-512 16x16 kernel where the CPU has it.
  */
-/* The parallel copies' other way of waiting for their workers, the pool's fork and join (copy_threads.c). */
-START_TEST(test_pool_join)
-{
-    int keep = pa__copy_pool_join;
-    pa__copy_pool_join = 1;
-    check_copy(L(2, 0, 150, 75, 160, 1), L(2, 0, 150, 75, 1, 151), 4, "transpose");
-    check_copy(L(2, 0, 300, 40, 40, 1), L(2, 7, 300, 40, 50, 1), 4, NULL);
-    check_copy(L(1, 0, 100000, 1), L(1, 0, 100000, 1), 8, NULL);
-    pa__copy_pool_join = keep;
-}
-END_TEST
-
 START_TEST(test_transpose_strip_settings)
 {
     const struct { int rows, block, prefetch, hint, wide; } k[] = {
@@ -445,7 +433,6 @@ int main(void)
     tcase_add_test(tc, test_transposition_units);
     tcase_add_test(tc, test_transpose_strips);
     tcase_add_test(tc, test_transpose_strip_settings);
-    tcase_add_test(tc, test_pool_join);
     tcase_add_test(tc, test_window);
     tcase_add_test(tc, test_negative_and_broadcast);
     tcase_add_test(tc, test_gathered);

@@ -30,9 +30,6 @@ int pa__copy_parallel_on(const pa__copy_shape *shape, char *dst, const char *src
 int pa__copy_threads_limit(void);
 /** Slices per thread a parallel copy is cut into (copy_threads.c; bench/host_probe varies it). */
 extern int pa__copy_slices;
-/** How a parallel copy waits for its workers: 0 (default) the job's own count, 1 the pool's fork and join
- *  (copy_threads.c; bench/host_probe's join section compares them). */
-extern int pa__copy_pool_join;
 
 /* ---- strategies (copy_strategies.c) ------------------------------------------------------------------ */
 

@@ -3,17 +3,13 @@
  *
  * A copy is cut into slices along one mode of its joint shape (the outermost one that has enough indices) and
  * the slices are taken, one at a time, by the calling thread and by workers of the pthd pool (thread_pool.c),
- * which hands a job over without a lock when the worker is polling and wakes it otherwise.  One copy uses
+ * forked and joined as pthd arrays are: the job is handed over without a lock when the worker is polling (woken
+ * otherwise), and each worker replies on its own cache line.  One copy uses
  * workers at a time; a copy that finds another one running (another user thread copying) runs on its own
  * thread rather than add its threads to the machine's.  The thread count comes from the plan (copy_strategies.c:
  * the copy's bytes over a per-thread chunk, at most this process's share of the host, host_share.c).
  */
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "copy_host.h"
 
@@ -22,13 +18,6 @@
 #define PA__MAX_WORKERS 63
 /* Slices per thread: several, so that a thread started late or slowed down takes fewer (bench/host_probe). */
 int pa__copy_slices = 4;
-/*
- * How the caller waits for the workers: 0, the job's own count of workers not finished, the last one waking
- * the caller if it sleeps (pa__pool_submit_range); 1, the pool's fork and join (pa__pool_fork / pa__pool_join,
- * as pthd arrays do: each worker replies on its own line).  The second is not yet measured on the 16-core host
- * (bench/host_probe join, scripts/gpu-hostcopy.sh join), so the first stays the default.
- */
-int pa__copy_pool_join = 0;
 
 typedef struct job {
     const pa__copy_shape *shape;
@@ -39,11 +28,6 @@ typedef struct job {
     int64_t nslices;
     atomic_long next;         /* the next slice to take */
     atomic_int status;
-    atomic_long remaining;    /* workers not finished */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    atomic_int waiter_sleeps;  /* the caller sleeps on cv */
-    atomic_int released;       /* the last worker no longer touches the job */
 } job;
 
 static atomic_int thread_setting = -1;  /* pa_copy_set_threads; 0: this process's share; -1: PA_COPY_THREADS */
@@ -133,45 +117,6 @@ static void worker_run(void *p)
     run_slices(p);
 }
 
-/* The last worker wakes the caller only if it sleeps, then lets go of the job (as launch_units_done does). */
-static void worker_finish(void *p)
-{
-    job *j = p;
-    if (atomic_fetch_sub_explicit(&j->remaining, 1, memory_order_acq_rel) == 1) {
-        atomic_thread_fence(memory_order_seq_cst);
-        if (atomic_load_explicit(&j->waiter_sleeps, memory_order_relaxed)) {
-            pthread_mutex_lock(&j->mu);
-            pthread_cond_signal(&j->cv);
-            pthread_mutex_unlock(&j->mu);
-        }
-        atomic_store_explicit(&j->released, 1, memory_order_release);
-    }
-}
-
-/* Waits for the workers: polling first (they finish their last slices about when the caller does). */
-static void wait_workers(job *j, int nthreads)
-{
-    int poll = nthreads < cores() ? 4096 : 0;   /* more threads than CPUs: yield at once */
-    for (int i = 0; i < 1 << 16 && atomic_load_explicit(&j->remaining, memory_order_acquire) > 0; i++) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-        if (i >= poll && i % 64 == 63)
-            sched_yield();
-    }
-    if (atomic_load_explicit(&j->remaining, memory_order_acquire) > 0) {
-        pthread_mutex_lock(&j->mu);
-        atomic_store_explicit(&j->waiter_sleeps, 1, memory_order_relaxed);
-        atomic_thread_fence(memory_order_seq_cst);
-        while (atomic_load_explicit(&j->remaining, memory_order_acquire) > 0)
-            pthread_cond_wait(&j->cv, &j->mu);
-        pthread_mutex_unlock(&j->mu);
-    }
-    for (int i = 0; !atomic_load_explicit(&j->released, memory_order_acquire); i++)
-        if (i % 64 == 63)
-            sched_yield();
-}
-
 /* The mode to cut: the outermost with at least two slices per thread, else the largest; the innermost only
  * when it is the only one, because kernels read its length as their run or unit. */
 static int split_mode(const pa__copy_shape *s, int nthreads)
@@ -211,28 +156,13 @@ int pa__copy_parallel_on(const pa__copy_shape *shape, char *dst, const char *src
     int64_t want = nthreads - 1 < j.nslices - 1 ? nthreads - 1 : j.nslices - 1, started = 0;
     atomic_init(&j.next, 0);
     atomic_init(&j.status, PA_OK);
-    atomic_init(&j.remaining, want);
-    pthread_mutex_init(&j.mu, NULL);
-    pthread_cond_init(&j.cv, NULL);
-    atomic_init(&j.waiter_sleeps, 0);
-    atomic_init(&j.released, want == 0);
-    if (pa__copy_pool_join) {
-        pa__worker *ws[PA__MAX_WORKERS];
-        if (want > 0)   /* workers that did not start leave their slices to the others */
-            (void)pa__pool_fork(worker_run, (char *)&j, 0, want, ws, &started);
-        run_slices(&j);
-        pa__pool_join(ws, started, nthreads);
-    } else {
-        if (want > 0 &&
-            pa__pool_submit_range(worker_run, worker_finish, (char *)&j, 0, want, &started) != PA_OK &&
-            atomic_fetch_sub(&j.remaining, want - started) == want - started)
-            atomic_store(&j.released, 1);   /* the started workers are done: nobody else will finish the job */
-        run_slices(&j);
-        if (started > 0)
-            wait_workers(&j, nthreads);
-    }
-    pthread_cond_destroy(&j.cv);
-    pthread_mutex_destroy(&j.mu);
+    /* The pool's fork and join, as pthd arrays have (each worker replies on its own line); workers that did not
+     * start leave their slices to the others. */
+    pa__worker *ws[PA__MAX_WORKERS];
+    if (want > 0)
+        (void)pa__pool_fork(worker_run, (char *)&j, 0, want, ws, &started);
+    run_slices(&j);
+    pa__pool_join(ws, started, nthreads);
     atomic_fetch_sub(&workers_taken, workers);
     atomic_fetch_sub(&copies_running, 1);
     return atomic_load(&j.status);

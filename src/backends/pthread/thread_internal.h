@@ -29,13 +29,6 @@ typedef struct pa__job {
 
 /** Hands a job to an idle worker, creating one when none is idle.  \return PA_OK, PA_ERR_SYS or NOMEM. */
 int pa__pool_submit(const pa__job *job);
-/**
- * Hands n jobs to idle workers (creating those missing), job i being {run, finish, arg0 + i * stride}, taking
- * the pool's lock once per 64.  *started says how many were handed over, also on failure.
- * \return PA_OK, PA_ERR_SYS or NOMEM.
- */
-int pa__pool_submit_range(void (*run)(void *), void (*finish)(void *), char *arg0, size_t stride, int64_t n,
-                          int64_t *started);
 /** A worker of the pool (thread_pool.c). */
 typedef struct pa__worker pa__worker;
 /**

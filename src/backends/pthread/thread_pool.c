@@ -15,9 +15,10 @@
  * launch hands it the next job within microseconds; it yields the CPU every few polls, so that on a machine
  * with fewer cores than threads the polling costs little.
  *
- * Two kinds of jobs: a fork's (pa__pool_fork, pthd arrays) replies on the worker's own reply line, which the
- * joiner polls, and the joiner puts the whole team back on the idle stack with one compare-and-swap; a job
- * with a finish function (copies, an asynchronous omp array) puts its worker back itself and then calls finish.
+ * Two kinds of jobs: a fork's (pa__pool_fork: pthd arrays, parallel copies) replies on the worker's own reply
+ * line, which the joiner polls, and the joiner puts the whole team back on the idle stack with one
+ * compare-and-swap; a job with a finish function (an asynchronous omp array) puts its worker back itself and
+ * then calls finish.
  * Measured on a 16-core host (bench/threads): an empty pa_for over 8 threads took 12-116 us when every
  * hand-over and every return went through mutexes (contended ones sleep in the kernel), against 3-5 us for omp
  * parallel; 5.4 us when the workers pushed themselves back and counted down one shared counter (every
@@ -245,29 +246,6 @@ static void pool_give_back(pa__worker **ws, int64_t k)
         ws[k - 1]->next_idle = head;
     while (!atomic_compare_exchange_weak_explicit(&pool.idle, &head, ws[0], memory_order_release,
                                                   memory_order_relaxed));
-}
-
-int pa__pool_submit_range(void (*run)(void *), void (*finish)(void *), char *arg0, size_t stride, int64_t n,
-                          int64_t *started)
-{
-    enum { BATCH = 64 };
-    pa__worker *ws[BATCH];
-    int st = PA_OK;
-    *started = 0;
-    while (*started < n && st == PA_OK) {
-        int64_t want = n - *started < BATCH ? n - *started : BATCH;
-        int64_t k = pool_take(ws, want, &st);
-        /* Every go first, so that the workers' cache lines are fetched in parallel, then one fence. */
-        for (int64_t i = 0; i < k; i++) {
-            pa__job job = {run, finish, arg0 + (size_t)(*started + i) * stride};
-            hand_over(ws[i], &job);
-        }
-        atomic_thread_fence(memory_order_seq_cst);
-        for (int64_t i = 0; i < k; i++)
-            hand_over_wake(ws[i]);
-        *started += k;
-    }
-    return st;
 }
 
 int pa__pool_fork(void (*run)(void *), char *arg0, size_t stride, int64_t n, pa__worker **ws, int64_t *started)
