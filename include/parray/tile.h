@@ -47,12 +47,14 @@ PA_API int pa_tile(const pa_type *outer, void *data, const pa_type *inner, int m
 /**
  * The out-of-place form: tile t of src (through src_outer) is loaded, fn runs, and the buffer is stored as tile t
  * of dst (through dst_outer).  With a dst_outer that lists the tiles of dst in transposed order this is a
- * cache-blocked transposition (the manual's listing 23).  Without fn (a pure move) each tile goes from src
- * through vector registers to dst, transposed there where the two sides run along different dimensions (the
- * inner type, a vmem tile within the register file in the listing, is the unit the registers hold; AVX-512 or
- * AVX2 as vmem chose at run time); tiles are then walked in groups, in any order, over pa_get_num_threads()
- * pool threads when the arrays are large (on the calling thread inside a thread of a pa_for), and stored with
- * streaming stores into destinations of 8 MiB or more.
+ * cache-blocked transposition (the manual's listing 23).  Without fn (a pure move) nothing can look at a tile, so
+ * the move is element k of src_outer to element k of dst_outer for every k: pa_copy(dst_outer, dst, src_outer,
+ * src) makes it (its planner moves a transposition through 16 x 16 register blocks over the copy threads) when
+ * the two element types are the same; inside a thread of a pa_for, or between element types of the same size,
+ * each tile goes from src through vector registers to dst on the calling thread, transposed there where the two
+ * sides run along different dimensions (the inner type, a vmem tile within the register file in the listing, is
+ * the unit the registers hold; AVX-512 or AVX2 as vmem chose at run time), with streaming stores into
+ * destinations of 8 MiB or more.
  * \return as pa_tile, and PA_ERR_SIZE when the outer types differ in size.
  */
 PA_API int pa_tile2(const pa_type *src_outer, const void *src, const pa_type *dst_outer, void *dst,

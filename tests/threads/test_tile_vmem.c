@@ -2,7 +2,7 @@
  * tests/threads: pa_tile2 and pa_tile through the vmem register-tile mover (tile_digits.c, tile_vmem.c) against
  * the reference offsets: transpositions of 1- to 16-byte and odd-sized elements in tiles that are and are not
  * multiples of the register blocks, windows, three-digit tiles, a layout that leaves no plan, a large pure move
- * (groups over pool threads, streaming stores), tile functions in order, and the otile-only zeroing.  The suite
+ * (pa_copy's threads from the caller; the tile walk's groups and streaming stores inside a pa_for thread), tile functions in order, and the otile-only zeroing.  The suite
  * runs as it is (the widest SIMD set) and under PA_VMEM_ISA=avx2 and scalar (tests/meson.build).
  */
 #include <stdlib.h>
@@ -47,23 +47,50 @@ static void fill(unsigned char *p, size_t bytes, size_t e)
         p[i] = (unsigned char)((i / e) * 131 + (i % e) * 17 + (i / e) / 251 + 1);
 }
 
+/* A pa_tile2 call, made inside a thread of a pa_for: a pure move there goes through the tile walk (tile_vmem.c)
+ * on that thread, where one outside is pa_copy's. */
+typedef struct tile2_call {
+    const pa_type *st, *dt, *it;
+    const void *s;
+    void *d;
+} tile2_call;
+
+static int tile2_in_thread(pa_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    const tile2_call *c = *(tile2_call **)arg;
+    return pa_tile2(c->st, c->s, c->dt, c->d, c->it, NULL, NULL);
+}
+
+static void tile2_inside_for(const pa_type *st, const void *s, const pa_type *dt, void *d, const pa_type *it)
+{
+    tile2_call c = {st, dt, it, s, d}, *cp = &c;
+    PA_CK_OK(pa_for(parse("pthd [1]"), tile2_in_thread, &cp, sizeof cp));
+}
+
 /* pa_tile2(src, dst, inner, fn) checked element by element: dst[D(k)] = src[S(k)] (+ what fn adds), nothing else
- * of dst changed. */
+ * of dst changed; a pure move both from the caller (pa_copy) and from inside a pa_for thread (the tile walk). */
 static void check_tile2(const pa_type *st, const pa_type *dt, const pa_type *it, pa_tile_fn fn, void *arg)
 {
     size_t e = pa_elm_size(st), sb = span(st), db = span(dt);
     unsigned char *s = malloc(sb), *d = malloc(db), *x = malloc(db);
     fill(s, sb, e);
-    memset(d, 0xab, db);
-    memcpy(x, d, db);
+    memset(x, 0xab, db);
     for (int64_t k = 0; k < pa_size(st); k++)
         memcpy(x + pa_offset(dt, k) * (int64_t)e, s + pa_offset(st, k) * (int64_t)e, e);
-    PA_CK_OK(pa_tile2(st, s, dt, d, it, fn, arg));
-    size_t i = 0;
-    while (i < db && d[i] == x[i])
-        i++;
-    ck_assert_msg(i == db, "%s -> %s through %s: byte %zu is %d, expected %d", pa_type_name(st), pa_type_name(dt),
-                  pa_type_name(it), i, i < db ? d[i] : 0, i < db ? x[i] : 0);
+    for (int inside = 0; inside < (fn == NULL ? 2 : 1); inside++) {
+        memset(d, 0xab, db);
+        if (inside)
+            tile2_inside_for(st, s, dt, d, it);
+        else
+            PA_CK_OK(pa_tile2(st, s, dt, d, it, fn, arg));
+        size_t i = 0;
+        while (i < db && d[i] == x[i])
+            i++;
+        ck_assert_msg(i == db, "%s -> %s through %s%s: byte %zu is %d, expected %d", pa_type_name(st),
+                      pa_type_name(dt), pa_type_name(it), inside ? " in a pa_for thread" : "", i, i < db ? d[i] : 0,
+                      i < db ? x[i] : 0);
+    }
     free(s);
     free(d);
     free(x);
@@ -128,6 +155,8 @@ START_TEST(other_layouts)
                 parse("paged int [2][8][6]"), NULL, NULL);
     PA_CK_OK(pa_declare(scope, "V", "paged int [6][10]"));
     check_tile2(parse("paged int [[#V_1][#V_0]]"), parse("paged int [60]"), parse("paged int [4]"), NULL, NULL);
+    /* element types of one size: not pa_copy's (it wants one type), the tile walk's from the caller too */
+    check_tile2(parse("paged int [[#V_1][#V_0]]"), parse("paged float [60]"), parse("paged int [2][6]"), NULL, NULL);
     check_tile2(parse("paged int [10 # step(-1) # disp(9) # V_1][#V_0]"), parse("paged int [10][6]"),
                 parse("paged int [2][6]"), NULL, NULL);
 }
@@ -149,11 +178,14 @@ START_TEST(large_pure_move)
     float *a = aligned_alloc(64, sizeof(float) * n), *b0 = aligned_alloc(64, sizeof(float) * (n + 16));
     for (size_t i = 0; i < n; i++)
         a[i] = (float)i;
-    for (int off = 0; off < 2; off++) {
-        float *b = b0 + off;
+    for (int off = 0; off < 4; off++) {   /* 2, 3: the tile walk inside a pa_for thread */
+        float *b = b0 + off % 2;
         for (size_t i = 0; i < n; i++)
             b[i] = -1;
-        PA_CK_OK(pa_tile2(ta, a, tb, b, parse("paged float [16][16]"), NULL, NULL));
+        if (off < 2)
+            PA_CK_OK(pa_tile2(ta, a, tb, b, parse("paged float [16][16]"), NULL, NULL));
+        else
+            tile2_inside_for(ta, a, tb, b, parse("paged float [16][16]"));
         int64_t bad = 0;   /* counted, then asserted once: an assertion per element writes to check's pipe */
         for (int i = 0; i < nr; i++)
             for (int j = 0; j < nc; j++)

@@ -6,11 +6,11 @@
  * and two in-tile digits), a tile moves through the vector registers of vmem's SIMD set (tile_vmem.c): rows as
  * whole copies, a transposed tile transposed in registers.  With a tile function, each tile is staged into a
  * private buffer laid out by the inner type, in order on the calling thread (the callback sees tiles
- * deterministically).  Without one (pa_tile2's pure move) the staging buffer is unobservable, so a tile goes from
- * the source through registers straight to the destination, tiles are walked in groups (a few tiles along each of
- * the last two tile digits, so that the pages of both sides are reused), and the groups are split over
- * pa_get_num_threads() pool threads when the arrays are large (not inside a thread of a pa_for, which runs it on
- * itself).  Other layouts (gathered, or not splitting at the tile size) are staged by joint run walks
+ * deterministically).  Without one (pa_tile2's pure move) the move is pa_copy's (element k to element k, which
+ * its planner makes over the copy threads), except inside a thread of a pa_for and between element types of one
+ * size: there the staging buffer being unobservable, a tile goes from the source through registers straight to
+ * the destination on the calling thread, tiles walked in groups (a few tiles along each of the last two tile
+ * digits, so that the pages of both sides are reused).  Other layouts (gathered, or not splitting at the tile size) are staged by joint run walks
  * (thread_runs.c), serially.
  */
 #include <stdlib.h>
@@ -30,8 +30,6 @@
  */
 #define PA__TILE_STREAM_BYTES ((int64_t)8 << 20)
 #define PA__TILE_STREAM_RUN 256
-/* A pure move (no tile function) goes to several threads with at least this many bytes each. */
-#define PA__TILE_THREAD_BYTES ((int64_t)256 << 10)
 /* A group of tiles walked together: about this many bytes, or strips of a transposition (group_shape). */
 #define PA__TILE_GROUP_BYTES ((int64_t)64 << 10)
 #define PA__TILE_STRIP_ROWS 32
@@ -199,16 +197,6 @@ static int walk_units(const walker *w, int64_t u0, int64_t u1)
     return PA_OK;
 }
 
-static int walk_thread(pa_ctx *ctx, void *arg)
-{
-    const walker *w = arg;
-    int64_t t = pa_tid(ctx), n = pa_ctx_size(ctx);
-    int st = walk_units(w, w->units * t / n, w->units * (t + 1) / n);
-    if (w->stream)
-        pa__stream_fence();
-    return st;
-}
-
 /*
  * The groups of a pure move.  A transposition (the source contiguous along one in-tile digit, the destination
  * along the other) is walked in strips of PA__TILE_STRIP_ROWS rows of the source, PA__TILE_STRIP_BYTES of each
@@ -244,12 +232,11 @@ static void group_shape(const pa__tile_plan *p, size_t e, walker *w)
     w->merge = m1 ? (m0 ? 2 : 1) : 0;
 }
 
-/* The walk of a plan: a pure move in groups over threads, or the staged walk in order. */
+/* The walk of a plan: a pure move in groups, or the staged walk in order. */
 static int planned_walk(const tile_args *a, const pa__tile_plan *p, pa_tile_fn fn, void *arg, int stream,
                         const char *what)
 {
     size_t e = pa_elm_size(a->inner);
-    int64_t bytes = pa_size(a->src_t) * (int64_t)e;
     walker w = {.p = p, .src = a->src, .dst = a->dst, .e = e, .stream = stream, .mode = a->mode, .fn = fn,
                 .arg = arg, .T0 = 1, .T1 = 1};
     int nt = p->nt;
@@ -268,14 +255,7 @@ static int planned_walk(const tile_args *a, const pa__tile_plan *p, pa_tile_fn f
     for (int j = 0; j < w.nouter; j++)
         w.units *= p->tsize[j];
     int st = PA_OK;
-    if (pure) {
-        int64_t threads = pa__current_ctx() != NULL ? 1 : pa_get_num_threads();
-        if (threads > bytes / PA__TILE_THREAD_BYTES)
-            threads = bytes / PA__TILE_THREAD_BYTES;
-        if (threads > w.units)
-            threads = w.units;
-        if (threads > 1)
-            return pa__for_flat(threads, walk_thread, &w);   /* each thread fences its streaming stores */
+    if (pure) {   /* on the calling thread: pa_tile2 gives other pure moves to pa_copy */
         walk_units(&w, 0, w.units);
     } else {
         int64_t mn, mx;
@@ -363,6 +343,14 @@ int pa_tile2(const pa_type *src_outer, const void *src, const pa_type *dst_outer
         return pa__err(PA_ERR_SIZE, "pa_tile2: source %s has %lld elements but destination %s has %lld",
                        pa_type_name(src_outer), (long long)pa_size(src_outer), pa_type_name(dst_outer),
                        (long long)pa_size(dst_outer));
+    /* A pure move is element k of src_outer to element k of dst_outer for every k: pa_copy's definition.  Its
+     * planner moves the listing's transposition through the same 16 x 16 register blocks in strips over the
+     * copy threads, 1.43 of an OpenMP memcpy at 16 threads on the lent host where the tile walk moved 0.70-0.95
+     * (docs/gpu-results.md, 2026-11-26).  Inside a thread of a pa_for the walk below runs on that thread. */
+    if (fn == NULL && pa__current_ctx() == NULL && strcmp(pa_elm(src_outer), pa_elm(dst_outer)) == 0) {
+        st = pa_copy(dst_outer, dst, src_outer, src);
+        return st == PA_OK ? PA_OK : pa__err_wrap(st, "pa_tile2 (a move without a tile function, made by pa_copy)");
+    }
     tile_args a = {src_outer, dst_outer, inner, src, dst, PA_IOTILE};
     return tile_walk(&a, fn, arg, "pa_tile2");
 }
