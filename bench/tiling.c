@@ -10,8 +10,8 @@
  *
  * Against an OpenMP-parallel memcpy of the same bytes (bytes counted once) on as many threads, alternating, a
  * pause of 20 ms before each side, median of 11: at all of this process's CPUs (target >= 0.85), and at half of
- * them and on one thread (information).  pa_tile2 splits the tiles over pa_get_num_threads() pool threads
- * (pa_set_num_threads).
+ * them and on one thread (information).  Without a tile function pa_tile2's move is pa_copy's, on the copy
+ * threads (pa_copy_set_threads).
  *
  * Usage: tiling [--smoke] [n]      (n: the matrix side, a multiple of 16, default 8192: 256 MiB; --smoke: 512,
  *                                   one repetition, no pass/fail)
@@ -39,7 +39,7 @@ typedef struct bench {
 static void measure(const bench *x, int t, int reps, double *ours, double *anchor)
 {
     double vo[16], va[16];
-    pa_set_num_threads(t);
+    pa_copy_set_threads(t);   /* pa_tile2's move without a tile function is a copy (tile.h) */
     for (int r = -1; r < reps; r++) {   /* r = -1: the warm-up of both sides */
         usleep(smoke ? 0 : 20000);
         double t0 = omp_clock();

@@ -116,8 +116,9 @@ PA_API int pa_set_binding(pa_bind policy);
 PA_API pa_bind pa_get_binding(void);
 
 /**
- * Sets the number of threads used by pa_map and pa_tile (PA_NUM_THREADS in the environment gives the initial
- * value, else the number of online CPUs).
+ * Sets the number of threads used by pa_map (PA_NUM_THREADS in the environment gives the initial value, else
+ * this process's share of the CPUs).  pa_tile and pa_tile2 with a tile function walk tiles in order on the
+ * calling thread; pa_tile2's move without one is a copy, on pa_copy's threads (pa_copy_set_threads).
  * \return PA_OK or PA_ERR_RANGE (n < 1 or n > PA_MAX_THREADS).
  */
 PA_API int pa_set_num_threads(int n);
