@@ -112,6 +112,12 @@ typedef struct pa__strip {
 /** The strip kernel for units of U bytes on this CPU (AVX-512 where it has it, chosen at run time).
  *  \return 1 and *out, or 0 where there is none (other unit sizes, no AVX2 for 4-byte units). */
 int pa__strip_plan(int64_t U, pa__strip *out);
+#if defined(__x86_64__) && defined(__SSE2__)
+/** 16 x 16 4-byte units transposed through AVX-512 registers: 16 source rows of one 64-byte line each (ss bytes
+ *  apart) become 16 destination lines (ds bytes apart), with streaming stores when stream (the destination's
+ *  lines aligned), else ordinary ones.  Only where the CPU has AVX-512F (copy_strips.c; tile_vmem.c). */
+void pa__t16x16_4(char *d, int64_t ds, const char *s, int64_t ss, int stream);
+#endif
 /** The 4-byte strips' rows (16, 32 or 64, default 32) and column block in units (0: none; default 1024); the
  *  lines prefetched ahead in each source row by the 4- and 16-byte strips (0: none), into L2 (hint 1) or L1;
  *  wide4: the 4-byte strips through AVX-512 16x16 transposes where the CPU has AVX-512 (default 1; prefetch

@@ -105,11 +105,21 @@ __attribute__((target("avx2"))) static void strip_4(const pa__strip *k, char *d,
 
 /*
  * 4-byte units with AVX-512: 16 rows x 16 columns (one whole line of each row) become 16 whole destination lines
- * through a 16x16 register transpose, each written with one 64-byte streaming store.  Every source line is read
+ * through a 16x16 register transpose, each written with one 64-byte streaming store (stream 0: ordinary stores;
+ * the vmem tile mover, tile_vmem.c, uses this kernel too).  Every source line is read
  * once, where the AVX2 kernel reads each twice, 32 bytes a step: the rows of a strip lie a multiple of 4 KiB
  * apart, so their lines at one column share one L1 set and a line is often gone by its second read.
  */
-__attribute__((target("avx512f"))) static void t16x16(char *o, int64_t ds, const char *p, int64_t ls)
+/* One 64-byte line of 16 floats: a streaming store (the destination's line aligned) or an ordinary one. */
+__attribute__((target("avx512f"))) static inline void store16(char *o, __m512 v, int stream)
+{
+    if (stream)
+        _mm512_stream_ps((float *)o, v);
+    else
+        _mm512_storeu_ps((float *)o, v);
+}
+
+__attribute__((target("avx512f"))) void pa__t16x16_4(char *o, int64_t ds, const char *p, int64_t ls, int stream)
 {
     __m512 r[16], t[16], u[16];
     for (int i = 0; i < 16; i++)
@@ -128,10 +138,10 @@ __attribute__((target("avx512f"))) static void t16x16(char *o, int64_t ds, const
         __m512 v = _mm512_shuffle_f32x4(u[q], u[4 + q], 0x88), w = _mm512_shuffle_f32x4(u[q], u[4 + q], 0xDD);
         __m512 v2 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0x88);
         __m512 w2 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0xDD);
-        _mm512_stream_ps((float *)(o + q * ds), _mm512_shuffle_f32x4(v, v2, 0x88));
-        _mm512_stream_ps((float *)(o + (8 + q) * ds), _mm512_shuffle_f32x4(v, v2, 0xDD));
-        _mm512_stream_ps((float *)(o + (4 + q) * ds), _mm512_shuffle_f32x4(w, w2, 0x88));
-        _mm512_stream_ps((float *)(o + (12 + q) * ds), _mm512_shuffle_f32x4(w, w2, 0xDD));
+        store16(o + q * ds, _mm512_shuffle_f32x4(v, v2, 0x88), stream);
+        store16(o + (8 + q) * ds, _mm512_shuffle_f32x4(v, v2, 0xDD), stream);
+        store16(o + (4 + q) * ds, _mm512_shuffle_f32x4(w, w2, 0x88), stream);
+        store16(o + (12 + q) * ds, _mm512_shuffle_f32x4(w, w2, 0xDD), stream);
     }
 }
 
@@ -143,7 +153,7 @@ __attribute__((target("avx512f"))) static void strip_4w(const pa__strip *k, char
         for (int64_t r = 0; r < R; r += 16) {
             if (pf)
                 prefetch_strip(s, r, 16, ssa, c * 4 + pf, width, R, k->hint);
-            t16x16(d + c * dsb + r * 4, dsb, s + r * ssa + c * 4, ssa);
+            pa__t16x16_4(d + c * dsb + r * 4, dsb, s + r * ssa + c * 4, ssa, 1);
         }
 }
 

@@ -88,22 +88,6 @@ __attribute__((target("avx512f"))) static void store512(char *d, __m512i v, int 
         _mm512_storeu_si512((void *)d, v);
 }
 
-/* 16 x 16 4-byte elements on AVX-512: output row 4L + m = lane L of u[m], u[4+m], u[8+m], u[12+m]. */
-__attribute__((target("avx512f"))) static void t16x16_4(char *d, int64_t ds, const char *s, int64_t ss, int stream)
-{
-    __m512i r[16], u[16];
-    for (int i = 0; i < 16; i++)
-        r[i] = _mm512_loadu_si512((const void *)(s + i * ss));
-    for (int g = 0; g < 4; g++)
-        UNPACK4(512, r, u, g);
-    for (int m = 0; m < 4; m++) {
-        __m512i x[4] = {u[m], u[4 + m], u[8 + m], u[12 + m]}, o[4];
-        lanes4(x, o);
-        for (int L = 0; L < 4; L++)
-            store512(d + (4 * L + m) * ds, o[L], stream);
-    }
-}
-
 /* 8 x 8 8-byte elements on AVX-512: x[p][m] lane L = column 2L + m of rows 2p, 2p+1; output row 2L + m. */
 __attribute__((target("avx512f"))) static void t8x8_8_512(char *d, int64_t ds, const char *s, int64_t ss, int stream)
 {
@@ -201,7 +185,7 @@ static block_fn block_kernel(size_t e, int *BR, int *BC, int *W)
     int lvl = pa__vmem_level();
     if (lvl == PA__VMEM_AVX512 && (e == 4 || e == 8)) {
         *BR = *BC = e == 4 ? 16 : 8, *W = 64;
-        return e == 4 ? t16x16_4 : t8x8_8_512;
+        return e == 4 ? pa__t16x16_4 : t8x8_8_512;   /* 4-byte: copy_strips.c's kernel */
     }
     if (lvl >= PA__VMEM_AVX2 && (e == 4 || e == 8)) {
         *BR = e == 4 ? 16 : 8, *BC = e == 4 ? 8 : 4, *W = 32;
