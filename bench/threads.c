@@ -9,7 +9,8 @@
  *      function through a pointer once per element, the OpenMP form of the same program.  Target >= 0.95 for
  *      each.  pa_map's rate against the inlined OpenMP triad is printed beside it without a target: on few
  *      threads the call itself costs more than the memory (docs/threads.md), in OpenMP as in pa_map.  pa_for
- *      over a pthd array (each thread its static chunk) is shown beside them.
+ *      over a pthd array (each thread its static chunk) is shown beside them.  Each case runs in rounds right
+ *      beside its anchor (which goes first alternates), and a row's ratio is the median of its rounds' ratios.
  *   2. An empty pa_for over pthd [n], n = 2, 4, 8 and all cores, against an empty OpenMP parallel region of n
  *      threads: single launches timed one by one in blocks of back-to-back launches (a pause between blocks
  *      lets either side's polling threads sleep), median and 90th percentile; target: our median <= 1.5x
@@ -146,6 +147,29 @@ static void row(const char *name, const char *size, int t, double ours, double a
     fflush(stdout);
 }
 
+/* The triad's cases: ours against the OpenMP triad, and the element map against OpenMP calling its function. */
+enum { C_RUNS, C_ERUNS, C_ELEM, C_FOR, NCASE };
+
+static void run_ours(int c, const pa_type *A, const pa_type *P, triad *t, triad **tp)
+{
+    if (c == C_RUNS)
+        pa_map_runs(A, t->a, triad_run, t);
+    else if (c == C_ERUNS)
+        pa_map_runs(A, t->a, triad_elem_runs, t);
+    else if (c == C_ELEM)
+        pa_map(A, t->a, triad_elem, t);
+    else
+        pa_for(P, triad_thread, tp, sizeof *tp);
+}
+
+static void run_anchor(int c, triad *t, int p)
+{
+    if (c == C_ELEM)
+        triad_omp_elem(t, p);
+    else
+        triad_omp(t, p);
+}
+
 static void bench_triad(pa_scope *scope, int log2n, const int *nthr, int nt, int *rows, int *fails)
 {
     char decl[64], size[32];
@@ -172,60 +196,47 @@ static void bench_triad(pa_scope *scope, int log2n, const int *nthr, int nt, int
         snprintf(decl, sizeof decl, "pthd [%d]", p);
         const pa_type *P = pa_type_parse(scope, decl);
         pa_set_num_threads(p);
-        double runs[64], elem[64], forr[64], omp[64], erun[64], ompe[64];
-        /* Between cases a pause lets spinning threads (OpenMP's and the pool's) go to sleep, so no case pays
-         * for the previous one's polling threads. */
-        for (int r = 0; r < reps + 1; r++) {
-            double t0 = now();
-            triad_omp(&t, p);
-            double t1 = now();
-            usleep(smoke ? 0 : 20000);
-            double t2 = now();
-            pa_map_runs(A, t.a, triad_run, &t);
-            double t3 = now();
-            usleep(smoke ? 0 : 20000);
-            double t4 = now();
-            pa_map(A, t.a, triad_elem, &t);
-            double t5 = now();
-            usleep(smoke ? 0 : 20000);
-            double t6 = now();
-            pa_for(P, triad_thread, &tp, sizeof tp);
-            double t7 = now();
-            usleep(smoke ? 0 : 20000);
-            double t8 = now();
-            pa_map_runs(A, t.a, triad_elem_runs, &t);
-            double t9 = now();
-            usleep(smoke ? 0 : 20000);
-            double t10 = now();
-            triad_omp_elem(&t, p);
-            double t11 = now();
-            usleep(smoke ? 0 : 20000);
-            if (r > 0) {   /* the first round warms up */
-                omp[r - 1] = t1 - t0;
-                runs[r - 1] = t3 - t2;
-                elem[r - 1] = t5 - t4;
-                forr[r - 1] = t7 - t6;
-                erun[r - 1] = t9 - t8;
-                ompe[r - 1] = t11 - t10;
-            }
-        }
+        /* Rounds of pairs: each case of ours right beside its anchor, the one first in one round going second
+         * in the next, so that a drift of the host's rate (other tenants, the clock) falls on both sides of a
+         * pair; a row's ratio is the median of its rounds' ratios.  Before every run a pause lets spinning
+         * threads (OpenMP's and the pool's) go to sleep, so no run pays for the previous one's polling threads. */
+        double ours[NCASE][64], anchor[NCASE][64], ratio[NCASE][64];
+        for (int r = 0; r < reps + 1; r++)
+            for (int c = 0; c < NCASE; c++)
+                for (int k = 0; k < 2; k++) {
+                    int anchor_side = (k + r + c) % 2;
+                    usleep(smoke ? 0 : 20000);
+                    double t0 = now();
+                    if (anchor_side)
+                        run_anchor(c, &t, p);
+                    else
+                        run_ours(c, A, P, &t, &tp);
+                    double dt = now() - t0;
+                    if (r > 0)   /* the first round warms up */
+                        (anchor_side ? anchor : ours)[c][r - 1] = dt;
+                    if (r > 0 && k == 1)
+                        ratio[c][r - 1] = anchor[c][r - 1] / ours[c][r - 1];
+                }
         for (int64_t k = 0; k < t.n; k += 4099)
             if (t.a[k] != t.b[k] + 3.0 * t.c[k]) {
                 fprintf(stderr, "threads: wrong triad result at %lld\n", (long long)k);
                 exit(1);
             }
-        double gomp = bytes / median(omp, reps) / 1e9, g1 = bytes / median(runs, reps) / 1e9;
-        double g2 = bytes / median(elem, reps) / 1e9, g3 = bytes / median(forr, reps) / 1e9;
-        double g4 = bytes / median(erun, reps) / 1e9, gompe = bytes / median(ompe, reps) / 1e9;
-        row("triad pa_map_runs", size, p, g1, gomp, g1 / gomp, "GB/s", 0.95, 1, rows, fails);
-        row("triad pa_map_runs of PA_ELEM_RUNS(element function)", size, p, g4, gomp, g4 / gomp, "GB/s", 0.95, 1, rows,
-            fails);
-        row("triad pa_map (element function; OpenMP calls it per element)", size, p, g2, gompe, g2 / gompe, "GB/s", 0.95,
-            1, rows, fails);
+        double g[NCASE], ga[NCASE], q[NCASE];
+        for (int c = 0; c < NCASE; c++) {
+            g[c] = bytes / median(ours[c], reps) / 1e9;
+            ga[c] = bytes / median(anchor[c], reps) / 1e9;
+            q[c] = median(ratio[c], reps);
+        }
+        row("triad pa_map_runs", size, p, g[C_RUNS], ga[C_RUNS], q[C_RUNS], "GB/s", 0.95, 1, rows, fails);
+        row("triad pa_map_runs of PA_ELEM_RUNS(element function)", size, p, g[C_ERUNS], ga[C_ERUNS], q[C_ERUNS], "GB/s",
+            0.95, 1, rows, fails);
+        row("triad pa_map (element function; OpenMP calls it per element)", size, p, g[C_ELEM], ga[C_ELEM], q[C_ELEM],
+            "GB/s", 0.95, 1, rows, fails);
         printf("| triad pa_map (element function) vs the inlined OpenMP triad (no target) | %s | %d | %.2f | %.2f | GB/s "
-               "| %.3f | - | - |\n", size, p, g2, gomp, g2 / gomp);
-        printf("| triad pa_for pthd chunks (no target) | %s | %d | %.2f | %.2f | GB/s | %.3f | - | - |\n", size, p, g3,
-               gomp, g3 / gomp);
+               "| %.3f | - | - |\n", size, p, g[C_ELEM], ga[C_RUNS], g[C_ELEM] / ga[C_RUNS]);
+        printf("| triad pa_for pthd chunks (no target) | %s | %d | %.2f | %.2f | GB/s | %.3f | - | - |\n", size, p,
+               g[C_FOR], ga[C_FOR], q[C_FOR]);
     }
     pa_set_num_threads(all);
     pa_destroy(A, t.a);
