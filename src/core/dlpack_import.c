@@ -1,9 +1,9 @@
 /*
  * parray — DLPack import: a DLTensor as an anonymous type and a pointer (include/parray/dlpack.h).
  *
- * A compact row-major tensor, and an empty one (a zero in its shape), is declared "[n0][n1]...".  Any other gets one fixed dimension per axis,
- * [n # step(s) # disp(d) # [M]]: the reference to the plain dimension [M] fixes each axis's offsets at
- * i * s + d (docs/types.md, references), and the root adds them.  d moves a reversed axis (s < 0) so that
+ * A compact row-major tensor, and an empty one (a zero in its shape), is declared "[n0][n1]...".  Any other gets
+ * one fixed dimension per axis, [n # step(s) # disp(d) # [M]]: the reference to the plain dimension [M] fixes
+ * each axis's offsets at i * s + d (docs/types.md, references), and the root adds them.  d moves a reversed axis (s < 0) so that
  * every offset is at least 0, and the pointer moves down by the same amount.
  */
 #include <stdarg.h>

@@ -2,8 +2,9 @@
  * tests/threads: pa_tile2 and pa_tile through the vmem register-tile mover (tile_digits.c, tile_vmem.c) against
  * the reference offsets: transpositions of 1- to 16-byte and odd-sized elements in tiles that are and are not
  * multiples of the register blocks, windows, three-digit tiles, a layout that leaves no plan, a large pure move
- * (pa_copy's threads from the caller; the tile walk's groups and streaming stores inside a pa_for thread), tile functions in order, and the otile-only zeroing.  The suite
- * runs as it is (the widest SIMD set) and under PA_VMEM_ISA=avx2 and scalar (tests/meson.build).
+ * (pa_copy's threads from the caller; the tile walk's groups and streaming stores inside a pa_for thread), tile
+ * functions in order, and the otile-only zeroing.  The suite runs as it is (the widest SIMD set) and under
+ * PA_VMEM_ISA=avx2 and scalar (tests/meson.build).
  */
 #include <stdlib.h>
 #include <string.h>

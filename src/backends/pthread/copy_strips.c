@@ -16,8 +16,8 @@
  * 8192 columns put those lines in more pages than the TLB holds); AVX-512 16x16 register transposes 0.60-0.70 on
  * one thread in that standalone probe, but 0.83 against AVX2's 0.69-0.75 as the library's kernel in column blocks
  * (bench/host_probe strips, session 7; bench/copy_host then 0.857 and 0.877 on one thread), so they are used
- * where the CPU has AVX-512.  16-byte units through AVX-512 4x4 transposes of 128-bit lanes over 32 rows: 0.99 / 1.90 / 1.23,
- * where one 16-byte streaming store per unit ran 0.63 / 1.05 / 1.05.  Writing the two 32-byte halves of a line
+ * where the CPU has AVX-512.  16-byte units through AVX-512 4x4 transposes of 128-bit lanes over 32 rows:
+ * 0.99 / 1.90 / 1.23, where one 16-byte streaming store per unit ran 0.63 / 1.05 / 1.05.  Writing the two 32-byte halves of a line
  * apart ran at 0.06-0.16, and ordinary stores in place of streaming ones at 0.15-0.38 (earlier probe).
  */
 #include <stdint.h>

@@ -10,8 +10,8 @@
  * its planner makes over the copy threads), except inside a thread of a pa_for and between element types of one
  * size: there the staging buffer being unobservable, a tile goes from the source through registers straight to
  * the destination on the calling thread, tiles walked in groups (a few tiles along each of the last two tile
- * digits, so that the pages of both sides are reused).  Other layouts (gathered, or not splitting at the tile size) are staged by joint run walks
- * (thread_runs.c), serially.
+ * digits, so that the pages of both sides are reused).  Other layouts (gathered, or not splitting at the tile
+ * size) are staged by joint run walks (thread_runs.c), serially.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -6,8 +6,8 @@
  * elements are loaded into registers, transposed there (unpacks of 32- and 64-bit elements inside each 128-bit
  * lane, then 128-bit lane shuffles), and stored as BC rows of the destination of BR elements, one whole 64-byte
  * line each: 16 x 16 4-byte or 8 x 8 8-byte elements on AVX-512, 16 x 8 and 8 x 4 on AVX2 (two square
- * transpositions whose halves of each line are stored one after the other).  The destination's rows are written with streaming stores when the caller asks
- * and they are aligned.  Rows contiguous on both sides are copied whole; anything else is an element loop.
+ * transpositions whose halves of each line are stored one after the other).  The destination's rows are written
+ * with streaming stores when the caller asks and they are aligned.  Rows contiguous on both sides are copied whole; anything else is an element loop.
  */
 #include <string.h>
 
