@@ -147,7 +147,7 @@ int pa_topology_print(FILE *f)
     pa_host_share_info sh;
     pa__host_share(&sh);
     fprintf(f, "  this process: rank %d of %d on this node (%s), %d of %d CPUs%s: default threads %d "
-            "(copies, pa_map, pa_tile), bound threads from CPU %d\n", sh.local_rank, sh.local_ranks, sh.source,
+            "(copies, pa_map), bound threads from CPU %d\n", sh.local_rank, sh.local_ranks, sh.source,
             sh.cpus, sh.machine_cpus, sh.bound_by_launcher ? " (bound by the launcher)" : "", sh.cpus,
             sh.first_cpu);
     static const char *const names[] = {"none", "compact", "spread"};
