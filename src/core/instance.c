@@ -272,6 +272,17 @@ static int build_item(build *b, pa_type *n, const pa__item *it, int k, int si)
     return add_fn(n, f);
 }
 
+/* The most elements of n or of any dimension under it (an empty type's other dimensions keep their sizes). */
+static int64_t most_elements(const pa_type *n)
+{
+    int64_t m = n->size;
+    for (int i = 0; i < n->nchild; i++) {
+        int64_t c = most_elements(n->child[i]);
+        m = c > m ? c : m;
+    }
+    return m;
+}
+
 static int build_node(build *b, const pa__adim *a, pa_type *parent, int index, pa_type **out)
 {
     pa_type *n = NULL;
@@ -295,12 +306,15 @@ static int build_node(build *b, const pa__adim *a, pa_type *parent, int index, p
     if (n->size < 0 || n->size > PA__MAX_SIZE)
         return pa__err(PA_ERR_RANGE, "in \"%s\" at column %d: dimension size %lld is not in 0..2^50", b->env.text,
                        a->col, (long long)n->size);
-    /* an empty dimension has no index: one with elements cannot pass its indices through it */
-    for (int k = 0; k < n->nfn && n->size > 0; k++)
+    /* an empty dimension has no index: one with elements cannot pass its indices through it, nor can an empty
+     * one whose sub-dimensions have elements (their offsets go through its chain) */
+    int64_t most = most_elements(n);
+    for (int k = 0; k < n->nfn && most > 0; k++)
         if (n->fn[k].kind == PA__F_REF && n->fn[k].target->size == 0)
-            return pa__err(PA_ERR_RANGE, "in \"%s\" at column %d: a dimension of %lld elements refers to %s, which "
+            return pa__err(PA_ERR_RANGE, "in \"%s\" at column %d: a dimension of %lld elements%s refers to %s, which "
                            "has none (an empty dimension has no index to refer to)", b->env.text, a->col,
-                           (long long)n->size, pa_type_name(n->fn[k].target));
+                           (long long)n->size, n->size == 0 ? " (with sub-dimensions that have elements)" : "",
+                           pa_type_name(n->fn[k].target));
     for (int k = 0; k < n->nfn; k++)
         n->fixed |= n->fn[k].kind != PA__F_DISP && n->fn[k].kind != PA__F_STEP;
     return PA_OK;

@@ -94,6 +94,29 @@ START_TEST(test_copy_checks)
 }
 END_TEST
 
+/* Every offset of t and of its sub-dimensions (parse_fuzz's queries): nothing may divide by an empty size. */
+static void query_all(const pa_type *t, int depth)
+{
+    for (int64_t i = 0; i < pa_size(t) && i < 64; i++)
+        ck_assert_int_ge(pa_offset(t, i), 0);
+    for (int i = 0; depth < 8 && i < pa_ndim(t); i++)
+        query_all(pa_type_child(t, i), depth + 1);
+}
+
+/* parse_fuzz's input that divided by zero compiling a layout (an empty dimension with sub-dimensions of elements
+ * referring to an empty type): its declaration now parses or is refused, and whatever parses answers queries. */
+START_TEST(test_fuzz_empty_reference)
+{
+    static const char text[] = "X = [[[[[[[4]][2]][1][[0][[[2]][2]][2]]#[[[[[[2]][2]][2][[2][2][[2][[[2]][2]][2]]][0]][2]]"
+                               "#[2]][[3]][2]][[2][[[2]][2]][2]]#[2]][2][[[[2]][2]][4]]#[1]][2]]";
+    int st = pa_declare_text(s, text);
+    if (st == PA_OK)
+        query_all(pa_type_get(s, "X"), 0);
+    else
+        ck_assert_int_eq(st, PA_ERR_RANGE);
+}
+END_TEST
+
 /* Empty dimensions inside types with elements: an empty sub-tree gives the whole type no elements, and a
  * dimension with elements cannot refer to an empty one. */
 START_TEST(test_refused)
@@ -104,6 +127,12 @@ START_TEST(test_refused)
     ck_assert_ptr_nonnull(strstr(pa_last_error(), "refers to E, which has none"));
     ck_assert_ptr_null(pa_type_parse(s, "paged float [[2][2] # disp(1) # COLS0]"));
     ck_assert_ptr_nonnull(strstr(pa_last_error(), "which has none"));
+    /* nor an empty dimension whose sub-dimensions have elements: their offsets go through its chain (found by
+     * parse_fuzz, an integer division by zero in the layout's compilation before) */
+    ck_assert_ptr_null(pa_type_parse(s, "paged float [[2][0][3] # E]"));
+    ck_assert_ptr_nonnull(strstr(pa_last_error(), "with sub-dimensions that have elements"));
+    ck_assert_ptr_null(pa_type_parse(s, "[[[[4]][0] # [[2][0]]][2]]"));
+    ck_assert_ptr_nonnull(strstr(pa_last_error(), "refers to (anonymous), which has none"));
     /* a pure reference to an empty dimension and a window of 0 over one are fine */
     const pa_type *a = pa_type_parse(s, "paged float [[#COLS0_1][#M_1]]"), *b = pa_type_parse(s, "paged float [0 # E]");
     ck_assert_ptr_nonnull(a);
@@ -170,6 +199,7 @@ int main(void)
     tcase_add_loop_test(tc, test_create_copy, 0, n);
     tcase_add_test(tc, test_copy_checks);
     tcase_add_test(tc, test_refused);
+    tcase_add_test(tc, test_fuzz_empty_reference);
     tcase_add_test(tc, test_builder);
     tcase_add_test(tc, test_distributed);
     suite_add_tcase(su, tc);
