@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "copy_host.h"
+#include "cost_model.h"
 
 static inline double now(void)
 {
@@ -30,17 +31,7 @@ static inline double median(double *v, int n)
 
 static inline pa__layout mk(int n, const int64_t *sizes, const int64_t *strides)
 {
-    pa__layout l;
-    memset(&l, 0, sizeof l);
-    l.nmodes = n;
-    l.size = 1;
-    l.affine = 1;
-    for (int i = 0; i < n; i++) {
-        l.modes[i].size = sizes[i];
-        l.modes[i].stride = strides[i];
-        l.size *= sizes[i];
-    }
-    return l;
+    return pa__cost_affine(n, sizes, strides);
 }
 #define L(n, ...) mk_list(n, (const int64_t[]){__VA_ARGS__})
 static inline pa__layout mk_list(int n, const int64_t *v)

@@ -124,15 +124,9 @@ static void triad_omp_elem(triad *t, int p)
 static int smoke;
 static int reps = 15;
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double pct(double *v, int n, double q)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
     return v[(int)(q * (n - 1) + 0.5)];
 }
 
