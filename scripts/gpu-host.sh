@@ -30,12 +30,8 @@ ninja -C /tmp/bh bench/copy_host bench/threads bench/host_probe bench/mpi_copy b
     > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 2; }
 echo "build: $((SECONDS - t0)) s" >> "$log"
 b=/tmp/bh
-run() {   # run LIMIT_S TITLE COMMAND...: one step with a time limit, its output appended to the log
-    local lim=$1 title=$2
-    shift 2
-    printf '\n==== %s (at %d s)\n' "$title" "$((SECONDS - t0))" >> "$log"
-    timeout "$lim" stdbuf -oL "$@" >> "$log" 2>&1 || echo "(exit $?)" >> "$log"
-}
+# shellcheck source=scripts/gpu-run.sh
+source "$here/scripts/gpu-run.sh"   # run LIMIT_S TITLE COMMAND...: one step, its output in $log
 mpi=(mpirun --allow-run-as-root --oversubscribe --mca btl 'self,vader' -np)
 for step in "${steps[@]}"; do
     case $step in

@@ -43,12 +43,8 @@ build() {   # build SRC DIR: the benchmark and the info tool of the tree at SRC 
 b=/tmp/b-mpi
 build "$here" $b || exit 2
 echo "build: $((SECONDS - t0)) s" >> "$log"
-run() {   # run LIMIT_S TITLE COMMAND...: one step with a time limit, its output appended to the log
-    local lim=$1 title=$2
-    shift 2
-    printf '\n==== %s (at %d s)\n' "$title" "$((SECONDS - t0))" >> "$log"
-    timeout "$lim" stdbuf -oL "$@" >> "$log" 2>&1 || echo "(exit $?)" >> "$log"
-}
+# shellcheck source=scripts/gpu-run.sh
+source "$here/scripts/gpu-run.sh"   # run LIMIT_S TITLE COMMAND...: one step, its output in $log
 mpi=(mpirun --allow-run-as-root --oversubscribe --mca btl 'self,vader' -np)
 run 10 "parray info" $b/tools/parray info
 for step in "${steps[@]}"; do

@@ -49,12 +49,8 @@ if ! { [ -f $b/build.ninja ] || meson setup $b -Dbuildtype=release -Dcuda=disabl
 fi
 echo "build: $((SECONDS - t0)) s" >>"$log"
 
-run() {   # run LIMIT_S TITLE COMMAND...: one step with a time limit, its output appended to the log
-    local lim=$1 title=$2
-    shift 2
-    printf '\n==== %s (at %d s)\n' "$title" "$((SECONDS - t0))" >>"$log"
-    timeout "$lim" stdbuf -oL "$@" >>"$log" 2>&1 || echo "(exit $?)" >>"$log"
-}
+# shellcheck source=scripts/gpu-run.sh
+source "$root/scripts/gpu-run.sh"   # run LIMIT_S TITLE COMMAND...: one step, its output in $log
 for step in "${steps[@]}"; do
     case $step in
     tests)
