@@ -8,16 +8,19 @@
  *      function called through a pointer, once per element) against a plain OpenMP loop that calls the same
  *      function through a pointer once per element, the OpenMP form of the same program.  Target >= 0.95 for
  *      each.  pa_map's rate against the inlined OpenMP triad is printed beside it without a target: on few
- *      threads the call itself costs more than the memory (docs/threads.md), in OpenMP as in pa_map.  pa_for
- *      over a pthd array (each thread its static chunk) is shown beside them.  Each case runs in rounds right
- *      beside its anchor (which goes first alternates), and a row's ratio is the median of its rounds' ratios.
+ *      threads the call itself costs more than the memory (docs/threads.md), in OpenMP as in pa_map.  Shown
+ *      beside them without a target: the exported (pa_map), whose per-element loop sits in the library, far
+ *      from the element function (thread.h says why pa_map is a macro); pa_for over a pthd array (each thread
+ *      its static chunk); and the OpenMP triad against itself, the noise floor of a row.  Each case runs in
+ *      rounds right beside its anchor (which goes first alternates), and a row's ratio is the median of its
+ *      rounds' ratios.
  *   2. An empty pa_for over pthd [n], n = 2, 4, 8 and all cores, against an empty OpenMP parallel region of n
  *      threads: single launches timed one by one in blocks of back-to-back launches (a pause between blocks
  *      lets either side's polling threads sleep), median and 90th percentile; target: our median <= 1.5x
  *      OpenMP's.
  *
- * Usage: threads [log2 elements] [--smoke] [--triad | --launch]   (default 24; --smoke: 2^18 elements, few
- * samples, no pass/fail; --triad or --launch: only that part).
+ * Usage: threads [log2 elements] [--smoke] [--triad | --launch] [-t N]   (default 24; --smoke: 2^18 elements,
+ * few samples, no pass/fail; --triad or --launch: only that part; -t N: only N threads).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -142,7 +145,7 @@ static void row(const char *name, const char *size, int t, double ours, double a
 }
 
 /* The triad's cases: ours against the OpenMP triad, and the element map against OpenMP calling its function. */
-enum { C_RUNS, C_ERUNS, C_ELEM, C_FOR, NCASE };
+enum { C_RUNS, C_ERUNS, C_ELEM, C_ELEM_LIB, C_FOR, C_FLOOR, NCASE };
 
 static void run_ours(int c, const pa_type *A, const pa_type *P, triad *t, triad **tp)
 {
@@ -151,14 +154,18 @@ static void run_ours(int c, const pa_type *A, const pa_type *P, triad *t, triad 
     else if (c == C_ERUNS)
         pa_map_runs(A, t->a, triad_elem_runs, t);
     else if (c == C_ELEM)
-        pa_map(A, t->a, triad_elem, t);
-    else
+        pa_map(A, t->a, triad_elem, t);   /* thread.h's macro: the per-element loop compiled here */
+    else if (c == C_ELEM_LIB)
+        (pa_map)(A, t->a, triad_elem, t);   /* the exported function: the loop in the library */
+    else if (c == C_FOR)
         pa_for(P, triad_thread, tp, sizeof *tp);
+    else
+        triad_omp(t, pa_get_num_threads());   /* the noise floor: the anchor against itself */
 }
 
 static void run_anchor(int c, triad *t, int p)
 {
-    if (c == C_ELEM)
+    if (c == C_ELEM || c == C_ELEM_LIB)
         triad_omp_elem(t, p);
     else
         triad_omp(t, p);
@@ -229,8 +236,12 @@ static void bench_triad(pa_scope *scope, int log2n, const int *nthr, int nt, int
             "GB/s", 0.95, 1, rows, fails);
         printf("| triad pa_map (element function) vs the inlined OpenMP triad (no target) | %s | %d | %.2f | %.2f | GB/s "
                "| %.3f | - | - |\n", size, p, g[C_ELEM], ga[C_RUNS], g[C_ELEM] / ga[C_RUNS]);
+        printf("| triad (pa_map) exported, its loop in the library (no target) | %s | %d | %.2f | %.2f | GB/s | %.3f | - "
+               "| - |\n", size, p, g[C_ELEM_LIB], ga[C_ELEM_LIB], q[C_ELEM_LIB]);
         printf("| triad pa_for pthd chunks (no target) | %s | %d | %.2f | %.2f | GB/s | %.3f | - | - |\n", size, p,
                g[C_FOR], ga[C_FOR], q[C_FOR]);
+        printf("| triad OpenMP against itself (noise floor, no target) | %s | %d | %.2f | %.2f | GB/s | %.3f | - | - |\n",
+               size, p, g[C_FLOOR], ga[C_FLOOR], q[C_FLOOR]);
     }
     pa_set_num_threads(all);
     pa_destroy(A, t.a);
@@ -305,7 +316,7 @@ static void bench_launch(pa_scope *scope, const int *nthr, int nt, int *rows, in
 
 int main(int argc, char **argv)
 {
-    int log2n = 24, nthr[8], nt = 0, rows = 0, fails = 0, do_triad = 1, do_launch = 1;
+    int log2n = 24, nthr[8], nt = 0, rows = 0, fails = 0, do_triad = 1, do_launch = 1, only = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--smoke") == 0)
             smoke = 1;
@@ -313,6 +324,8 @@ int main(int argc, char **argv)
             do_launch = 0;
         else if (strcmp(argv[i], "--launch") == 0)
             do_triad = 0;
+        else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0)
+            only = atoi(argv[++i]);
         else if (atoi(argv[i]) > 0)
             log2n = atoi(argv[i]);
     }
@@ -323,6 +336,8 @@ int main(int argc, char **argv)
     for (int t = 1; t < sh.cpus && nt < 7; t *= 2)
         nthr[nt++] = t;
     nthr[nt++] = sh.cpus;
+    if (only > 0)
+        nthr[0] = only, nt = 1;
     pa_scope *scope = NULL;
     if (pa_scope_create(NULL, &scope) != PA_OK)
         return 1;

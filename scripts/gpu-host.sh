@@ -38,7 +38,7 @@ for step in "${steps[@]}"; do
     tables)
         run 10 "parray info" $b/tools/parray info
         run 70 "bench/copy_host 9" $b/bench/copy_host 9
-        run 50 "bench/threads" $b/bench/threads
+        run 120 "bench/threads" $b/bench/threads
         ;;
     mpi)
         for n in 4 8 16; do run 40 "mpi_copy $n ranks" "${mpi[@]}" "$n" $b/bench/mpi_copy; done

@@ -145,10 +145,57 @@ typedef void (*pa_run_fn)(void *first, int64_t stride, int64_t k0, int64_t n, vo
  * for every flat index k, split in contiguous ranges of k over pa_get_num_threads() pool threads.  Elements
  * are visited through the type's offsets, so a transposed or windowed type touches exactly its elements.
  * elem must be safe to call from several threads at once.
+ *
+ * pa_map is also a macro for pa_map_using(data, ptr, elem, arg, pa_elem_loop), so that the loop which calls
+ * elem once per element is compiled into the caller's program, next to elem, instead of into the library: on
+ * current Intel cores an indirect call to a function more than 4 GiB away (from a shared library into the
+ * executable) costs up to 1.5x a near one (docs/threads.md).  (pa_map)(...) or a pointer to pa_map calls the
+ * library's function, whose loop is the library's copy of pa_elem_loop.  Define PA_NO_MAP_MACROS before
+ * including parray.h to keep the plain functions.
  * \return PA_OK; PA_ERR_INVAL (NULL argument); PA_ERR_ELM (no element type); PA_ERR_MTT (a thread type);
  *         PA_ERR_NODEV (memory the CPU cannot address, such as dmem without the CUDA backend).
  */
 PA_API int pa_map(const pa_type *data, void *ptr, pa_elem_fn elem, void *arg);
+
+/**
+ * What a per-element loop (pa_elem_loop, pa_elem2_loop) receives as its last argument: the element function,
+ * its argument and the element sizes in bytes (elm2 and elem2 for pa_map2 only).  Filled by the library.
+ */
+typedef struct pa_elem_call {
+    pa_elem_fn elem;
+    pa_elem2_fn elem2;
+    void *arg;
+    size_t elm, elm2;
+} pa_elem_call;
+
+/**
+ * A run function over two arrays: n consecutive flat indices k0 .. k0+n-1 whose elements are first1,
+ * first1 + stride1, ... and first2, first2 + stride2, ... (strides in elements of each array).
+ */
+typedef void (*pa_run2_fn)(void *first1, int64_t stride1, void *first2, int64_t stride2, int64_t k0, int64_t n,
+                           void *arg);
+
+/**
+ * pa_map whose per-element calls are made by loop, a run function that receives a pa_elem_call (pa_elem_loop,
+ * or a loop of the caller's own).  pa_map(data, ptr, elem, arg) is pa_map_using(data, ptr, elem, arg,
+ * pa_elem_loop).  \return as pa_map, and PA_ERR_INVAL when loop is NULL.
+ */
+PA_API int pa_map_using(const pa_type *data, void *ptr, pa_elem_fn elem, void *arg, pa_run_fn loop);
+
+/**
+ * The per-element loop of pa_map: call->elem(first + i * stride * call->elm, k0 + i, call->arg) for i in 0..n-1.
+ * static inline, so every file that uses pa_map has its own copy, near its element functions.
+ */
+static inline void pa_elem_loop(void *first, int64_t stride, int64_t k0, int64_t n, void *call)
+{
+    const pa_elem_call *c = (const pa_elem_call *)call;
+    pa_elem_fn f = c->elem;
+    void *arg = c->arg;
+    char *e = (char *)first;
+    int64_t step = stride * (int64_t)c->elm;
+    for (int64_t k = k0, end = k0 + n; k < end; k++, e += step)
+        f(e, k, arg);
+}
 
 /** pa_map over runs of elements: run(first, stride, k0, n) covers every k once.  \return as pa_map. */
 PA_API int pa_map_runs(const pa_type *data, void *ptr, pa_run_fn run, void *arg);
@@ -174,10 +221,36 @@ PA_API int pa_map_runs(const pa_type *data, void *ptr, pa_run_fn run, void *arg)
     }
 
 /**
- * pa_map over two arrays of the same size: elem(p1 + t1(k), p2 + t2(k), k) for every k.
+ * pa_map over two arrays of the same size: elem(p1 + t1(k), p2 + t2(k), k) for every k.  Like pa_map, also a
+ * macro for pa_map2_using(t1, p1, t2, p2, elem, arg, pa_elem2_loop).
  * \return as pa_map, and PA_ERR_SIZE when the sizes differ.
  */
 PA_API int pa_map2(const pa_type *t1, void *p1, const pa_type *t2, void *p2, pa_elem2_fn elem, void *arg);
+
+/**
+ * pa_map2 whose per-element calls are made by loop, a pa_run2_fn that receives a pa_elem_call (pa_elem2_loop, or
+ * a loop of the caller's own).  \return as pa_map2, and PA_ERR_INVAL when loop is NULL.
+ */
+PA_API int pa_map2_using(const pa_type *t1, void *p1, const pa_type *t2, void *p2, pa_elem2_fn elem, void *arg,
+                         pa_run2_fn loop);
+
+/** The per-element loop of pa_map2: call->elem2(first1 + i * stride1 * elm, first2 + i * stride2 * elm2, k0 + i). */
+static inline void pa_elem2_loop(void *first1, int64_t stride1, void *first2, int64_t stride2, int64_t k0, int64_t n,
+                                 void *call)
+{
+    const pa_elem_call *c = (const pa_elem_call *)call;
+    pa_elem2_fn f = c->elem2;
+    void *arg = c->arg;
+    char *a = (char *)first1, *b = (char *)first2;
+    int64_t da = stride1 * (int64_t)c->elm, db = stride2 * (int64_t)c->elm2;
+    for (int64_t k = k0, end = k0 + n; k < end; k++, a += da, b += db)
+        f(a, b, k, arg);
+}
+
+#if !defined(PA_NO_MAP_MACROS) && !defined(PA_BUILDING_LIBRARY)
+#define pa_map(data, ptr, elem, arg) pa_map_using((data), (ptr), (elem), (arg), pa_elem_loop)
+#define pa_map2(t1, p1, t2, p2, elem, arg) pa_map2_using((t1), (p1), (t2), (p2), (elem), (arg), pa_elem2_loop)
+#endif
 
 #ifdef __cplusplus
 }

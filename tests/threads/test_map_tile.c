@@ -1,10 +1,12 @@
 /*
- * tests/threads: for over data types (pa_map, pa_map_runs, pa_map2) through transposed, windowed and
+ * tests/threads: for over data types (pa_map, pa_map_runs, pa_map2, their _using forms) through transposed, windowed and
  * gathered types compared with the reference offsets, and tiling round trips and the tiled transposition.
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "testutil.h"
 #include "thread_internal.h"
@@ -39,8 +41,24 @@ static void mark(void *e, int64_t k, void *arg)
 /* The same as a run function, through PA_ELEM_RUNS (thread.h). */
 PA_ELEM_RUNS(mark_run, mark, int64_t)
 
+/* A caller's own per-element loop for pa_map_using: checks what the library hands it, counts its runs. */
+static atomic_long own_loop_runs;
+static void own_loop(void *first, int64_t stride, int64_t k0, int64_t n, void *call)
+{
+    const pa_elem_call *c = call;
+    ck_assert_ptr_eq(c->elem, mark);
+    ck_assert_uint_eq(c->elm, sizeof(int64_t));
+    atomic_fetch_add(&own_loop_runs, 1);
+    for (int64_t i = 0; i < n; i++)
+        c->elem((int64_t *)first + i * stride, k0 + i, c->arg);
+}
+
+/* How check_map maps: thread.h's pa_map macro (its loop compiled here), pa_map_runs, the library's exported
+ * pa_map (its loop compiled there), pa_map_using with own_loop. */
+enum { BY_MACRO, BY_RUNS, BY_EXPORTED, BY_OWN_LOOP, BY_COUNT };
+
 /* Maps over t and checks: element T(k) holds k + 1, each element of T visited once, nothing else touched. */
-static void check_map(const pa_type *t, int64_t span, int runs)
+static void check_map(const pa_type *t, int64_t span, int how)
 {
     ck_assert_msg(t != NULL, "%s", pa_last_error());
     int64_t *buf = malloc((size_t)span * sizeof *buf);
@@ -48,10 +66,16 @@ static void check_map(const pa_type *t, int64_t span, int runs)
     for (int64_t i = 0; i < span; i++)
         buf[i] = -7;
     visit v = {buf, hits};
-    if (runs)
+    atomic_store(&own_loop_runs, 0);
+    if (how == BY_RUNS)
         PA_CK_OK(pa_map_runs(t, buf, mark_run, &v));
+    else if (how == BY_EXPORTED)
+        PA_CK_OK((pa_map)(t, buf, mark, &v));
+    else if (how == BY_OWN_LOOP)
+        PA_CK_OK(pa_map_using(t, buf, mark, &v, own_loop));
     else
         PA_CK_OK(pa_map(t, buf, mark, &v));
+    ck_assert(how == BY_OWN_LOOP ? atomic_load(&own_loop_runs) > 0 : atomic_load(&own_loop_runs) == 0);
     int64_t n = pa_size(t), touched = 0;
     for (int64_t k = 0; k < n; k++) {
         int64_t off = pa_offset(t, k);
@@ -73,13 +97,61 @@ START_TEST(map_plain_transposed_window)
     PA_CK_OK(pa_declare(scope, "DATA", "paged long [[100][100]]"));
     PA_CK_OK(pa_declare(scope, "WINDOW", "[[80 # disp(10) # DATA_0][80 # disp(10) # DATA_1]]"));
     PA_CK_OK(pa_declare(scope, "G", "paged long [10000 # disp(3) # [10000]]"));
-    for (int runs = 0; runs < 2; runs++) {
-        check_map(pa_type_get(scope, "A"), 14400, runs);
-        check_map(pa_type_get(scope, "B"), 14400, runs);
-        check_map(pa_type_get(scope, "WINDOW"), 10000, runs);
-        check_map(pa_type_get(scope, "G"), 10000, runs);
-        check_map(pa_type_get(scope, "A_0"), 14400, runs);
+    for (int how = 0; how < BY_COUNT; how++) {
+        check_map(pa_type_get(scope, "A"), 14400, how);
+        check_map(pa_type_get(scope, "B"), 14400, how);
+        check_map(pa_type_get(scope, "WINDOW"), 10000, how);
+        check_map(pa_type_get(scope, "G"), 10000, how);
+        check_map(pa_type_get(scope, "A_0"), 14400, how);
     }
+}
+END_TEST
+
+/* Elements of the first thread's range are slow; each element records the thread that mapped it. */
+typedef struct slow_first {
+    int64_t slow_below;
+    pthread_t *by;
+    atomic_int *hits;
+} slow_first;
+
+static void slow_first_elem(void *e, int64_t k, void *arg)
+{
+    const slow_first *s = arg;
+    if (k < s->slow_below) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+        while ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 1000);
+    }
+    s->by[k] = pthread_self();
+    atomic_fetch_add(&s->hits[k], 1);
+    *(int64_t *)e = k;
+}
+
+/* A thread done with its own range takes chunks from the back of a slower thread's range: the first thread's
+ * range (slow elements) ends up mapped by more than one thread, and still every element exactly once. */
+START_TEST(map_steals_from_slow_thread)
+{
+    const int64_t n = 4 * 16 * 2048;
+    const pa_type *t = pa_type_parse(scope, "paged long [131072]");
+    int64_t *a = pa_create(t);
+    slow_first s = {n / 4, calloc(n, sizeof(pthread_t)), calloc(n, sizeof(atomic_int))};
+    ck_assert(a != NULL && s.by != NULL && s.hits != NULL);
+    PA_CK_OK(pa_map(t, a, slow_first_elem, &s));
+    int other = 0;
+    for (int64_t k = 0; k < n; k++) {
+        ck_assert_int_eq(atomic_load(&s.hits[k]), 1);
+        ck_assert_int_eq(a[k], k);
+        other += k < n / 4 && !pthread_equal(s.by[k], s.by[0]);
+    }
+    ck_assert_msg(other > 0, "no other thread took part of the slow range");
+    /* A chunk is mapped by one thread: the first 2048 elements by the same one. */
+    for (int64_t k = 0; k < 2048; k++)
+        ck_assert(pthread_equal(s.by[k], s.by[0]));
+    free(s.by);
+    free(s.hits);
+    PA_CK_OK(pa_destroy(t, a));
 }
 END_TEST
 
@@ -106,6 +178,16 @@ static void add_pair(void *e1, void *e2, int64_t k, void *arg)
     *(int64_t *)e1 += *(int64_t *)e2 * 1000 + k;
 }
 
+/* A caller's own loop for pa_map2_using: the same calls as pa_elem2_loop, with the sizes checked. */
+static void own_loop2(void *first1, int64_t stride1, void *first2, int64_t stride2, int64_t k0, int64_t n, void *call)
+{
+    const pa_elem_call *c = call;
+    ck_assert_uint_eq(c->elm, sizeof(int64_t));
+    ck_assert_uint_eq(c->elm2, sizeof(int64_t));
+    for (int64_t i = 0; i < n; i++)
+        c->elem2((int64_t *)first1 + i * stride1, (int64_t *)first2 + i * stride2, k0 + i, c->arg);
+}
+
 START_TEST(map2_transpose_pairs)
 {
     PA_CK_OK(pa_declare(scope, "M", "paged long [[50][70]]"));
@@ -114,10 +196,15 @@ START_TEST(map2_transpose_pairs)
     int64_t *a = calloc(3500, sizeof *a), *b = malloc(3500 * sizeof *b);
     for (int i = 0; i < 3500; i++)
         b[i] = i;
+    /* The macro, the exported function and a loop of our own each add their term once. */
     PA_CK_OK(pa_map2(m, a, mt, b, add_pair, NULL));
+    PA_CK_OK((pa_map2)(m, a, mt, b, add_pair, NULL));
+    PA_CK_OK(pa_map2_using(m, a, mt, b, add_pair, NULL, own_loop2));
     for (int64_t k = 0; k < 3500; k++)
-        ck_assert_int_eq(a[pa_offset(m, k)], b[pa_offset(mt, k)] * 1000 + k);
+        ck_assert_int_eq(a[pa_offset(m, k)], 3 * (b[pa_offset(mt, k)] * 1000 + k));
     PA_CK_ERR(pa_map2(m, a, pa_type_parse(scope, "paged long [3]"), b, add_pair, NULL), PA_ERR_SIZE);
+    PA_CK_ERR(pa_map2_using(m, a, mt, b, add_pair, NULL, NULL), PA_ERR_INVAL);
+    ck_assert_msg(strstr(pa_last_error(), "loop function is NULL") != NULL, "%s", pa_last_error());
     free(a);
     free(b);
 }
@@ -132,6 +219,9 @@ START_TEST(map_bad_input)
     PA_CK_ERR(pa_map(pa_type_parse(scope, "paged [4]"), x, listing19, NULL), PA_ERR_ELM);
     PA_CK_ERR(pa_map(pa_type_parse(scope, "paged int [4]"), NULL, listing19, NULL), PA_ERR_INVAL);
     PA_CK_ERR(pa_map(pa_type_parse(scope, "paged int [4]"), x, NULL, NULL), PA_ERR_INVAL);
+    PA_CK_ERR((pa_map)(pa_type_parse(scope, "paged int [4]"), x, NULL, NULL), PA_ERR_INVAL);
+    PA_CK_ERR(pa_map_using(pa_type_parse(scope, "paged int [4]"), x, listing19, NULL, NULL), PA_ERR_INVAL);
+    ck_assert_msg(strstr(pa_last_error(), "loop function is NULL") != NULL, "%s", pa_last_error());
     PA_CK_ERR(pa_set_num_threads(0), PA_ERR_RANGE);
     PA_CK_ERR(pa_set_num_threads(PA_MAX_THREADS + 1), PA_ERR_RANGE);
 }
@@ -257,6 +347,7 @@ int main(void)
     tcase_add_test(tc, map_plain_transposed_window);
     tcase_add_test(tc, tile_keeps_callback_message);
     tcase_add_test(tc, map_listing19_small);
+    tcase_add_test(tc, map_steals_from_slow_thread);
     tcase_add_test(tc, map2_transpose_pairs);
     tcase_add_test(tc, map_bad_input);
     tcase_add_test(tc, tile_round_trips);
