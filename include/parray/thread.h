@@ -142,9 +142,11 @@ typedef void (*pa_run_fn)(void *first, int64_t stride, int64_t k0, int64_t n, vo
 
 /**
  * Maps elem over every element of ptr seen through type data (PARRAY's for k A(a)): elem(ptr + data(k), k)
- * for every flat index k, split in contiguous ranges of k over pa_get_num_threads() pool threads.  Elements
- * are visited through the type's offsets, so a transposed or windowed type touches exactly its elements.
- * elem must be safe to call from several threads at once.
+ * for every flat index k, over pa_get_num_threads() pool threads (at least 2048 elements a thread).  Each
+ * thread owns a contiguous range of k and maps it in chunks from its front; a thread done with its own takes
+ * chunks from the back of the others' ranges, so a thread that gets less of the machine delays the map less.
+ * Every k is visited exactly once, through the type's offsets, so a transposed or windowed type touches
+ * exactly its elements.  elem must be safe to call from several threads at once.
  *
  * pa_map is also a macro for pa_map_using(data, ptr, elem, arg, pa_elem_loop), so that the loop which calls
  * elem once per element is compiled into the caller's program, next to elem, instead of into the library: on
