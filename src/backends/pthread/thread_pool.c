@@ -13,7 +13,8 @@
  * raising the worker's go counter; the worker's mutex and condition variables are used only when a side has
  * gone to sleep.  Before sleeping a worker polls go for a while (PA__WORKER_SPIN_NS), since a back-to-back
  * launch hands it the next job within microseconds; it yields the CPU every few polls, so that on a machine
- * with fewer cores than threads the polling costs little.
+ * with fewer cores than threads the polling costs little.  A worker that shares its CPU with the thread that
+ * joins it (the OS put them together) yields at once, and that joiner yields at every poll for it.
  *
  * Two kinds of jobs: a fork's (pa__pool_fork: pthd arrays, parallel copies) replies on the worker's own reply
  * line, which the joiner polls, and the joiner puts the whole team back on the idle stack with one
@@ -40,10 +41,12 @@ struct pa__worker {
     /* the hand-over */
     _Alignas(64) atomic_uint go;    /* raised (incremented) by the submitter after writing job */
     atomic_int sleeping;            /* the worker waits on cv: the submitter must signal it */
+    atomic_int from_cpu;            /* the CPU the submitter of the last job ran on */
     pa__job job;
     /* the reply of a job without finish (a fork): done reaches go when it has run */
     _Alignas(64) atomic_uint done;
     atomic_int joiner_sleeps;       /* a joiner waits on join_cv: the worker must broadcast */
+    atomic_int cpu;                 /* the CPU the worker ran its last job on */
     /* the rest: the sleeping side's mutex and condition variables, the idle stack's link */
     _Alignas(64) pthread_mutex_t mu;
     pthread_cond_t cv, join_cv;
@@ -105,8 +108,11 @@ static void worker_wait(pa__worker *w, unsigned seen)
             int64_t t = now_ns();
             if (start == 0) {
                 start = t;
-                /* More workers than CPUs (an oversubscribed machine): yield from the start. */
-                crowded = atomic_load_explicit(&pool.nworkers, memory_order_relaxed) >= pa__process_cpus();
+                int w_cpu = sched_getcpu();
+                /* More workers than CPUs (an oversubscribed machine), or this worker shares its CPU with the
+                 * thread that handed it its last job, which will join it: yield from the start. */
+                crowded = atomic_load_explicit(&pool.nworkers, memory_order_relaxed) >= pa__process_cpus() ||
+                          (w_cpu >= 0 && w_cpu == atomic_load_explicit(&w->from_cpu, memory_order_relaxed));
             } else if (t - start > PA__WORKER_SPIN_NS) {
                 break;
             }
@@ -133,6 +139,7 @@ static void *worker_main(void *p)
         pa__job job = w->job;   /* written before go was raised (release), read after (acquire) */
         job.run(job.arg);
         if (job.finish == NULL) {
+            atomic_store_explicit(&w->cpu, sched_getcpu(), memory_order_relaxed);
             /* A fork's job: the reply, then (Dekker with pa__pool_join) a wake-up if the joiner sleeps.  Only
              * this worker's own struct is touched after the reply, so the joiner may free the job's memory. */
             atomic_store_explicit(&w->done, seen + 1, memory_order_release);
@@ -160,6 +167,8 @@ static int worker_create(pa__worker **out)
     if (posix_memalign((void **)&w, 64, sizeof *w) != 0)
         return pa__err(PA_ERR_NOMEM, "pthd pool: cannot allocate worker %d", atomic_load(&pool.nworkers));
     memset(w, 0, sizeof *w);
+    atomic_init(&w->from_cpu, -1);
+    atomic_init(&w->cpu, -1);
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     pthread_cond_init(&w->join_cv, NULL);
@@ -187,9 +196,10 @@ fail:
 }
 
 /* Hands job to worker w: the job, then go (release).  hand_over_wake finishes the hand-over. */
-static void hand_over(pa__worker *w, const pa__job *job)
+static void hand_over(pa__worker *w, const pa__job *job, int cpu)
 {
     w->job = *job;
+    atomic_store_explicit(&w->from_cpu, cpu, memory_order_relaxed);
     atomic_store_explicit(&w->go, atomic_load_explicit(&w->go, memory_order_relaxed) + 1, memory_order_release);
 }
 
@@ -252,9 +262,10 @@ int pa__pool_fork(void (*run)(void *), char *arg0, size_t stride, int64_t n, pa_
 {
     int st = PA_OK;
     *started = pool_take(ws, n, &st);
+    int cpu = sched_getcpu();
     for (int64_t i = 0; i < *started; i++) {
         pa__job job = {run, NULL, arg0 + (size_t)i * stride};
-        hand_over(ws[i], &job);
+        hand_over(ws[i], &job, cpu);
     }
     atomic_thread_fence(memory_order_seq_cst);
     for (int64_t i = 0; i < *started; i++)
@@ -265,14 +276,21 @@ int pa__pool_fork(void (*run)(void *), char *arg0, size_t stride, int64_t n, pa_
 /*
  * Waits until worker w has replied to its last job: polling, then (Dekker with worker_main) its join_cv.  *poll
  * is how many of the polls only poll (a yield delays the join by about a microsecond); -1 until decided, after
- * 64 polls, since most arrays end before that.
+ * 64 polls, since most arrays end before that.  A worker whose last job ran on this CPU may be queued behind
+ * this thread (the OS put them together and left another CPU idle, which a join that only polls keeps so: seen
+ * on the lent 16-vCPU host as 16-thread joins of 100 us, the polls' length): then every poll yields.
  */
-static void join_one(pa__worker *w, int64_t threads, int *poll)
+static void join_one(pa__worker *w, int64_t threads, int *poll, int cpu)
 {
     unsigned want = atomic_load_explicit(&w->go, memory_order_relaxed);   /* this thread wrote it */
+    int here = cpu >= 0 && atomic_load_explicit(&w->cpu, memory_order_relaxed) == cpu;
     for (int i = 0; i < PA__JOIN_SPIN; i++) {
         if (atomic_load_explicit(&w->done, memory_order_acquire) == want)
             return;
+        if (here) {
+            sched_yield();
+            continue;
+        }
         cpu_relax();
         if (i % 64 == 63) {
             if (*poll < 0)   /* more threads than CPUs: yield at once */
@@ -294,9 +312,9 @@ void pa__pool_join(pa__worker **ws, int64_t n, int64_t threads)
 {
     /* Short arrays finish within microseconds: poll for a while before sleeping, since a futex wake-up costs
      * several microseconds; yield at once where the array's threads outnumber the CPUs. */
-    int poll = -1;
+    int poll = -1, cpu = sched_getcpu();
     for (int64_t i = 0; i < n; i++)
-        join_one(ws[i], threads, &poll);
+        join_one(ws[i], threads, &poll, cpu);
     pool_give_back(ws, n);
 }
 
@@ -306,7 +324,7 @@ int pa__pool_submit(const pa__job *job)
     int st = PA_OK;
     if (pool_take(&w, 1, &st) != 1)
         return st;
-    hand_over(w, job);
+    hand_over(w, job, -1);   /* nobody joins it */
     atomic_thread_fence(memory_order_seq_cst);
     hand_over_wake(w);
     return PA_OK;
