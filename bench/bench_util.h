@@ -1,4 +1,4 @@
-/* Helpers shared by the host copy benchmarks: a clock, medians, hand-made layouts, random buffers, timers. */
+/* Helpers shared by the host copy benchmarks: hand-made layouts, random buffers, timers (and bench_clock.h). */
 #ifndef PARRAY_BENCH_UTIL_H
 #define PARRAY_BENCH_UTIL_H
 
@@ -7,27 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "copy_host.h"
 #include "cost_model.h"
-
-static inline double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static inline int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static inline double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
 
 static inline pa__layout mk(int n, const int64_t *sizes, const int64_t *strides)
 {

@@ -22,6 +22,7 @@
 #include <parray/parray.h>
 
 #include "cpu_peak.h"
+#include "bench_clock.h"
 
 #define NACC 16   /* vectors in flight: enough to cover the FMA latency on two units */
 
@@ -89,13 +90,6 @@ void cpu_fma_run(const char *isa, double *c, const double *a, const double *b, l
     }
 #endif
     fma_plain(c, a, b, reps, div, cpu_fma_nvec(isa) * (strcmp(isa, "sse2") == 0 ? 2 : 1));   /* SSE2: 2 lanes */
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /*

@@ -20,6 +20,7 @@
 #endif
 
 #include <parray/parray.h>
+#include "bench_clock.h"
 
 enum { MAXT = 256 };
 
@@ -30,13 +31,6 @@ typedef struct run {
     double t0, start[MAXT], end[MAXT];
     int cpu[MAXT];
 } run;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void chunk(run *r, int id)
 {

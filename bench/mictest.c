@@ -28,15 +28,9 @@
 
 #include "cpu_peak.h"
 #include "omp_memcpy.h"
+#include "bench_clock.h"
 
 static int smoke;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Lanes of a double vector and vectors the kernel keeps in flight for the chosen set. */
 static int lanes(void)

@@ -27,18 +27,13 @@
 #include <string.h>
 
 #include "parray/parray.h"
+#include "bench_clock.h"
 
 #define TARGET 0.95
 #define ROW_SECONDS 6.0   /* a row stops taking samples after this long (with at least MIN_REPS) */
 #define MIN_REPS 21
 
 static int me, nprocs, reps = 101, sr_from = 1, sr_to = 3;   /* the sendrecv pair */
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static int batch = 1;   /* operations per timed sample: back to back, so that barrier skew averages out */
 
@@ -178,8 +173,8 @@ static int run_case(pa_scope *s, const char *name, int kind, int n)
     size_t cmp_len = kind == 0 || kind == 3 ? len : kind == 1 || me == sr_to ? (size_t)n : 0;
     int same = cmp_len == 0 || memcmp(c.dst, c.ref, cmp_len * sizeof(int)) == 0, all;
     MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    qsort(to, (size_t)took, sizeof *to, cmp);
-    qsort(ta, (size_t)took, sizeof *ta, cmp);
+    qsort(to, (size_t)took, sizeof *to, cmp_double);
+    qsort(ta, (size_t)took, sizeof *ta, cmp_double);
     double o = to[took / 2], a = ta[took / 2], ratio = a / o;
     if (me == 0) {
         printf("%-9s %9zu B %10.1f us %10.1f us %7.3f %6.2f %7d  %s%s\n", name, (size_t)n * sizeof(int), o * 1e6,

@@ -24,19 +24,7 @@
 #endif
 
 #include <parray/parray.h>
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "bench_clock.h"
 
 static int nop(pa_ctx *ctx, void *arg)
 {
@@ -98,7 +86,7 @@ static double run(const pa_type *t, int n, int omp, int blocks, int BLOCK, doubl
                 v[b * BLOCK + k] = (now() - t0) * 1e6;
         }
     }
-    qsort(v, (size_t)(blocks * BLOCK), sizeof *v, cmp);
+    qsort(v, (size_t)(blocks * BLOCK), sizeof *v, cmp_double);
     double med = v[blocks * BLOCK / 2];
     *p90 = v[blocks * BLOCK * 9 / 10];
     free(v);

@@ -13,13 +13,7 @@
 #include <time.h>
 
 #include "far_call.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "../bench_clock.h"
 
 __attribute__((noinline)) static void exe_loop(far_elem_fn f, char *e, int64_t n, void *arg)
 {
@@ -31,12 +25,6 @@ static void exe_elem(void *e, int64_t k, void *arg)
 {
     const far_triad *t = arg;
     *(double *)e = t->b[k] + t->s * t->c[k];
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)
@@ -69,7 +57,7 @@ int main(int argc, char **argv)
     printf("far_call: %lld doubles; loops at %p (executable) and %p (library)\n", (long long)n, (void *)exe_loop,
            (void *)far_lib_loop);
     for (int v = 0; v < CASES; v++) {
-        qsort(tm[v], REPS, sizeof(double), cmp);
+        qsort(tm[v], REPS, sizeof(double), cmp_double);
         printf("%-48s median %8.3f ms  %6.2f GB/s\n", names[v], tm[v][REPS / 2] * 1e3,
                24.0 * (double)n / tm[v][REPS / 2] / 1e9);
     }
