@@ -1,6 +1,7 @@
 /*
- * tests/threads: for over data types (pa_map, pa_map_runs, pa_map2, their _using forms) through transposed, windowed and
- * gathered types compared with the reference offsets, and tiling round trips and the tiled transposition.
+ * tests/threads: for over data types (pa_map, pa_map_runs, pa_map2, their _using forms) through transposed,
+ * windowed and gathered types compared with the reference offsets, chunks taken from a slow thread, and tiling
+ * round trips and the tiled transposition.
  */
 #include <pthread.h>
 #include <stdatomic.h>

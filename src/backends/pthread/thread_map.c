@@ -69,7 +69,7 @@ static void elem2_run(int64_t k, int64_t n, int64_t o1, int64_t s1, int64_t o2, 
              (void *)&j->call);
 }
 
-/* Maps one contiguous range of flat indices [n*t/P, n*(t+1)/P). */
+/* Maps the contiguous range of flat indices [lo, hi): a chunk, or a whole static range. */
 static void map_range(const map_job *j, int64_t lo, int64_t hi)
 {
     if (j->loop2 != NULL)
