@@ -42,10 +42,10 @@ for step in "${steps[@]}"; do
         ;;
     mpi)
         for n in 4 8 16; do run 40 "mpi_copy $n ranks" "${mpi[@]}" "$n" $b/bench/mpi_copy; done
-        run 30 "mpi_copy 16 ranks, node share off (PA_NODE_RANKS=1: as before)" "${mpi[@]}" 16 -x PA_NODE_RANKS=1 \
-            $b/bench/mpi_copy --quick
+        run 30 "mpi_copy 16 ranks, node share off (PA_NODE_RANKS=1: as before; 5 samples, a diagnosis)" \
+            "${mpi[@]}" 16 -x PA_NODE_RANKS=1 $b/bench/mpi_copy --quick
         run 20 "mpi_copy 2 ranks" "${mpi[@]}" 2 $b/bench/mpi_copy
-        run 40 "mpi_copy 32 ranks (oversubscribed)" "${mpi[@]}" 32 $b/bench/mpi_copy --quick
+        run 120 "mpi_copy 32 ranks (oversubscribed)" "${mpi[@]}" 32 $b/bench/mpi_copy
         ;;
     gpu)
         run 40 "copy_gpu P3 (pipeline threads: default)" $b/bench/copy_gpu 15 P3
