@@ -192,8 +192,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "mictest: x[%zu] = %g, expected %g\n", i, t.x[i], t.y[i]);
             return 1;
         }
-    qsort(vo, (size_t)nrep, sizeof *vo, omp_cmp_double);
-    qsort(va, (size_t)nrep, sizeof *va, omp_cmp_double);
+    qsort(vo, (size_t)nrep, sizeof *vo, cmp_double);
+    qsort(va, (size_t)nrep, sizeof *va, cmp_double);
     double gb = (double)bytes * ntests * 1e-9;
     row("bandwidth, read:write 1:1 (GB/s; anchor: OpenMP memcpy)", nthreads, gb / vo[nrep / 2], gb / va[nrep / 2],
         "GB/s", 0.85, &rows, &fails);

@@ -7,10 +7,11 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+#include "bench_clock.h"
 
 static inline void omp_memcpy(char *d, const char *s, size_t n, int t)
 {
@@ -27,19 +28,6 @@ static inline void omp_memcpy(char *d, const char *s, size_t n, int t)
     (void)t;
 }
 
-static inline double omp_clock(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static inline int omp_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median rate of reps (at most 63) OpenMP memcpys of n bytes on t threads, GB/s, after one warm-up. */
 static inline double omp_memcpy_rate(char *d, const char *s, size_t n, int t, int reps)
 {
@@ -47,11 +35,11 @@ static inline double omp_memcpy_rate(char *d, const char *s, size_t n, int t, in
     reps = reps < 1 ? 1 : reps > 63 ? 63 : reps;
     omp_memcpy(d, s, n, t);
     for (int r = 0; r < reps; r++) {
-        double t0 = omp_clock();
+        double t0 = now();
         omp_memcpy(d, s, n, t);
-        v[r] = omp_clock() - t0;
+        v[r] = now() - t0;
     }
-    qsort(v, (size_t)reps, sizeof *v, omp_cmp_double);
+    qsort(v, (size_t)reps, sizeof *v, cmp_double);
     return (double)n / v[reps / 2] * 1e-9;
 }
 

@@ -42,21 +42,21 @@ static void measure(const bench *x, int t, int reps, double *ours, double *ancho
     pa_copy_set_threads(t);   /* pa_tile2's move without a tile function is a copy (tile.h) */
     for (int r = -1; r < reps; r++) {   /* r = -1: the warm-up of both sides */
         usleep(smoke ? 0 : 20000);
-        double t0 = omp_clock();
+        double t0 = now();
         if (pa_tile2(x->ta, x->a, x->tb, x->b, x->tile, NULL, NULL) != PA_OK) {
             fprintf(stderr, "tiling: %s\n", pa_last_error());
             exit(1);
         }
-        double t1 = omp_clock();
+        double t1 = now();
         usleep(smoke ? 0 : 20000);
-        double t2 = omp_clock();
+        double t2 = now();
         omp_memcpy(x->anchor, (const char *)x->a, x->bytes, t);
-        double t3 = omp_clock();
+        double t3 = now();
         if (r >= 0)
             vo[r] = t1 - t0, va[r] = t3 - t2;
     }
-    qsort(vo, (size_t)reps, sizeof *vo, omp_cmp_double);
-    qsort(va, (size_t)reps, sizeof *va, omp_cmp_double);
+    qsort(vo, (size_t)reps, sizeof *vo, cmp_double);
+    qsort(va, (size_t)reps, sizeof *va, cmp_double);
     *ours = (double)x->bytes * 1e-9 / vo[reps / 2];
     *anchor = (double)x->bytes * 1e-9 / va[reps / 2];
 }
