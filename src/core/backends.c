@@ -26,8 +26,11 @@ static const pa__backend *list[MAX_BACKENDS] = {
 #if PA_HAVE_MPI
     &pa__backend_mpi,
 #endif
+#if PA_HAVE_NCCL
+    &pa__backend_nccl,
+#endif
 };
-static int nlist = 1 + PA_HAVE_CUDA + PA_HAVE_MPI;
+static int nlist = 1 + PA_HAVE_CUDA + PA_HAVE_MPI + PA_HAVE_NCCL;
 static unsigned off_mask;          /* bit i: list[i] switched off */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -42,7 +45,7 @@ static int index_of(const char *name, size_t len)
 /* Names PARRAY has backends for in some build: listing one this build lacks is not a mistake. */
 static int known_name(const char *name, size_t len)
 {
-    static const char *const names[] = {"pthread", "cuda", "mpi", "gamem"};
+    static const char *const names[] = {"pthread", "cuda", "mpi", "gamem", "nccl"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i]) == len && strncmp(names[i], name, len) == 0)
             return 1;
@@ -165,6 +168,25 @@ int pa__stream_wait(void *stream)
                    : "this build has no CUDA backend (configure with -Dcuda=enabled where nvcc is installed)");
 }
 
+const pa__devcomm_ops *pa__backends_devcomm(const char **why)
+{
+    const char *reason = "this build has no NCCL backend (configure where nccl.h is found, or with -Dnccl_dir=)";
+    for (int i = 0; i < nlist; i++) {
+        if (!list[i]->devcomm)
+            continue;
+        char probe_why[256] = "";
+        if (!pa__backend_on(list[i]))
+            reason = "the NCCL backend is switched off (PA_BACKENDS)";
+        else if (list[i]->probe && !list[i]->probe(probe_why, sizeof probe_why))
+            reason = "NCCL cannot be loaded here (see parray info)";
+        else
+            return list[i]->devcomm;
+    }
+    if (why)
+        *why = reason;
+    return NULL;
+}
+
 void pa__backends_set_threads(int n)
 {
     for (int i = 0; i < nlist; i++)
@@ -220,7 +242,7 @@ int pa_backend_on(const char *name)
 
 int pa_backends_print(FILE *f)
 {
-    static const char *const names[] = {"pthread", "cuda", "mpi", "gamem"};
+    static const char *const names[] = {"pthread", "cuda", "mpi", "gamem", "nccl"};
     if (!f)
         return pa__err(PA_ERR_INVAL, "pa_backends_print: the file is NULL");
     fprintf(f, "backends:\n");

@@ -28,6 +28,39 @@ typedef struct pa__host_kernels {
     void (*stream_fence)(void);
 } pa__host_kernels;
 
+/* One transfer of a group between the GPUs of a device communicator: bytes to or from peer. */
+typedef struct pa__xfer {
+    int peer;
+    void *buf;          /* device memory (read for a send, written for a receive) */
+    size_t bytes;
+} pa__xfer;
+
+/*
+ * Device collectives (the NCCL backend): communicators between the GPUs of several processes, groups of sends
+ * and receives between them on a stream, and the streams and events that order packing, transfers and
+ * unpacking.  The MPI backend bootstraps communicators (it broadcasts the id) and plans what moves; this
+ * backend moves it.  Every call returns PA_OK or a status with the message set.
+ */
+typedef struct pa__devcomm_ops {
+    size_t id_bytes;                                            /* bytes of a communicator's id */
+    int (*make_id)(void *id);                                   /* one process makes it, the others receive it */
+    /* Joins communicator id as rank of nranks on the calling thread's current GPU (collective over them). */
+    int (*comm_init)(const void *id, int rank, int nranks, void **comm);
+    void (*comm_free)(void *comm);
+    /* The calling thread's current GPU as "host/PCI bus id" (processes on one GPU see the same key). */
+    int (*device_key)(char *buf, size_t len);
+    /* Queues the sends and receives as one group on stream (NULL: the legacy default stream). */
+    int (*group)(void *comm, const pa__xfer *sends, int nsends, const pa__xfer *recvs, int nrecvs, void *stream);
+    int (*stream_new)(void **stream);                           /* a stream that does not wait for the legacy one */
+    void (*stream_free)(void *stream);
+    int (*event_new)(void **event);
+    void (*event_free)(void *event);
+    int (*record)(void *event, void *stream);                   /* stream NULL: the legacy default stream */
+    int (*wait)(void *stream, void *event);                     /* stream waits for event */
+    int (*sync)(void *stream);                                  /* the host waits for stream (NULL: legacy) */
+    int (*copy)(void *dst, const void *src, size_t bytes, void *stream);   /* device to device, queued */
+} pa__devcomm_ops;
+
 typedef struct pa__backend {
     const char *name;                         /* "pthread", "cuda", "mpi", "gamem": what PA_BACKENDS names */
     const char *what;                         /* a few words for parray info */
@@ -43,12 +76,14 @@ typedef struct pa__backend {
     const pa__host_kernels *kernels;          /* the host backend's copy services, else NULL */
     /* Measures its constants of the cost model on this machine into *m (NULL: it measures none). */
     int (*calibrate)(pa__cost_model *m, FILE *log);
+    const pa__devcomm_ops *devcomm;           /* its collectives between GPUs (nccl), or NULL */
 } pa__backend;
 
 /* Each backend's description, defined in its own folder (backend_<name>.c). */
 extern const pa__backend pa__backend_pthread;
 extern const pa__backend pa__backend_cuda;
 extern const pa__backend pa__backend_mpi;
+extern const pa__backend pa__backend_nccl;
 
 /** The number of backends this build knows (built in, or registered late), switched on or not. */
 int pa__backend_count(void);
@@ -74,6 +109,9 @@ const pa__host_kernels *pa__host(void);
 const pa__mem_ops *pa__backends_mem(const char *name, const pa__backend **owner);
 /** The distributed-copy hooks for a thread type, as pa__backends_mem. */
 const pa__dist_ops *pa__backends_dist(const char *thread_mtt, const pa__backend **owner);
+/** The device collectives of the first switched-on backend that has them, or NULL (*why: the reason, when not
+ *  NULL: not built, switched off, or its library not loadable). */
+const pa__devcomm_ops *pa__backends_devcomm(const char **why);
 /** pa_copy_set_threads: tells every switched-on backend that has host copy threads. */
 void pa__backends_set_threads(int n);
 /** A copy strategy of a switched-on backend by name, or NULL (for tests: the planner's choice by name). */

@@ -44,6 +44,11 @@ static const pa__cost_model defaults = {
     .gpu_pipe_start = 40000.0,
     .mpi_latency = 1500.0,
     .mpi_net_bw = 6.0,
+    /* NVLink between H200s (NV18): NCCL's all-to-all moved 259-336 GB/s per GPU, the peer route's copies about
+     * 0.5 of it (docs/gpu-results.md, issue 26); a group costs a few tens of us */
+    .gpu_nccl_bw = 280.0,
+    .gpu_nccl_latency = 30000.0,
+    .gpu_peer_bw = 150.0,
     .mpi_host_bw = 16.0,
 };
 
@@ -57,6 +62,7 @@ static const struct field {
     F(host_transpose_unit), F(host_reverse_elem), F(host_transpose_tile), F(gpu_h2d_pinned), F(gpu_d2h_pinned), F(gpu_h2d_pageable), F(gpu_d2h_pageable),
     F(gpu_d2d_rw), F(gpu_tiled_rw), F(gpu_call), F(gpu_row_pcie), F(gpu_row_d2d), F(gpu_word),
     F(gpu_host_thread_bw), F(gpu_pack_elem), F(gpu_pack_strided_elem), F(gpu_pipe_start), F(mpi_latency), F(mpi_net_bw), F(mpi_host_bw),
+    F(gpu_nccl_bw), F(gpu_nccl_latency), F(gpu_peer_bw),
 #undef F
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])

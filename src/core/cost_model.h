@@ -37,6 +37,10 @@ typedef struct pa__cost_model {
     double mpi_latency;         /* one message, ns */
     double mpi_net_bw;          /* the transport's bytes per ns for one process */
     double mpi_host_bw;         /* packing and unpacking, bytes of read + write per ns */
+    /* the routes of distributed copies of device memory (mpi backend, dist_route.c) */
+    double gpu_nccl_bw;         /* bytes per ns one GPU sends (and receives) through NCCL, summed over peers */
+    double gpu_nccl_latency;    /* one NCCL group, ns */
+    double gpu_peer_bw;         /* bytes per ns of one process's peer copies (CUDA IPC, one at a time) */
 } pa__cost_model;
 
 /** The model in use: the defaults with the file's values over them (read at the first call). */

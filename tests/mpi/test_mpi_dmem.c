@@ -7,7 +7,9 @@
  * element against pa_offset_on() of both types (the tree-walking offsets); unmapped positions keep the
  * poison.  The route is the one this MPI allows (device buffers where it moves device memory, else staged
  * through pinned host memory; the all-to-alls by peer copies unless PA_MPI_PEER=0, the suite mpi_dmem_staged);
- * PA_MPI_CUDA_AWARE=0 forces the staged one.  Exits 77 without a GPU.
+ * PA_MPI_CUDA_AWARE=0 forces the staged one; PA_MPI_ROUTE=nccl (the suite mpi_dmem_nccl) the NCCL route, which
+ * every process with a GPU of its own takes and which is refused (and the next route taken) where two share
+ * one.  Exits 77 without a GPU.
  */
 #include "mpi_verify.h"
 
@@ -153,6 +155,22 @@ static void test_repeated(void)
         check("FT", "dmem", "FS", "dmem");
 }
 
+/* The route the pkufft all-to-all took (its plan is cached by now).  With PA_TEST_EXPECT_NCCL=1 (the suite
+ * mpi_dmem_nccl), where this build has NCCL and every process has a GPU of its own, it must be NCCL's; with
+ * fewer GPUs NCCL refuses two processes on one GPU and the plan is remade for the next route, which the copies
+ * above have just checked. */
+static void test_route(void)
+{
+    char buf[2048];
+    const char *want = getenv("PA_TEST_EXPECT_NCCL");
+    MCK_OK(pa_copy_explain(T("FT"), T("FS"), buf, sizeof buf));
+    const char *route = strstr(buf, "route:");
+    if (pa_mpi_rank() == 0)
+        printf("pkufft all-to-all: %s\n", route ? route : buf);
+    if (want && strcmp(want, "1") == 0 && pa_backend_on("nccl") && pa_cuda_device_count() >= pa_mpi_nprocs())
+        MCK(route && strstr(route, "NCCL"), "expected the NCCL route: %s", buf);
+}
+
 int main(int argc, char **argv)
 {
     (void)mv_check_copy;   /* this suite checks through device memory (check above) */
@@ -201,6 +219,7 @@ int main(int argc, char **argv)
     mck_run("local on process 2", test_local);
     mck_run("pkufft all-to-all", test_pkufft);
     mck_run("repeated copies", test_repeated);
+    mck_run("route", test_route);
     int all = 0;
     MPI_Allreduce(&mck_failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     pa_scope_destroy(scope);

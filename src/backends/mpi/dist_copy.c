@@ -78,7 +78,8 @@ static void destroy(pa__lru_entry *e)
 static int pinned(const pa__lru_entry *e)
 {
     const pa_mpi__dplan *p = plan_of(e);
-    return p->route == PA_MPI__ROUTE_SHM || p->route == PA_MPI__ROUTE_PEER || p->shm_refused || p->peer_refused;
+    return p->route == PA_MPI__ROUTE_SHM || p->route == PA_MPI__ROUTE_PEER || p->route == PA_MPI__ROUTE_NCCL ||
+           p->shm_refused || p->peer_refused || p->nccl_refused;
 }
 
 static pa__lru cache = PA__LRU_INIT("distributed plans", PLANS, same, destroy, pinned);
@@ -259,7 +260,8 @@ __attribute__((noinline)) static int dist_copy_planned(const pa_type *dt, void *
                      !dst && p->nrecv ? "destination" : "source");
     else if (p->direct)
         rc = pa_mpi__direct_run(p, comm, dst, src);
-    else if (p->sbuf || p->rbuf || p->route == PA_MPI__ROUTE_SHM || p->timed) {   /* buffers, times: one run at a time */
+    else if (p->sbuf || p->rbuf || p->route == PA_MPI__ROUTE_SHM || p->route == PA_MPI__ROUTE_NCCL || p->timed) {
+        /* buffers, streams, times: one run at a time */
         pthread_mutex_lock(&p->run_lock);
         double t0 = p->timed ? pa_mpi__clock() : 0;
         rc = pa_mpi__dplan_exec(p, comm, dst, src, p->timed ? &p->times : NULL);
@@ -310,14 +312,26 @@ int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)
         snprintf(next, sizeof next, "; next: %s at %.3g us", pa_mpi__kind_name((pa_mpi__kind)p->runner_up),
                  p->runner_up_ns * 1e-3);
     int routed = device || p->route == PA_MPI__ROUTE_SHM;
+    char detail[256] = "";
+    if (routed && p->kind != PA_MPI__LOCAL && device) {
+        int n = 0;
+        if (p->route == PA_MPI__ROUTE_NCCL)
+            n = pa_mpi__nccl_explain(p, detail, sizeof detail);
+        n = n < 0 ? 0 : n;
+        if (p->route_ns >= 0 && (size_t)n < sizeof detail)
+            n += snprintf(detail + n, sizeof detail - (size_t)n, ", predicted %.3g us", p->route_ns * 1e-3);
+        if (p->route_next >= 0 && n >= 0 && (size_t)n < sizeof detail)
+            snprintf(detail + n, sizeof detail - (size_t)n, "; next route: %s at %.3g us",
+                     pa_mpi__route_name((pa_mpi__route)p->route_next), p->route_next_ns * 1e-3);
+    }
     return snprintf(buf, len, "distributed copy %lld x %zu B over %d process%s: strategy=%s (%s) predicted=%.3g us; "
-                    "rank %d sends %lld and receives %lld \xe2\x80\x94 %s; %s%s%s%s%s", (long long)p->total, p->elm,
+                    "rank %d sends %lld and receives %lld \xe2\x80\x94 %s; %s%s%s%s%s%s", (long long)p->total, p->elm,
                     p->nprocs, p->nprocs == 1 ? "" : "es", pa_mpi__kind_name(p->kind), pattern, p->cost_ns * 1e-3,
                     p->rank, (long long)p->nsend, (long long)p->nrecv, p->why, how, !p->self ? ""
                     : p->recv_mem && p->send_mem ? "; own block copied on the GPU, not through MPI"
                     : "; own block copied in place, not through MPI", !routed ? "" : "; route: ",
                     !routed ? "" : p->kind == PA_MPI__LOCAL ? "a copy on the GPU" : pa_mpi__route_name(p->route),
-                    next);
+                    detail, next);
 }
 
 int pa_mpi__env_on(const char *name, atomic_int *once)

@@ -10,11 +10,12 @@
  *    GPU into a device buffer;
  *  - "copies between the processes' device buffers" for an all-to-all whose processes share one host
  *    (dist_peer.c), where MPI does not move device memory (PA_MPI_PEER=0 turns it off);
+ *  - "NCCL between the processes' GPUs" (dist_nccl.c) where both sides are dmem and NCCL is there;
  *  - "staged through pinned host buffers" otherwise: the pack plan moves the device side into a pinned buffer
  *    (the layout change happens on the GPU, then one DMA), MPI moves host memory, the unpack plan moves the
  *    pinned buffer back into the device side.
- * PA_MPI_CUDA_AWARE=1 forces the device route (for MPI libraries whose support cannot be asked), and
- * PA_MPI_CUDA_AWARE=0 the staged one.  Host sides keep their own path (in place when
+ * The route is chosen by cost (dist_route.c); PA_MPI_ROUTE names one, and PA_MPI_CUDA_AWARE=1 forces the device
+ * route (for MPI libraries whose support cannot be asked).  Host sides keep their own path (in place when
  * contiguous, else malloc'd buffers and host copy plans).
  */
 #include <stdlib.h>
@@ -49,7 +50,8 @@ const char *pa_mpi__route_name(pa_mpi__route r)
     static const char *const names[] = {"host memory", "device buffers to MPI (CUDA-aware MPI)",
                                         "device memory staged through pinned host buffers",
                                         "copies between the processes' device buffers (peer, one host)",
-                                        "shared memory: packed by the senders, unpacked by the receivers (one host)"};
+                                        "shared memory: packed by the senders, unpacked by the receivers (one host)",
+                                        "NCCL between the processes' GPUs"};
     return names[r];
 }
 
@@ -108,7 +110,8 @@ static int buffer_memory(pa_mpi__dplan *p, int which)
     p->buf_mem[which] = NULL;
     if (!side)
         return PA_OK;
-    p->buf_mem[which] = p->route == PA_MPI__ROUTE_DEVICE || p->route == PA_MPI__ROUTE_PEER ? side
+    p->buf_mem[which] = p->route == PA_MPI__ROUTE_DEVICE || p->route == PA_MPI__ROUTE_PEER ||
+                        p->route == PA_MPI__ROUTE_NCCL ? side
                                                                                         : pa__mem_find("pinned");
     if (!p->buf_mem[which])
         return pa__err(PA_ERR_NODEV, "distributed copy of device memory: this build has no pinned memory to "
@@ -125,8 +128,7 @@ int pa_mpi__buffer_plans(pa_mpi__dplan *p)
         return p->rank == p->src_root ? pa__plan_get(&p->recv_l, &p->send_l, p->elm, device ? p->recv_ops : NULL,
                                                      device ? p->send_ops : NULL, &p->local) : PA_OK;
     p->route = !device ? (pa_mpi__shm_possible(p) ? PA_MPI__ROUTE_SHM : PA_MPI__ROUTE_HOST)
-               : pa_mpi__cuda_aware() ? PA_MPI__ROUTE_DEVICE
-               : pa_mpi__peer_possible(p) ? PA_MPI__ROUTE_PEER : PA_MPI__ROUTE_STAGED;
+                       : pa_mpi__route_choose(p);   /* dist_route.c */
     if ((st = buffer_memory(p, 0)) != PA_OK || (st = buffer_memory(p, 1)) != PA_OK)
         return st;
     if (p->route == PA_MPI__ROUTE_SHM)   /* the segments are made at the first run, the block plans after this */
@@ -147,5 +149,5 @@ int pa_mpi__buffer_plans(pa_mpi__dplan *p)
             (st = buffer_alloc(p, 1, p->nrecv)) != PA_OK)
             return st;
     }
-    return PA_OK;
+    return p->route == PA_MPI__ROUTE_NCCL ? pa_mpi__nccl_prepare(p) : PA_OK;   /* dist_nccl.c */
 }

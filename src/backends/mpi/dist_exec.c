@@ -131,8 +131,12 @@ int pa_mpi__dplan_exec(const pa_mpi__dplan *p, MPI_Comm comm, void *dst, const v
             return PA_OK;
         return pa__plan_exec(p->local, dst, p->recv_base, src, p->send_base);
     case PA_MPI__SENDRECV:
+        if (p->route == PA_MPI__ROUTE_NCCL)   /* may remake the plan (its first run), under the plan's lock */
+            return pa_mpi__nccl_run((pa_mpi__dplan *)p, comm, dst, src, t);
         return run_sendrecv(p, comm, dst, src);
     default:
+        if (p->route == PA_MPI__ROUTE_NCCL)
+            return pa_mpi__nccl_run((pa_mpi__dplan *)p, comm, dst, src, t);
         if (p->route == PA_MPI__ROUTE_PEER)   /* may remake the plan (its first run), under the plan's lock */
             return pa_mpi__peer_run((pa_mpi__dplan *)p, comm, dst, src);
         if (p->route == PA_MPI__ROUTE_SHM)    /* the same */

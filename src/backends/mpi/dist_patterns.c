@@ -167,6 +167,7 @@ int pa_mpi__pattern_choose(pa_mpi__dplan *p, const int64_t *c)
     p->dst_root = s.q0;
     p->blk = s.blk;
     p->cost_ns = best;
+    p->busiest = s.busiest;
     p->runner_up = runner < 0 ? -1 : (int)patterns[runner].kind;
     p->runner_up_ns = second;
     return PA_OK;

@@ -211,6 +211,7 @@ int pa_mpi__dplan_make(const pa__dist_split *dst, const pa__dist_split *src, siz
         goto fail;
     }
     p->etype = MPI_DATATYPE_NULL;
+    p->route_next = -1;
     pthread_mutex_init(&p->run_lock, NULL);
     p->rank = rank;
     p->nprocs = nprocs;
@@ -268,6 +269,7 @@ void pa_mpi__dplan_free(pa_mpi__dplan *p)
     if (p->owns_etype && pa_mpi__running())
         MPI_Type_free(&p->etype);
     pa_mpi__peer_free(p);
+    pa_mpi__nccl_free(p);
     pa_mpi__shm_free(p);
     pa_mpi__buffers_free(p);
     free(p->tables[0]);

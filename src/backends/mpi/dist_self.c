@@ -91,7 +91,7 @@ int pa_mpi__self_plans(pa_mpi__dplan *p)
      * the own block in place against MPI_Alltoall's 1.6; docs/gpu-results.md, 2026-11-26). */
     int small = !shm && !device && pa__bytes(p->blk, p->elm) < SELF_MIN_BYTES;
     int in_place = !shm && !device && p->send_direct && p->recv_direct;
-    if ((off && !shm) || small || in_place || p->kind != PA_MPI__ALLTOALL || p->route == PA_MPI__ROUTE_PEER ||
+    if ((off && !shm) || small || in_place || p->kind != PA_MPI__ALLTOALL || p->route == PA_MPI__ROUTE_PEER || p->route == PA_MPI__ROUTE_NCCL ||
         p->nprocs < 2 || p->blk < 1 || !block_layout(&p->send_l, p->blk, &sb) || !block_layout(&p->recv_l, p->blk, &rb))
         return PA_OK;   /* the plain run */
     memset(&dense, 0, sizeof dense);

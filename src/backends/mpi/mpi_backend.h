@@ -38,9 +38,12 @@ typedef enum pa_mpi__route {
     PA_MPI__ROUTE_STAGED,    /* a side in device memory, staged through pinned host buffers */
     PA_MPI__ROUTE_PEER,      /* both sides in device memory on one host: copies between the processes' device
                                 buffers (dist_peer.c) */
-    PA_MPI__ROUTE_SHM        /* both sides in host memory on one host: packed into shared memory, unpacked by
+    PA_MPI__ROUTE_SHM,       /* both sides in host memory on one host: packed into shared memory, unpacked by
                                 the receivers (dist_shm.c) */
+    PA_MPI__ROUTE_NCCL       /* both sides in device memory: NCCL between the processes' GPUs (dist_nccl.c) */
 } pa_mpi__route;
+
+struct pa_mpi__nccl;
 
 /* Seconds a plan spent, summed over its runs (PA_MPI_TIMES=1; dist_copy.c prints them at exit). */
 typedef struct pa_mpi__times {
@@ -85,6 +88,12 @@ typedef struct pa_mpi__dplan {
     void *buf_cookie[2];
     pa_mpi__route route;
     int peer_refused;                /* the peer route could not be set up: staged instead */
+    int nccl_refused;                /* the NCCL route could not be set up: the next route instead */
+    struct pa_mpi__nccl *nccl;       /* NCCL: slices, plans, streams (dist_nccl.c), NULL on other routes */
+    double busiest;                  /* bytes the busiest process sends or receives across processes (the
+                                        same on every rank: the routes' costs use it) */
+    double route_ns, route_next_ns;  /* the chosen device route's estimate, the runner-up's (dist_route.c) */
+    int route_next;                  /* the runner-up route, -1 when none */
     void **peer_sbuf;                /* PEER: every process's send buffer, mapped here (NULL before the first run) */
     pa__layout send_l, recv_l;
     pthread_mutex_t run_lock;        /* copies through the same buffers from several threads take turns */
@@ -173,6 +182,28 @@ int pa_mpi__contiguous(const pa__layout *l);
 int pa_mpi__buffer_plans(pa_mpi__dplan *p);
 /** Frees the MPI buffers through their allocators. */
 void pa_mpi__buffers_free(pa_mpi__dplan *p);
+
+/* ---- the routes of device sides, costed (dist_route.c) ------------------------------------------------- */
+
+/** Chooses the route of a plan with a device side: the cheapest of those possible (NCCL, CUDA-aware MPI, peer
+ *  copies, staging), or the one PA_MPI_ROUTE names; sets route_ns, route_next and route_next_ns.  Depends only
+ *  on what every rank knows alike, so every rank chooses the same. */
+pa_mpi__route pa_mpi__route_choose(pa_mpi__dplan *p);
+
+/* ---- NCCL between the processes' GPUs (dist_nccl.c) ----------------------------------------------------- */
+
+/** 1 when a plan may take the NCCL route (both sides dmem, not local, NCCL loadable); else 0 and *why. */
+int pa_mpi__nccl_possible(const pa_mpi__dplan *p, const char **why);
+/** Makes an NCCL plan's slices, pack/unpack plans and own-block plan (after pa_mpi__buffer_plans' buffers).
+ *  \return PA_OK or an error. */
+int pa_mpi__nccl_prepare(pa_mpi__dplan *p);
+/** Runs an NCCL plan (collective over the processes it involves); its first run makes or finds the
+ *  communicator, or remakes the plan for the next route where NCCL is not possible on every process. */
+int pa_mpi__nccl_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t);
+/** Frees what pa_mpi__nccl_prepare and the runs made (the communicator stays with the MPI communicator). */
+void pa_mpi__nccl_free(pa_mpi__dplan *p);
+/** The NCCL route's words for explanations (chunks, slices in place).  \return as snprintf. */
+int pa_mpi__nccl_explain(const pa_mpi__dplan *p, char *buf, size_t len);
 
 /* ---- peer copies between the processes' device memory on one host (dist_peer.c) ----------------------- */
 
