@@ -51,7 +51,8 @@ typedef struct pa__devcomm_ops {
     int (*device_key)(char *buf, size_t len);
     /* Queues the sends and receives as one group on stream (NULL: the legacy default stream). */
     int (*group)(void *comm, const pa__xfer *sends, int nsends, const pa__xfer *recvs, int nrecvs, void *stream);
-    int (*stream_new)(void **stream);                           /* a stream that does not wait for the legacy one */
+    /* A stream that does not wait for the legacy one; urgent: of the highest priority (the transfers). */
+    int (*stream_new)(void **stream, int urgent);
     void (*stream_free)(void *stream);
     int (*event_new)(void **event);
     void (*event_free)(void *event);

@@ -45,9 +45,9 @@ static const pa__cost_model defaults = {
     .mpi_latency = 1500.0,
     .mpi_net_bw = 6.0,
     /* NVLink between H200s (NV18): NCCL's all-to-all moved 259-336 GB/s per GPU, the peer route's copies about
-     * 0.5 of it (docs/gpu-results.md, issue 26); a group costs a few tens of us */
+     * 0.5 of it (docs/gpu-results.md, issue 26); a group about 20 us (bench/gpu_dist's 64 KiB rows, 2026-11-28) */
     .gpu_nccl_bw = 280.0,
-    .gpu_nccl_latency = 30000.0,
+    .gpu_nccl_latency = 20000.0,
     .gpu_peer_bw = 150.0,
     .mpi_host_bw = 16.0,
 };

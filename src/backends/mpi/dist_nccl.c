@@ -36,7 +36,8 @@
 #define KEY_BYTES 160            /* a process's GPU: "host/PCI bus id" */
 #define ID_MAX 256               /* an NCCL id (128 bytes today) */
 #define MAX_CHUNKS 16
-#define CHUNK_BYTES (8LL << 20)  /* aim per peer and chunk: large enough for NCCL's full rate */
+#define CHUNK_BYTES (32LL << 20) /* aim per peer and chunk: a group costs about 20 us (an 8 MiB chunk's
+                                    transfer only 28 us), so chunks only as small as overlapping needs */
 #define TAG_NCCL_ID 32001
 
 enum { S_PACK, S_XFER, S_UNPACK, S_SELF, NSTREAMS };
@@ -58,6 +59,7 @@ typedef struct pa_mpi__nccl {
     int chunks;                  /* C of the fast form; 0: the whole form (agreed at the first run) */
     int want;                    /* the chunks wanted for the sizes */
     unsigned feasible;           /* bit i: this rank can cut its blocks into 2^i chunks */
+    int direct_only;             /* this rank packs and unpacks nothing */
     int agreed;                  /* the first run's agreement is done */
     int64_t *scnt, *sdsp, *rcnt, *rdsp;   /* elements per peer (ranks of the MPI communicator) */
     slice *send, *recv;          /* [peer * chunks + c] */
@@ -319,6 +321,8 @@ int pa_mpi__nccl_prepare(pa_mpi__dplan *p)
      * run, since their groups must match (a count no member can do: the whole form, whose one group matches
      * the single chunk's) */
     x->want = chunks_for(p);
+    /* where no slice of this rank needs packing or unpacking there is nothing to overlap: one chunk */
+    x->direct_only = contiguous(&p->send_l) && contiguous(&p->recv_l);
     for (int c = 1, bit = 0; c <= MAX_CHUNKS; c *= 2, bit++)
         if ((x->self || x->scnt[me] == 0) && sliceable(p, x, c, 0) && sliceable(p, x, c, 1))
             x->feasible |= 1u << bit;
@@ -329,19 +333,25 @@ int pa_mpi__nccl_prepare(pa_mpi__dplan *p)
 static int agree_chunks(pa_mpi__dplan *p, pa_mpi__nccl *x, MPI_Comm comm)
 {
     unsigned all = x->feasible;
-    int st, ok_s = 0, ok_r = 0;
+    int st, ok_s = 0, ok_r = 0, direct = x->direct_only;
     if (p->kind == PA_MPI__SENDRECV) {
         int peer = p->rank == p->src_root ? p->dst_root : p->src_root;
         unsigned other = 0;
         MPI_Sendrecv(&x->feasible, 1, MPI_UNSIGNED, peer, TAG_NCCL_ID, &other, 1, MPI_UNSIGNED, peer, TAG_NCCL_ID,
                      comm, MPI_STATUS_IGNORE);
         all &= other;
-    } else if ((st = pa_mpi__check(MPI_Allreduce(&x->feasible, &all, 1, MPI_UNSIGNED, MPI_BAND, comm),
-                                   "MPI_Allreduce")) != PA_OK) {
-        return st;
+        MPI_Sendrecv(&x->direct_only, 1, MPI_INT, peer, TAG_NCCL_ID, &direct, 1, MPI_INT, peer, TAG_NCCL_ID, comm,
+                     MPI_STATUS_IGNORE);
+        direct = direct && x->direct_only;
+    } else {
+        if ((st = pa_mpi__check(MPI_Allreduce(&x->feasible, &all, 1, MPI_UNSIGNED, MPI_BAND, comm),
+                                "MPI_Allreduce")) != PA_OK)
+            return st;
+        direct = pa_mpi__all_ok(x->direct_only, comm);
     }
     x->chunks = 0;
-    for (int c = 1, bit = 0; c <= x->want; c *= 2, bit++)
+    int most = direct ? 1 : x->want;   /* nothing to overlap anywhere: one group */
+    for (int c = 1, bit = 0; c <= most; c *= 2, bit++)
         if (all & (1u << bit))
             x->chunks = c;
     if (x->chunks == 0)
@@ -555,7 +565,7 @@ static int make_streams(pa_mpi__nccl *x)
     int st = PA_OK;
     for (int i = 0; i < NSTREAMS && st == PA_OK; i++)
         if (!x->stream[i])
-            st = x->dc->stream_new(&x->stream[i]);
+            st = x->dc->stream_new(&x->stream[i], i == S_XFER);
     if (st == PA_OK && !x->ev_start)
         st = x->dc->event_new(&x->ev_start);
     int n = x->chunks > 0 ? x->chunks : 1;
@@ -745,6 +755,8 @@ int pa_mpi__nccl_explain(const pa_mpi__dplan *p, char *buf, size_t len)
             if (sl[i].n)
                 sl[i].direct ? direct++ : packed++;
     }
+    if (!x->agreed)
+        return snprintf(buf, len, " (chunks agreed at the first run)");
     if (x->chunks > 0)
         return snprintf(buf, len, " (%d chunk%s per peer, packing, NCCL and unpacking overlapped; %d of %d "
                         "slices sent or received in place%s)", x->chunks, x->chunks == 1 ? "" : "s", direct,

@@ -31,13 +31,13 @@ static double predict(const pa_mpi__dplan *p, pa_mpi__route r)
     const pa__cost_model *m = pa__cost();
     const char *why;
     double b = p->busiest, gpu_pass = 2 * b / m->gpu_d2d_rw;   /* one pass over the bytes on the GPU */
-    int chunks = (int)(b / (8 << 20)) + 1;
+    int chunks = (int)(b / (32 << 20)) + 1;
     const char *aware = getenv("PA_MPI_CUDA_AWARE");
     switch (r) {
     case PA_MPI__ROUTE_NCCL:
         if (!pa_mpi__nccl_possible(p, &why))
             return -1;
-        return m->gpu_nccl_latency * (chunks < 16 ? chunks : 16) + b / m->gpu_nccl_bw;
+        return m->gpu_nccl_latency * (chunks < 16 ? chunks : 16) + b / m->gpu_nccl_bw;   /* packing overlapped */
     case PA_MPI__ROUTE_DEVICE:
         if (aware && *aware ? strcmp(aware, "0") == 0 : !pa_mpi__cuda_aware())
             return -1;
@@ -45,7 +45,8 @@ static double predict(const pa_mpi__dplan *p, pa_mpi__route r)
     case PA_MPI__ROUTE_PEER:
         if (!pa_mpi__peer_possible(p))   /* PA_MPI_PEER=0 and a refused set-up included */
             return -1;
-        return 2 * m->mpi_latency * p->nprocs + b / m->gpu_peer_bw + 2 * gpu_pass;
+        /* two barriers, and a synchronous copy per peer */
+        return 2 * m->mpi_latency * p->nprocs + p->nprocs * m->gpu_call + b / m->gpu_peer_bw + 2 * gpu_pass;
     case PA_MPI__ROUTE_STAGED:
         return b / m->gpu_d2h_pinned + b / m->gpu_h2d_pinned + m->mpi_latency * p->nprocs + b / m->mpi_net_bw;
     default:

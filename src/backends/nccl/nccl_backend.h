@@ -52,7 +52,7 @@ int pa_nccl__device_key(char *buf, size_t len);
 int pa_nccl__group(void *comm, const pa__xfer *sends, int nsends, const pa__xfer *recvs, int nrecvs, void *stream);
 
 /* nccl_stream.c */
-int pa_nccl__stream_new(void **stream);
+int pa_nccl__stream_new(void **stream, int urgent);
 void pa_nccl__stream_free(void *stream);
 int pa_nccl__event_new(void **event);
 void pa_nccl__event_free(void *event);

@@ -1,15 +1,19 @@
 /*
  * parray — the CUDA streams and events of the NCCL route: a distributed copy packs on one stream, transfers on
- * another and unpacks on a third, ordered chunk by chunk by events, so that the three overlap.  The streams do
+ * another (of the highest priority) and unpacks on a third, ordered chunk by chunk by events, so that the three overlap.  The streams do
  * not wait for the legacy default stream by themselves (cudaStreamNonBlocking): the route orders them after the
  * caller's earlier work with an event recorded there, and the host waits for them at the end.
  */
 #include "nccl_backend.h"
 
-int pa_nccl__stream_new(void **stream)
+int pa_nccl__stream_new(void **stream, int urgent)
 {
     cudaStream_t s = NULL;
-    cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    int least = 0, greatest = 0;
+    /* the transfers' stream first: NCCL's few blocks are scheduled before the next chunk's pack kernel fills
+     * the GPU, so that packing never holds the transfers up */
+    cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    cudaError_t e = cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, urgent ? greatest : least);
     *stream = s;
     return e == cudaSuccess ? PA_OK : pa_nccl__cuda_fail(e, "cudaStreamCreateWithFlags");
 }
