@@ -48,7 +48,7 @@ typedef struct pk_ctx {
 int pk_declare(pk_ctx *c);
 
 /** The subprogram's types in a new child scope of c->s (*out): HST, DEV, DEVT, S, T for the host route;
- *  DSL, DSLT, S, T for the device route.  \return PA_OK or the library's status. */
+ *  DSL, DSLT, S, T, TZ for the device route.  \return PA_OK or the library's status. */
 int pk_declare_exchange(pk_ctx *c, pk_route route, pa_scope **out);
 
 /**
@@ -72,6 +72,14 @@ int pk_fft_host(pk_ctx *c, void *host, void *hbuf, void *dev, pk_times *t, int *
 /** The device route: dslab and dbuf are this process's slabs in device memory (DSLAB); the result is in
  *  dslab.  Collective; as pk_fft_host. */
 int pk_fft_device(pk_ctx *c, void *dslab, void *dbuf, pk_times *t, int *failed);
+
+/**
+ * The device route's fast form (as cuFFTMp's transposed output): the XY transforms, one all-to-all S -> TZ that
+ * gathers Z innermost (the transposition happens in the exchange), and the Z transforms in place.  The result is
+ * left in dbuf distributed along Y: process p holds y in [p N/P, (p + 1) N/P) as [y][x][z] (the type TZ of
+ * pk_declare_exchange).  dslab is overwritten.  Collective; as pk_fft_host.
+ */
+int pk_fft_device_fast(pk_ctx *c, void *dslab, void *dbuf, pk_times *t, int *failed);
 
 /** A monotonic clock in seconds. */
 double pk_now(void);
