@@ -246,7 +246,15 @@ static double fast_form(pk_ctx *c, void *a, void *b, const pa_type *SL, const pa
         if (i >= 0)
             tot[i] = x;
     }
-    /* back to the listing's distribution, then element by element against the listing's result in a */
+    /* back to the listing's distribution, then element by element against the listing's result in a (up to
+     * N = 512: the host images of larger slabs take longer than the transforms' runs) */
+    *bad = -1;
+    if (c->n > 512) {
+        pa_destroy(SL, w);
+        pa_destroy(SL, chk);
+        pa_scope_destroy(s);
+        return median(tot, repeats);
+    }
     CHECK(pa_copy(pa_type_get(s, "S"), chk, pa_type_get(s, "TZ"), b));
     int64_t n = pa_size(HSTS_1);
     pk_complex *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
@@ -357,11 +365,12 @@ static int task(pa_ctx *ctx, void *arg)
                 row("P12 total device fast", c.n, fast, cpu ? "CPU 3-D FFT 1 process" : "cufftPlan3d 1 GPU", r3,
                     cpu ? 0 : fast_target(c.p));
                 printf("  fast form (one all-to-all, result left distributed along Y): %s\n",
-                       bad ? "DIFFERS from the listing's result" : "equal to the listing's result");
+                       bad < 0 ? "not checked at this size (N <= 512 are)" : bad ? "DIFFERS from the listing's result"
+                       : "equal to the listing's result");
                 printf("fft-total N=%d P=%d route=device-fast ms=%.3f\n", c.n, c.p, 1e3 * fast);
                 fflush(stdout);
             }
-            fails += bad;
+            fails += bad > 0;
         }
         pa_destroy(HSTS_1, orig);
         pa_destroy(SL, a);

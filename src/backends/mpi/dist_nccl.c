@@ -64,6 +64,7 @@ typedef struct pa_mpi__nccl {
     int64_t *scnt, *sdsp, *rcnt, *rdsp;   /* elements per peer (ranks of the MPI communicator) */
     slice *send, *recv;          /* [peer * chunks + c] */
     pa__plan *self;              /* the own block, source -> destination */
+    int self_direct;             /* both its sides contiguous: NCCL copies it inside the first group */
     int64_t self_sbase, self_rbase;
     int64_t send_lo, send_hi, recv_lo, recv_hi;   /* elements the layouts reach */
     void *stream[NSTREAMS];
@@ -312,6 +313,7 @@ int pa_mpi__nccl_prepare(pa_mpi__dplan *p)
         if (slice_of(&p->send_l, x->sdsp[me], x->scnt[me], &sb) && slice_of(&p->recv_l, x->rdsp[me], x->rcnt[me], &rb)) {
             x->self_sbase = sb.base;
             x->self_rbase = rb.base;
+            x->self_direct = contiguous(&sb) && contiguous(&rb);
             sb.base = rb.base = 0;
             if ((st = pa__plan_get(&rb, &sb, p->elm, p->recv_mem, p->send_mem, &x->self)) != PA_OK)
                 return st;
@@ -626,10 +628,15 @@ static int run_fast(pa_mpi__dplan *p, void *dst, const void *src)
     int st = PA_OK, me = p->rank, C = x->chunks;
     for (int i = 0; i < NSTREAMS && st == PA_OK; i++)
         st = dc->wait(x->stream[i], x->ev_start);
-    if (st == PA_OK && x->self)
+    if (st == PA_OK && x->self && !x->self_direct)
         st = pa__plan_exec_async(x->self, dst, x->self_rbase, src, x->self_sbase, x->stream[S_SELF]);
     for (int c = 0; c < C && st == PA_OK; c++) {
         int ns = 0, nr = 0;
+        if (c == 0 && x->self && x->self_direct) {   /* as NCCL's own all-to-all does: a send to itself */
+            size_t bytes = (size_t)pa__bytes(x->scnt[me], p->elm);
+            x->xs[ns++] = (pa__xfer){peer_of(p, me), (char *)src + pa__bytes(x->self_sbase, p->elm), bytes};
+            x->xr[nr++] = (pa__xfer){peer_of(p, me), (char *)dst + pa__bytes(x->self_rbase, p->elm), bytes};
+        }
         for (int q = 0; q < p->nprocs && st == PA_OK; q++) {
             if (q == me)
                 continue;
