@@ -49,10 +49,14 @@ PA_API int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, 
  * memory by DMA or cudaMemcpy2D, and device-side layout changes by the permute kernel, are queued on the
  * stream and the call returns at once; the copy has happened when the stream reaches it.  Every other copy
  * (host memory on both sides, pageable memory, staging through library buffers, gather tables) first waits
- * for the stream's earlier work and then runs as pa_copy does, so it is complete when the call returns.
+ * for the stream's earlier work and then runs as pa_copy does, so it is complete when the call returns.  For
+ * NULL that is the legacy default stream of the current GPU, with the work of blocking streams ordered before
+ * it (kernels and copies queued by the library or by the program); a fault of that work is returned as
+ * PA_ERR_SYS.  Where the GPU's primary context is not active, nothing can be queued and nothing is waited for.
  * pa_copy_explain says which ("async=queued" or "async=waits").  The arrays must stay allocated until the
  * stream has reached the copy.
- * \return as pa_copy; errors of a queued copy itself show at the next synchronisation of the stream.
+ * \return as pa_copy; errors of a queued copy itself show at the next synchronisation of the stream;
+ *         PA_ERR_SYS (the earlier work waited for failed: CUDA's error is in the message).
  *         PA_ERR_NODEV for a non-NULL stream in a build without the CUDA backend.
  */
 PA_API int pa_copy_async(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src,

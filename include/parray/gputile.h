@@ -188,7 +188,9 @@ typedef struct pa_gemm_info {
  * [M][N] by their top-level dimensions, each dimension any affine layout (row-major, transposed, blocked,
  * windows of larger arrays); the tiled kernel is generated from the three types (the manual's section 7.1),
  * compiled by NVRTC and cached.  Tiles of a type whose dimensions do not cut into shifted copies of one tile
- * are read element by element (correct, slower).  Waits for the result.  With beta 0, C is not read.
+ * are read element by element (correct, slower).  Waits for the result: the kernel is queued on the
+ * default stream and the call waits for that stream, so also for work queued there before it; a fault of
+ * either is returned as PA_ERR_SYS.  With beta 0, C is not read.
  * \return PA_OK; PA_ERR_INVAL (NULL, not two top-level dimensions each); PA_ERR_SIZE (the shapes do not
  *         match); PA_ERR_MTT (not dmem); PA_ERR_ELM (not float or double, or mixed); PA_ERR_UNSUPPORTED;
  *         PA_ERR_COMPILE; PA_ERR_NODEV; PA_ERR_SYS.

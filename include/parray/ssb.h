@@ -200,9 +200,11 @@ PA_API void pa_ssb_gpu_destroy(pa_ssb_gpu *g);
 /**
  * Runs query q on the GPU: the dimension hash tables are built, then one kernel scans lineorder tile by tile;
  * waits and brings the result back.  Kernels are compiled by NVRTC on first use (cached), for tiles of
- * PA_SSB_BLOCK threads x PA_SSB_ITEMS items.  ms (may be NULL) gets the wall time of the launches until the
- * last kernel finished, without the compilation and the result's copy back.
- * \return PA_OK and *out; PA_ERR_COMPILE; PA_ERR_SYS (a launch failed); PA_ERR_RANGE (q); PA_ERR_UNSUPPORTED
+ * PA_SSB_BLOCK threads x PA_SSB_ITEMS items.  ms (may be NULL) gets the wall time from the first launch until
+ * the last kernel finished (the kernels are queued on the default stream, and the call waits for it: work
+ * queued there before the call delays them and is counted too), without the compilation and the result's copy
+ * back.
+ * \return PA_OK and *out; PA_ERR_COMPILE; PA_ERR_SYS (a launch or a kernel failed, or work queued before it); PA_ERR_RANGE (q); PA_ERR_UNSUPPORTED
  *         (a q1.x date filter that is not a range of date keys); PA_ERR_NOMEM.
  */
 PA_API int pa_ssb_gpu_run(pa_ssb_gpu *g, int q, pa_ssb_result *out, double *ms);

@@ -156,13 +156,18 @@ const pa__strategy *pa__strategy_named(const char *name)
 
 /* ---- what the core asks of every backend ---------------------------------------------------------------- */
 
+/*
+ * NULL is the default stream: the legacy stream of the current GPU, on which kernels launched without a stream
+ * are queued and with which copies on blocking streams are ordered.  The backend that has streams waits for it
+ * (and reports a kernel's fault); without such a backend nothing can be queued, and there is nothing to wait for.
+ */
 int pa__stream_wait(void *stream)
 {
-    if (stream == NULL)
-        return PA_OK;   /* the default stream of a build or run without streams: nothing is queued */
     for (int i = 0; i < nlist; i++)
         if (list[i]->stream_wait && pa__backend_on(list[i]))
             return list[i]->stream_wait(stream);
+    if (stream == NULL)
+        return PA_OK;
     return pa__err(PA_ERR_NODEV, "a copy on a CUDA stream: %s", pa__backend_built("cuda")
                    ? "the CUDA backend is switched off (PA_BACKENDS)"
                    : "this build has no CUDA backend (configure with -Dcuda=enabled where nvcc is installed)");

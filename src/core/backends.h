@@ -72,7 +72,7 @@ typedef struct pa__backend {
     const pa__strategy *const *strategies;    /* its copy strategies, NULL-terminated, or NULL */
     const pa__dist_ops *dist;                 /* copies of arrays distributed over its thread type, or NULL */
     const pa__launcher *launcher;             /* thread arrays of its thread type that pa_for hands over, or NULL */
-    int (*stream_wait)(void *stream);         /* waits for one of its streams (non-NULL), or NULL: no streams */
+    int (*stream_wait)(void *stream);         /* waits for one of its streams; NULL: the default stream */
     void (*set_threads)(int n);               /* pa_copy_set_threads, for a backend with host copy threads */
     const pa__host_kernels *kernels;          /* the host backend's copy services, else NULL */
     /* Measures its constants of the cost model on this machine into *m (NULL: it measures none). */

@@ -129,6 +129,9 @@ int pa_gemm_dmem_async(const pa_type *C, void *c, const pa_type *A, const void *
 int pa_gemm_dmem(const pa_type *C, void *c, const pa_type *A, const void *a, const pa_type *B, const void *b,
                  double alpha, double beta)
 {
+    /* Queued on the default stream; the wait reports the kernel's own failure. */
     int st = pa_gemm_dmem_async(C, c, A, a, B, b, alpha, beta, NULL, NULL, NULL);
-    return st == PA_OK ? pa__stream_wait(NULL) : st;
+    if (st == PA_OK && (st = pa__stream_wait(NULL)) != PA_OK)
+        st = pa__err_wrap(st, "pa_gemm_dmem: the kernel");
+    return st;
 }

@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "rtc.h"
 #include "async_sources.h"
+#include "waits_sources.h"
 #include "testutil.h"
 
 static const char *fn_src =
@@ -80,8 +81,8 @@ START_TEST(errors_at_user_lines)
 }
 END_TEST
 
-/* The suite cuda_async's kernels and element functions (async_sources.h) compile, so that on the GPU only their
- * running is tested. */
+/* The suites cuda_async's and cuda_waits's kernels and element functions (async_sources.h, waits_sources.h)
+ * compile, so that on the GPU only their running is tested. */
 START_TEST(async_suite_sources)
 {
     pa_scope *s;
@@ -90,7 +91,8 @@ START_TEST(async_suite_sources)
     const struct { const char *decl, *src, *fn; size_t words; } maps[] = {
         {"dmem int [1]", async_slow_src, "slow", 1}, {"D", async_inc_src, "inc", 1},
         {"dmem int [[40 # disp(5) # D_1][30 # disp(7) # D_0]]", async_affine_src, "f", 1},
-        {"D", async_neg_src, "neg", 1},
+        {"D", async_neg_src, "neg", 1}, {"dmem int [1000]", waits_inc_src, "inc", 1},
+        {"dmem int [1000]", waits_trap_src, "boom", 1},
     };
     const pa_cuda__image *img;
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
@@ -107,6 +109,9 @@ START_TEST(async_suite_sources)
     size_t n;
     const unsigned char *p = pa_cuda__image_data(img, &n);
     ck_assert(memmem(p, n, "scale", 5) != NULL && memmem(p, n, "spin", 4) != NULL);
+    PA_CK_OK(pa_cuda__rtc_compile("waits", waits_kernels_src, NULL, 0, 90, &img));
+    p = pa_cuda__image_data(img, &n);
+    ck_assert(memmem(p, n, "trap", 4) != NULL && memmem(p, n, "spin", 4) != NULL);
     pa_scope_destroy(s);
 }
 END_TEST

@@ -17,7 +17,11 @@
 int pa_cuda__usable(void);
 /** pa_cuda__usable, with why not in why (the backend's probe). */
 int pa_cuda__probe(char *why, size_t len);
-/** Waits for a stream (the backend's stream_wait; NULL is the default stream). */
+/**
+ * Waits for a stream (the backend's stream_wait): a cudaStream_t, or NULL for the legacy default stream of the
+ * current GPU and the work of blocking streams ordered before its end.  \return PA_OK, PA_ERR_NODEV (a stream
+ * and no GPU) or the failure of the work waited for (PA_ERR_SYS with CUDA's words).
+ */
 int pa_cuda__stream_wait(void *stream);
 /** The CUDA strategies, NULL-terminated (copy_cuda_strategies.c). */
 extern const pa__strategy *const pa__cuda_strategies[];
@@ -37,6 +41,9 @@ int pa_cuda__fail(cudaError_t e, const char *fmt, ...) __attribute__((format(pri
  */
 int pa_cuda__launch(void *fn, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, void **params,
                     const char *what);
+
+/** 0 when the primary context of GPU device is known not to be active (nothing can be queued on it), else 1. */
+int pa_cuda__primary_active(int device);
 
 /* ---- staging buffers (cuda_staging.c) ------------------------------------------------------------------ */
 

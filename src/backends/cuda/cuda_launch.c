@@ -43,10 +43,42 @@ int pa_cuda_for(const pa_dthreads *threads, pa_cuda_function fn, void **params, 
     return st;
 }
 
+/*
+ * The default stream (NULL): the legacy stream of the current GPU, where kernels launched without a stream are
+ * queued by this library and by the program's own CUDA runtime alike (both use the device's primary context).
+ * An event recorded there is reached once the legacy stream's earlier work and, since the legacy stream waits
+ * for the blocking streams, their earlier work too are done; the event's synchronisation reports a kernel's
+ * fault (a trap, an illegal address) as CUDA's error.  Where the primary context is not active nothing can be
+ * queued, and the wait must not create one (a host copy would otherwise cost a context and GPU memory).
+ */
+static int default_wait(void)
+{
+    int device = 0;
+    cudaEvent_t ev;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        device = 0;
+    }
+    if (!pa_cuda__primary_active(device))
+        return PA_OK;
+    cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+    if (e == cudaSuccess) {
+        e = cudaEventRecord(ev, cudaStreamLegacy);
+        if (e == cudaSuccess)
+            e = cudaEventSynchronize(ev);
+        cudaError_t d = cudaEventDestroy(ev);
+        e = e != cudaSuccess ? e : d;
+    }
+    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "waiting for the default stream of GPU %d (a kernel or copy "
+                                                    "queued there failed)", device);
+}
+
 int pa_cuda__stream_wait(void *stream)
 {
     if (!pa_cuda__usable())   /* nothing can be queued on a GPU that is not there */
         return stream == NULL ? PA_OK : pa_cuda__ready("a copy on a CUDA stream");
+    if (stream == NULL)
+        return default_wait();
     cudaError_t e = cudaStreamSynchronize((cudaStream_t)stream);
     return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "waiting for stream %p", stream);
 }

@@ -43,6 +43,8 @@ static struct {
     CUresult (*occupancy)(int *, int *, CUfunction, CUoccupancyB2DSize, size_t, int);
     CUresult (*error_string)(CUresult, const char **);
     CUresult (*active_blocks)(int *, CUfunction, int, size_t);
+    CUresult (*device_get)(CUdevice *, int);
+    CUresult (*primary_state)(CUdevice, unsigned *, int *);
 } drv;
 
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
@@ -74,7 +76,21 @@ static void drv_load(void)
              entry_point("cuFuncSetAttribute", (void **)&drv.func_set_attr) &&
              entry_point("cuOccupancyMaxPotentialBlockSize", (void **)&drv.occupancy) &&
              entry_point("cuGetErrorString", (void **)&drv.error_string) &&
-             entry_point("cuOccupancyMaxActiveBlocksPerMultiprocessor", (void **)&drv.active_blocks);
+             entry_point("cuOccupancyMaxActiveBlocksPerMultiprocessor", (void **)&drv.active_blocks) &&
+             entry_point("cuDeviceGet", (void **)&drv.device_get) &&
+             entry_point("cuDevicePrimaryCtxGetState", (void **)&drv.primary_state);
+}
+
+/* Asked without creating anything; when the driver cannot say, the answer is 1 (the caller then waits). */
+int pa_cuda__primary_active(int device)
+{
+    CUdevice d;
+    unsigned flags = 0;
+    int active = 1;
+    pthread_once(&drv_once, drv_load);
+    if (!drv_ok || drv.device_get(&d, device) != CUDA_SUCCESS || drv.primary_state(d, &flags, &active) != CUDA_SUCCESS)
+        return 1;
+    return active != 0;
 }
 
 /* The GPU and context driver_ready last found current on this thread. */
