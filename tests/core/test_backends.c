@@ -3,7 +3,8 @@
  * backend's memory types and streams say, and the planner's choice of strategy looked up by name.
  *
  * Run twice by meson: as it is, and with PA_BACKENDS=-cuda (suite core_backends_nocuda), where the CUDA backend,
- * built or not, must be off with clear errors.  The expectations follow from the environment and the build.
+ * built or not, must be off with clear errors (test_cuda_off), and where it is on, test_cuda_on checks what it
+ * then gives.  The expectations follow from the environment and the build.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -73,8 +74,6 @@ END_TEST
 /* dmem and pinned without the CUDA backend: the names are known, creating arrays fails and says why. */
 START_TEST(test_cuda_off)
 {
-    if (PA_HAVE_CUDA && !cuda_switched_off())
-        return;   /* on: the CUDA suites cover it */
     PA_CK_OK(pa_declare(scope, "D", "dmem float [64]"));
     PA_CK_OK(pa_declare(scope, "P", "pinned float [64]"));
     PA_CK_OK(pa_declare(scope, "H", "paged float [64]"));
@@ -101,6 +100,38 @@ START_TEST(test_cuda_off)
     if (PA_HAVE_CUDA)
         ck_assert_msg(strstr(pa_last_error(), "switched off (PA_BACKENDS)"), "%s", pa_last_error());
     PA_CK_OK(pa_destroy(h, host));
+}
+END_TEST
+
+/*
+ * The same questions with the CUDA backend on (main adds this test instead of test_cuda_off then): the names and
+ * strategies are there, dmem is available exactly when a GPU is usable, the print says why not when none is, a
+ * host copy on the default stream waits for nothing and succeeds whether or not a GPU is there.
+ */
+START_TEST(test_cuda_on)
+{
+    ck_assert_ptr_nonnull(pa__strategy_named("cuda_dma"));
+    int gpu = pa_cuda_device_count() > 0;
+    ck_assert_int_eq(pa_mtt_available("dmem"), gpu);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    PA_CK_OK(pa_backends_print(f));
+    fclose(f);
+    ck_assert_msg(strstr(text, gpu ? "cuda     on  " : "cuda     on, unusable here") != NULL, "%s", text);
+    free(text);
+    PA_CK_OK(pa_declare(scope, "H", "paged float [64]"));
+    const pa_type *h = pa_type_get(scope, "H");
+    float *a = pa_create(h), *b = pa_create(h);
+    ck_assert(a && b);
+    for (int i = 0; i < 64; i++)
+        a[i] = (float)i, b[i] = -1.0f;
+    PA_CK_OK(pa_copy_async(h, b, h, a, NULL));
+    for (int i = 0; i < 64; i++)
+        ck_assert(b[i] == (float)i);
+    PA_CK_OK(pa_destroy(h, a));
+    PA_CK_OK(pa_destroy(h, b));
 }
 END_TEST
 
@@ -141,7 +172,11 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_list);
     tcase_add_test(tc, test_print);
-    tcase_add_test(tc, test_cuda_off);
+    /* One of the two, as the build and the environment have the CUDA backend: neither passes without asserting. */
+    if (PA_HAVE_CUDA && !cuda_switched_off())
+        tcase_add_test(tc, test_cuda_on);
+    else
+        tcase_add_test(tc, test_cuda_off);
     tcase_add_test(tc, test_choice_by_name);
     suite_add_tcase(s, tc);
     return pa_test_run(s);

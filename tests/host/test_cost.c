@@ -1,25 +1,18 @@
 /*
  * The cost model (src/core/cost.c, src/backends/pthread/cost_host.c): the file's round trip, its errors, where
- * it is looked for, and calibration: after pa_cost_calibrate on this machine, the planner's predicted time of
- * each of bench/copy_host's cases (at 16 MiB, on one thread) is within a factor of two of the measured median.
- * The timing check is skipped in sanitizer and unoptimised builds, whose kernels are not the ones measured; on
- * a loaded machine each case gets three calibrations before it fails.
+ * it is looked for; the model's structure under fixed synthetic constants (predictions grow with the bytes, the
+ * strategies' ranking follows the constants); and calibration, whose file reads back to the model in use.
+ * Nothing is timed: the accuracy of calibrated predictions against measured copies is bench/cost_accuracy's
+ * (a timed check failed here about one run in ten on a loaded 2-core machine).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "backends.h"
 #include "parray/cost.h"
 #include "testutil.h"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__OPTIMIZE__)
-#define TIMING_TRUSTED 0
-#else
-#define TIMING_TRUSTED 1
-#endif
 
 static char dir[64];
 
@@ -112,93 +105,123 @@ START_TEST(test_path)
 }
 END_TEST
 
-/* bench/copy_host's cases at 16 MiB (the transposition and window a little less). */
-static const char decls[] =
-    "parray paged float [4194304] FLAT\n"
-    "parray paged float [[2048][2048]] A\n"
-    "parray paged float [[#A_1][#A_0]] AT\n"
-    "parray paged float4 [[1024][1024]] Q\n"
-    "parray paged float4 [[#Q_1][#Q_0]] QT\n"
-    "parray paged float [[1024][1024]][4] M\n"
-    "parray paged float [[#M_0_1][#M_0_0]][#M_1] MT\n"
-    "parray paged float [[2048][2048]] DATA\n"
-    "parray paged float [[2000 # disp(24) # DATA_0][2000 # disp(24) # DATA_1]] WINDOW\n"
-    "parray paged float [2000][2000] COPY\n"
-    "parray paged float [4194304 # step(-1) # disp(4194303) # FLAT] REVERSED\n";
-static const char *const cases[][2] = {{"FLAT", "FLAT"}, {"AT", "A"},         {"QT", "Q"},
-                                       {"MT", "M"},      {"COPY", "WINDOW"}, {"FLAT", "REVERSED"}};
-
-static double now(void)
+/* The model's structure, under fixed synthetic constants (the built-in defaults, changed where a test says):
+ * predictions on one thread, read through pa_copy_query.  Nothing here is timed. */
+static void use_model(const pa__cost_model *m)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+    pa__cost_set(m, "test");
+    PA_CK_OK(pa_copy_set_threads(1));
 }
 
-static int cmp(const void *a, const void *b)
+/* The strategy and predicted microseconds of dst <- src, both declared in s. */
+static double predicted(pa_scope *s, const char *dst, const char *src, char *strategy, size_t len)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    const pa_type *dt = pa_type_get(s, dst), *st = pa_type_get(s, src);
+    ck_assert_msg(dt && st, "%s", pa_last_error());
+    pa_copy_info info;
+    PA_CK_OK(pa_copy_query(dt, st, &info));
+    ck_assert_msg(info.predicted_us > 0, "%s <- %s (%s): no prediction", dst, src, info.strategy);
+    if (strategy)
+        snprintf(strategy, len, "%s", info.strategy);
+    return info.predicted_us;
 }
 
-/* The measured median of 7 copies and the planner's prediction, ns. */
-static void measure(pa_scope *s, const char *dn, const char *sn, void *d, void *src, double *got, double *want,
-                    const char **strategy)
+/* Each kind of copy (contiguous, transpose, window, reversal, a gather through a func) at 4^k times the bytes:
+ * every prediction grows with the bytes, and for the large ones nearly in proportion. */
+START_TEST(test_costs_grow_with_bytes)
 {
-    const pa_type *dt = pa_type_get(s, dn), *st = pa_type_get(s, sn);
-    const pa__layout *dl = pa__type_layout(dt), *sl = pa__type_layout(st);
-    double t[7];
-    pa__plan *p;
-    ck_assert(dl && sl);
-    PA_CK_OK(pa__plan_get(dl, sl, pa_elm_size(dt), NULL, NULL, &p));
-    *want = p->strategy->predict ? p->strategy->predict(p) : p->cost_ns;
-    *strategy = p->strategy->name;
-    pa__plan_unref(p);
-    PA_CK_OK(pa_copy(dt, d, st, src));
-    for (int r = 0; r < 7; r++) {
-        double t0 = now();
-        PA_CK_OK(pa_copy(dt, d, st, src));
-        t[r] = now() - t0;
+    use_model(pa__cost_defaults());
+    static const char *const kinds[] = {
+        "parray paged float [N*N] D; parray paged float [N*N] S",
+        "parray paged float [[N][N]] S; parray paged float [[#S_1][#S_0]] D",
+        "parray paged float [[N+8][N+8]] B; parray paged float [[N # disp(4) # B_0][N # disp(4) # B_1]] S; "
+        "parray paged float [N][N] D",
+        "parray paged float [N*N] D; parray paged float [N*N # step(-1) # disp(N*N-1) # D] S",
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        double prev = 0;
+        char prev_strategy[32] = "", strategy[32];
+        for (int n = 64; n <= 2048; n *= 2) {
+            pa_scope *s;
+            PA_CK_OK(pa_scope_create(NULL, &s));
+            PA_CK_OK(pa_scope_set_int(s, "N", n));
+            PA_CK_OK(pa_declare_text(s, kinds[k]));
+            double t = predicted(s, "D", "S", strategy, sizeof strategy);
+            ck_assert_msg(t > prev, "%s with N = %d (%s): %.3f us, not more than %.3f us at N = %d (%s)", kinds[k], n,
+                          strategy, t, prev, n / 2, prev_strategy);
+            if (n >= 1024)   /* four times the bytes: between 2 and 6 times the time once fixed costs are small */
+                ck_assert_msg(t > 2 * prev && t < 6 * prev, "%s: N = %d: %.3f us against %.3f us at half the edge",
+                              kinds[k], n, t, prev);
+            prev = t;
+            snprintf(prev_strategy, sizeof prev_strategy, "%s", strategy);
+            pa_scope_destroy(s);
+        }
     }
-    qsort(t, 7, sizeof t[0], cmp);
-    *got = t[3];
 }
+END_TEST
 
-START_TEST(test_prediction)
+/* The strategies' ranking under fixed constants: with the defaults each case gets its own strategy; making one
+ * strategy's constant very large hands the case to another; halving the bandwidth nearly doubles a large
+ * contiguous copy's prediction. */
+START_TEST(test_ranking_follows_the_constants)
 {
-    if (!TIMING_TRUSTED)
-        return;
     pa_scope *s;
+    char got[32];
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_declare_text(s, "parray paged float [4194304] FLAT\n"
+                                "parray paged float [[2048][2048]] A\n"
+                                "parray paged float [[#A_1][#A_0]] AT\n"
+                                "parray paged float [4194304 # step(-1) # disp(4194303) # FLAT] REVERSED\n"
+                                "parray paged float [[2048][2048]] DATA\n"
+                                "parray paged float [[2000 # disp(24) # DATA_0][2000 # disp(24) # DATA_1]] WINDOW\n"
+                                "parray paged float [2000][2000] COPY\n"));
+    pa__cost_model m = *pa__cost_defaults();
+    use_model(&m);
+    static const char *const want[][3] = {{"FLAT", "FLAT", "memcpy"}, {"AT", "A", "transpose"},
+                                          {"FLAT", "REVERSED", "reverse"}, {"COPY", "WINDOW", "memcpy_runs"}};
+    double t[4];
+    for (int i = 0; i < 4; i++) {
+        t[i] = predicted(s, want[i][0], want[i][1], got, sizeof got);
+        ck_assert_msg(strcmp(got, want[i][2]) == 0, "%s <- %s: %s, want %s", want[i][0], want[i][1], got, want[i][2]);
+    }
+    /* The same bytes (the window has fewer): a plain memcpy is predicted cheaper than a transpose or a reversal. */
+    for (int i = 1; i < 3; i++)
+        ck_assert_msg(t[0] < t[i], "memcpy %.1f us, %s <- %s %.1f us", t[0], want[i][0], want[i][1], t[i]);
+    m.host_transpose_unit = 1000;   /* a transpose made dear: the loops take the case */
+    use_model(&m);
+    predicted(s, "AT", "A", got, sizeof got);
+    ck_assert_msg(strcmp(got, "transpose") != 0, "AT <- A still %s with host_transpose_unit 1000", got);
+    m = *pa__cost_defaults();
+    m.host_reverse_elem = 1000;
+    use_model(&m);
+    predicted(s, "FLAT", "REVERSED", got, sizeof got);
+    ck_assert_msg(strcmp(got, "reverse") != 0, "FLAT <- REVERSED still %s with host_reverse_elem 1000", got);
+    m = *pa__cost_defaults();
+    m.host_bw = pa__cost_defaults()->host_bw / 2;
+    use_model(&m);
+    double slow = predicted(s, "FLAT", "FLAT", got, sizeof got);
+    ck_assert_msg(slow > 1.8 * t[0] && slow < 2.2 * t[0], "half the bandwidth: %.1f us against %.1f us", slow, t[0]);
+    PA_CK_OK(pa_copy_set_threads(0));
+    pa_scope_destroy(s);
+}
+END_TEST
+
+/* Calibration on this machine: the file it writes reads back without a skipped line to the model now in use
+ * (6 significant digits), and every constant is a positive, finite number.  How close its predictions come to
+ * measured copies is a benchmark (bench/cost_accuracy), not a test: it depends on the machine's load. */
+START_TEST(test_calibration_round_trip)
+{
     char path[128];
     snprintf(path, sizeof path, "%s/cost", dir);
-    PA_CK_OK(pa_scope_create(NULL, &s));
-    PA_CK_OK(pa_declare_text(s, decls));
-    PA_CK_OK(pa_copy_set_threads(1));
-    size_t bytes = (size_t)17 << 20;
-    char *d = aligned_alloc(64, bytes), *src = aligned_alloc(64, bytes);
-    ck_assert(d && src);
-    memset(d, 1, bytes);
-    memset(src, 2, bytes);
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        double got = 0, want = 0;
-        const char *name = "";
-        int attempt;
-        for (attempt = 0; attempt < 3; attempt++) {
-            if (attempt || c == 0)
-                PA_CK_OK(pa_cost_calibrate(path, NULL));
-            measure(s, cases[c][0], cases[c][1], d, src, &got, &want, &name);
-            if (got <= 2 * want && want <= 2 * got)
-                break;
-        }
-        printf("%-6s <- %-8s %-12s predicted %9.0f us, measured %9.0f us (%.2f)%s\n", cases[c][0], cases[c][1],
-               name, want * 1e-3, got * 1e-3, got / want, attempt ? " after recalibrating" : "");
-        ck_assert_msg(attempt < 3, "%s <- %s (%s): predicted %.0f us, measured %.0f us", cases[c][0], cases[c][1],
-                      name, want * 1e-3, got * 1e-3);
+    PA_CK_OK(pa_cost_calibrate(path, NULL));
+    ck_assert_str_eq(pa__cost_source(), path);
+    pa__cost_model back = *pa__cost_defaults();
+    PA_CK_OK(pa__cost_read(path, &back, 1));
+    const double *a = (const double *)&back, *b = (const double *)pa__cost();
+    for (size_t i = 0; i < sizeof back / sizeof(double); i++) {
+        ck_assert_msg(a[i] > 0 && a[i] < 1e12, "constant %zu: %g", i, a[i]);
+        ck_assert_msg((a[i] > b[i] ? a[i] - b[i] : b[i] - a[i]) <= 1e-5 * b[i], "constant %zu: %g in the file, %g in use", i, a[i], b[i]);
     }
-    PA_CK_OK(pa_copy_set_threads(0));
-    free(d);
-    free(src);
-    pa_scope_destroy(s);
 }
 END_TEST
 
@@ -212,7 +235,9 @@ int main(void)
     tcase_add_test(tc, test_bad_lines);
     tcase_add_test(tc, test_print);
     tcase_add_test(tc, test_path);
-    tcase_add_test(tc, test_prediction);
+    tcase_add_test(tc, test_costs_grow_with_bytes);
+    tcase_add_test(tc, test_ranking_follows_the_constants);
+    tcase_add_test(tc, test_calibration_round_trip);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }
