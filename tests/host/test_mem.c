@@ -250,18 +250,14 @@ END_TEST
 
 /* ---- numa -------------------------------------------------------------------------------------------- */
 
+/* Where numa memory is usable (the suite host_mem_numa; skipped, 77, elsewhere). */
 START_TEST(test_numa)
 {
     const pa_type *t = parse("numa int [1000]");
     pa_mem_opts o;
     pa_mem_opts_init(&o);
-#if PA_HAVE_NUMA
-    if (numa_available() < 0) {
-        fprintf(stderr, "test_numa: skipped, numa_available() < 0 (no NUMA support on this machine)\n");
-        PA_CK_ERR(create_status(t, &o), PA_ERR_NODEV);
-        return;
-    }
     ck_assert_int_eq(pa_mtt_available("numa"), 1);
+#if PA_HAVE_NUMA
     for (int node = -1; node <= 0; node++) {   /* interleaved, then on node 0 */
         o.numa_node = node;
         int *p = pa_create_opts(t, &o);
@@ -273,8 +269,20 @@ START_TEST(test_numa)
     o.numa_node = numa_max_node() + 1;
     PA_CK_ERR(create_status(t, &o), PA_ERR_RANGE);
 #else
-    fprintf(stderr, "test_numa: built without libnuma, checking the error only\n");
+    (void)t;
+#endif
+}
+END_TEST
+
+/* Where it is not (the suite host_mem): pa_create refuses with PA_ERR_NODEV and says why. */
+START_TEST(test_numa_refused)
+{
+    const pa_type *t = parse("numa int [1000]");
+    pa_mem_opts o;
+    pa_mem_opts_init(&o);
+    ck_assert_int_eq(pa_mtt_available("numa"), 0);
     PA_CK_ERR(create_status(t, &o), PA_ERR_NODEV);
+#if !PA_HAVE_NUMA
     ck_assert_ptr_nonnull(strstr(pa_last_error(), "without libnuma"));
 #endif
 }
@@ -380,10 +388,33 @@ START_TEST(test_destroy_errors)
 }
 END_TEST
 
-int main(void)
+/*
+ * As host_mem: everything but the numa allocations, which are checked to be refused where numa memory is not
+ * usable; with the argument "numa", as host_mem_numa: the numa allocations alone, skipped (77) where numa memory
+ * is not usable (a build without libnuma, or numa_available() < 0).
+ */
+int main(int argc, char **argv)
 {
+    int numa_member = argc > 1 && strcmp(argv[1], "numa") == 0, usable = pa_mtt_available("numa");
+    if (numa_member) {
+        if (!usable) {
+            printf("host_mem_numa: skipped: numa memory is not usable here (%s)\n",
+                   PA_HAVE_NUMA ? "numa_available() < 0" : "built without libnuma");
+            return 77;
+        }
+        Suite *s = suite_create("host_mem_numa");
+        TCase *tc = tcase_create("numa");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_numa);
+        pa_test_mem_add_numa(tc, 1);
+        suite_add_tcase(s, tc);
+        return pa_test_run(s);
+    }
     Suite *s = suite_create("host_mem");
-    suite_add_tcase(s, pa_test_mem_alloc_tcase());
+    TCase *alloc = pa_test_mem_alloc_tcase();
+    if (!usable)
+        pa_test_mem_add_numa(alloc, 0);
+    suite_add_tcase(s, alloc);
 
     TCase *tc = tcase_create("types");
     tcase_add_checked_fixture(tc, setup, teardown);
@@ -393,7 +424,8 @@ int main(void)
     tcase_add_test(tc, test_mmap_listing16);
     tcase_add_test(tc, test_mmap_anonymous);
     tcase_add_test(tc, test_mmap_errors);
-    tcase_add_test(tc, test_numa);
+    if (!usable)
+        tcase_add_test(tc, test_numa_refused);
     tcase_add_test(tc, test_create_errors);
     tcase_add_test(tc, test_destroy_errors);
     suite_add_tcase(s, tc);

@@ -6,5 +6,7 @@
 
 /** The allocator-level cases: mtt registry, paged, mmap and numa ops, the allocation table. */
 TCase *pa_test_mem_alloc_tcase(void);
+/** Adds the numa allocator's test to tc: its allocations where numa memory is usable, else its refusal. */
+void pa_test_mem_add_numa(TCase *tc, int usable);
 
 #endif

@@ -300,13 +300,11 @@ END_TEST
 START_TEST(process_cpus_follows_the_share)
 {
     /* pa__process_cpus is cached (the pool's polling threads ask for it); a change of the node's share must show
-     * at once.  Not where the environment fixes the share or a launcher bound the process. */
+     * at once.  Run as the suite threads_for_share, which main skips (77) where it cannot check that. */
     pa_host_share_info sh;
     PA_CK_OK(pa_host_share(&sh));
     int before = pa__process_cpus();
     ck_assert_int_eq(before, sh.cpus);
-    if (getenv("PA_NODE_RANKS") != NULL || sh.bound_by_launcher || sh.local_ranks != 1 || sh.allowed_cpus < 2)
-        return;
     pa__node_share_set(0, 2);
     ck_assert_int_eq(pa__process_cpus(), sh.allowed_cpus / 2);
     pa__node_share_set(0, 1);
@@ -314,11 +312,38 @@ START_TEST(process_cpus_follows_the_share)
 }
 END_TEST
 
-int main(void)
+/* Why the node's share cannot be changed here (the environment fixes it, a launcher bound the process, other
+ * ranks share the node, or fewer than two CPUs are allowed), or NULL. */
+static const char *share_fixed(void)
 {
-    Suite *s = suite_create("threads_for");
+    pa_host_share_info sh;
+    if (pa_host_share(&sh) != PA_OK)
+        return pa_last_error();
+    return getenv("PA_NODE_RANKS") != NULL ? "PA_NODE_RANKS fixes the node's share"
+         : sh.bound_by_launcher           ? "a launcher bound the process"
+         : sh.local_ranks != 1            ? "other ranks share this node"
+         : sh.allowed_cpus < 2            ? "fewer than two CPUs are allowed"
+                                          : NULL;
+}
+
+/* As threads_for, or with the argument "share" as threads_for_share: the share test alone, skipped (77) where
+ * the share cannot be changed. */
+int main(int argc, char **argv)
+{
+    int share = argc > 1 && strcmp(argv[1], "share") == 0;
+    const char *why = share ? share_fixed() : NULL;
+    if (why) {
+        printf("threads_for_share: skipped: %s\n", why);
+        return 77;
+    }
+    Suite *s = suite_create(share ? "threads_for_share" : "threads_for");
     TCase *tc = tcase_create("for");
     tcase_add_checked_fixture(tc, setup, teardown);
+    if (share) {
+        tcase_add_test(tc, process_cpus_follows_the_share);
+        suite_add_tcase(s, tc);
+        return pa_test_run(s);
+    }
     tcase_add_test(tc, tid_one_level);
     tcase_add_test(tc, tid_two_levels);
     tcase_add_test(tc, tid_three_levels);
@@ -329,7 +354,6 @@ int main(void)
     tcase_add_test(tc, sync_on_missing_dimension);
     tcase_add_test(tc, pool_persists);
     tcase_add_test(tc, pool_keeps_its_team);
-    tcase_add_test(tc, process_cpus_follows_the_share);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }

@@ -3,8 +3,11 @@
  *
  * The barrier test is written so that it fails without the barrier: half of each group is slow to write its
  * slot, and every thread reads its whole group right after pa_sync.  A control run with the barrier left out
- * checks that the test does see the missing writes.  The slots are atomics, so the control run is not a data
- * race in ThreadSanitizer's sense.
+ * checks that the test does see the missing writes (there the slow threads write only after the fast ones have
+ * read, so the control does not depend on the machine's load).  The slots are atomics, so the control run is not
+ * a data race in ThreadSanitizer's sense.  No check here compares a time with a threshold: where one thread
+ * must get ahead of another, it waits for the other's signal, with a generous limit that only a broken barrier
+ * or region reaches.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -33,6 +36,21 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* How long a thread waits for another's signal before it concludes that the signal will not come. */
+#define SIGNAL_LIMIT_S 20.0
+
+/* Waits until *v >= want.  \return 1, or 0 when SIGNAL_LIMIT_S passed first. */
+static int wait_for(atomic_int *v, int want)
+{
+    double t0 = now();
+    while (atomic_load(v) < want)
+        if (now() - t0 > SIGNAL_LIMIT_S)
+            return 0;
+        else
+            usleep(1000);
+    return 1;
+}
+
 /* pthd [4][6]: "1" groups the 6 threads of a row, "0" the 4 threads of a column, "" all 24. */
 #define ROWS 4
 #define COLS 6
@@ -42,6 +60,7 @@ typedef struct sync_case {
     int use_barrier;
     atomic_int slot[ROWS * COLS];
     atomic_int missing;   /* group members not yet written when read after the barrier */
+    atomic_int fast_read; /* fast threads that have read their group (the control run's slow threads wait) */
 } sync_case;
 
 static int in_group(const char *path, int a, int b)
@@ -57,15 +76,22 @@ static int sync_body(pa_ctx *ctx, void *arg)
 {
     sync_case *c = *(sync_case **)arg;
     int t = (int)pa_tid(ctx);
-    /* Odd columns and odd rows are slow, so every kind of group has slow members. */
-    if ((pa_tid_path(ctx, "1") + pa_tid_path(ctx, "0")) % 2 == 1)
+    /* Odd columns and odd rows are slow, so every kind of group has slow members.  Without the barrier they
+     * write after every fast thread has read (so the control run must see missing writes); with it they cannot
+     * wait for that (the fast threads wait for them in the barrier) and are only late. */
+    int slow = (pa_tid_path(ctx, "1") + pa_tid_path(ctx, "0")) % 2 == 1;
+    if (slow && c->use_barrier)
         usleep(30000);
+    else if (slow)
+        (void)wait_for(&c->fast_read, ROWS * COLS / 2);
     atomic_store_explicit(&c->slot[t], 1, memory_order_relaxed);
     if (c->use_barrier && pa_sync(ctx, c->path) != PA_OK)
         return PA_ERR_INVAL;
     for (int u = 0; u < ROWS * COLS; u++)
         if (in_group(c->path, t, u) && !atomic_load_explicit(&c->slot[u], memory_order_relaxed))
             atomic_fetch_add(&c->missing, 1);
+    if (!slow)
+        atomic_fetch_add(&c->fast_read, 1);
     return PA_OK;
 }
 
@@ -92,33 +118,33 @@ START_TEST(sync_groups_per_path)
 }
 END_TEST
 
-/* sync("1") must wait only for the thread's own row: row 0 is slow, row 1 must pass its barrier early. */
-typedef struct row_times {
-    double row0_write, row1_passed;
-} row_times;
+/* sync("1") must wait only for the thread's own row: row 0's threads hold back until every thread of row 1 has
+ * passed its barrier, which only a sync("1") that does not wait for row 0 lets happen. */
+typedef struct rows_case {
+    atomic_int row1_passed;
+    atomic_int row0_gave_up;   /* row 0's threads that waited SIGNAL_LIMIT_S for row 1 in vain */
+} rows_case;
 
 static int rows_body(pa_ctx *ctx, void *arg)
 {
-    row_times *rt = *(row_times **)arg;
+    rows_case *rc = *(rows_case **)arg;
     int64_t row = pa_tid_path(ctx, "0");
-    if (row == 0) {
-        usleep(200000);
-        if (pa_tid_path(ctx, "1") == 0)
-            rt->row0_write = now();
-    }
+    if (row == 0 && !wait_for(&rc->row1_passed, 3))
+        atomic_fetch_add(&rc->row0_gave_up, 1);
     int st = pa_sync(ctx, "1");
-    if (row == 1 && pa_tid_path(ctx, "1") == 0)
-        rt->row1_passed = now();
+    if (row == 1)
+        atomic_fetch_add(&rc->row1_passed, 1);
     return st;
 }
 
 START_TEST(sync_does_not_wait_for_other_groups)
 {
-    row_times rt = {0, 0};
-    row_times *p = &rt;
+    rows_case rc;
+    memset(&rc, 0, sizeof rc);
+    rows_case *p = &rc;
     PA_CK_OK(pa_for(pa_type_parse(scope, "pthd [2][3]"), rows_body, &p, sizeof p));
-    ck_assert_msg(rt.row1_passed < rt.row0_write - 0.1, "row 1 passed sync_1 at %.3f, row 0 wrote at %.3f",
-                  rt.row1_passed, rt.row0_write);
+    ck_assert_msg(atomic_load(&rc.row0_gave_up) == 0, "row 1 did not pass sync(\"1\") while row 0 held back");
+    ck_assert_int_eq(atomic_load(&rc.row1_passed), 3);
 }
 END_TEST
 
@@ -173,42 +199,51 @@ END_TEST
 
 /* ---- parallel regions ---------------------------------------------------------------------------------- */
 
-typedef struct span {
-    double start, end;
-} span;
+/* In a region, the first array's threads hold back until the second array has started: only a pa_for that
+ * returns at once inside a region lets that happen.  Outside a region the second starts after the first ended. */
+typedef struct overlap {
+    atomic_int second_started, first_gave_up;
+    double first_end, second_start;
+    int region;
+} overlap;
 
-static int sleeper(pa_ctx *ctx, void *arg)
+static int first_array(pa_ctx *ctx, void *arg)
 {
-    span *s = *(span **)arg;
-    double t0 = now();
-    usleep(100000);
+    overlap *o = *(overlap **)arg;
+    if (o->region && !wait_for(&o->second_started, 1))
+        atomic_fetch_add(&o->first_gave_up, 1);
+    if (pa_tid(ctx) == 0)
+        o->first_end = now();
+    return PA_OK;
+}
+
+static int second_array(pa_ctx *ctx, void *arg)
+{
+    overlap *o = *(overlap **)arg;
     if (pa_tid(ctx) == 0) {
-        s->start = t0;
-        s->end = now();
+        o->second_start = now();
+        atomic_fetch_add(&o->second_started, 1);
     }
     return PA_OK;
 }
 
 START_TEST(parallel_region_overlaps)
 {
-    span a = {0, 0}, b = {0, 0};
-    span *pa = &a, *pb = &b;
-    double t0 = now();
+    overlap o;
+    memset(&o, 0, sizeof o);
+    overlap *p = &o;
+    o.region = 1;
     PA_CK_OK(pa_parallel_begin());
-    PA_CK_OK(pa_for(pa_type_parse(scope, "pthd [3]"), sleeper, &pa, sizeof pa));
-    double returned = now();
-    PA_CK_OK(pa_for(pa_type_parse(scope, "pthd [2]"), sleeper, &pb, sizeof pb));
+    PA_CK_OK(pa_for(pa_type_parse(scope, "pthd [3]"), first_array, &p, sizeof p));
+    PA_CK_OK(pa_for(pa_type_parse(scope, "pthd [2]"), second_array, &p, sizeof p));
     PA_CK_OK(pa_parallel_end());
-    double total = now() - t0;
-    ck_assert_msg(returned - t0 < 0.05, "pa_for in a region took %.3f s to return", returned - t0);
-    ck_assert_msg(b.start < a.end && a.start < b.end, "the arrays did not overlap: [%.3f, %.3f] and [%.3f, %.3f]",
-                  a.start - t0, a.end - t0, b.start - t0, b.end - t0);
-    ck_assert_msg(total < 0.19, "the region took %.3f s; two 0.1 s arrays in sequence take 0.2 s", total);
-    /* Outside a region the same two arrays run one after the other. */
-    t0 = now();
-    PA_CK_OK(pa_for(pa_type_parse(scope, "pthd [3]"), sleeper, &pa, sizeof pa));
-    PA_CK_OK(pa_for(pa_type_parse(scope, "pthd [2]"), sleeper, &pb, sizeof pb));
-    ck_assert_msg(b.start >= a.end, "arrays outside a region overlapped");
+    ck_assert_msg(atomic_load(&o.first_gave_up) == 0, "in a region the second array did not start while the first "
+                  "ran: pa_for did not return at once");
+    /* Outside a region the same two arrays run one after the other (pa_for returns when its array is done). */
+    memset(&o, 0, sizeof o);
+    PA_CK_OK(pa_for(pa_type_parse(scope, "pthd [3]"), first_array, &p, sizeof p));
+    PA_CK_OK(pa_for(pa_type_parse(scope, "pthd [2]"), second_array, &p, sizeof p));
+    ck_assert_msg(o.second_start >= o.first_end, "arrays outside a region overlapped");
 }
 END_TEST
 
