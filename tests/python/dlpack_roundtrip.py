@@ -9,6 +9,7 @@ it, are exported (pa_dlpack_export) and taken back by the library's from_dlpack,
 views taken by the library itself.  Exits 77 (skipped) when the library, or for the GPU kinds a GPU, is absent.
 """
 import ctypes
+import os
 import sys
 
 SKIP = 77
@@ -135,12 +136,16 @@ class Exported:
         return (self.tensor.device.device_type, self.tensor.device.device_id)
 
 
+why = []   # why frameworks() found a kind unusable, when it knows
+
+
 def frameworks(kind):
     """(module, make(array of 6x8 float32 0..47), from_dlpack, equal, mtt, device) or None."""
     if kind == "numpy":
         try:
             import numpy as np
-        except ImportError:
+        except ImportError as e:
+            why.append("import numpy: %s" % e)
             return None
         if not hasattr(np, "from_dlpack"):
             print("numpy %s has no from_dlpack (1.22 and later have)" % np.__version__)
@@ -177,7 +182,10 @@ def main():
         fail(__doc__)
     fw = frameworks(sys.argv[2])
     if fw is None:
-        print("skipped: %s is not usable here" % sys.argv[2])
+        # The build found NumPy when it was configured (tests/meson.build): then not finding it is a failure.
+        if os.environ.get("PA_DLPACK_REQUIRE") == sys.argv[2]:
+            fail("%s was importable when the build was configured, but not now (%s)" % (sys.argv[2], "; ".join(why)))
+        print("skipped: %s is not usable here%s" % (sys.argv[2], " (" + "; ".join(why) + ")" if why else ""))
         return SKIP
     mod, make, from_dlpack, equal, mtt, where = fw
     pa = Parray(sys.argv[1])
