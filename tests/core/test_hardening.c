@@ -87,6 +87,185 @@ START_TEST(interior_pointer_many)
 }
 END_TEST
 
+
+/* ---- layout composition near the ends of int64 -------------------------------------------------------- */
+
+/* A step(INT64_MIN) or a disp(INT64_MAX) before a wrapping reference: a clear answer (offsets or a RANGE error
+ * naming the overflow), never signed overflow in the compiler (UBSan in CI aborts on it). */
+static const char *const extreme[] = {
+    "paged int [3 # step(-9223372036854775808) # [4]]",
+    "paged int [3 # step(-9223372036854775807) # [4]]",
+    "paged int [3 # disp(9223372036854775807) # [4]]",
+    "paged int [2 # step(4611686018427387904) # disp(4611686018427387904) # [5]]",
+    "paged int [[2 # step(-9223372036854775808) # [3]][4 # disp(9223372036854775807) # [6]]]",
+    "paged int [3 # step(9223372036854775807) # [[4][2]]]",
+    "paged int [3 # disp(-9223372036854775807) # step(3) # [7]]",
+};
+
+START_TEST(layout_extremes)
+{
+    const pa_type *t = pa_type_parse(s, extreme[_i]);
+    if (t == NULL) {   /* refused at the declaration: then with a clear status */
+        ck_assert_msg(pa_last_error()[0] != '\0', "%s: NULL without a message", extreme[_i]);
+        return;
+    }
+    int64_t lo = 0, hi = 0, off = 0;
+    int rc = pa_extent(t, &lo, &hi);
+    ck_assert_msg(rc == PA_OK || rc == PA_ERR_RANGE || rc == PA_ERR_UNSUPPORTED, "%s: %s", extreme[_i],
+                  pa_last_error());
+    if (rc != PA_OK)
+        ck_assert_msg(strlen(pa_last_error()) > 10, "%s: no message", extreme[_i]);
+    for (int64_t i = 0; i < pa_size(t); i++) {
+        off = pa_offset(t, i);
+        ck_assert_msg(off != PA_BAD_OFFSET || strstr(pa_last_error(), "overflow"), "%s index %lld: %s", extreme[_i],
+                      (long long)i, pa_last_error());
+        if (off != PA_BAD_OFFSET)   /* an offset that exists lies in the reference's array */
+            ck_assert_msg(off >= 0 && off < 64, "%s index %lld: offset %lld", extreme[_i], (long long)i,
+                          (long long)off);
+    }
+    char buf[256];
+    pa_layout_format(t, buf, sizeof buf);
+}
+END_TEST
+
+/* ---- DLPack ------------------------------------------------------------------------------------------- */
+
+static float pool[1 << 12];
+
+static DLTensor tensor(int64_t *shape, int64_t *strides, int ndim, void *data)
+{
+    DLTensor t;
+    memset(&t, 0, sizeof t);
+    t.data = data;
+    t.device.device_type = kDLCPU;
+    t.ndim = ndim;
+    t.dtype.code = kDLFloat;
+    t.dtype.bits = 32;
+    t.dtype.lanes = 1;
+    t.shape = shape;
+    t.strides = strides;
+    return t;
+}
+
+/* 11 to 32 axes (once refused past the manual's 10 sub-dimensions): every element's offset is the tensor's. */
+START_TEST(dlpack_many_axes)
+{
+    int nd = 11 + _i * 7 > 32 ? 32 : 11 + _i * 7;   /* 11, 18, 25, 32 */
+    for (int strided = 0; strided < 2; strided++) {
+        int64_t shape[32], strides[32], run = 1;
+        for (int k = nd - 1; k >= 0; k--) {
+            shape[k] = k % 5 == 2 ? 2 : k % 7 == 3 && nd < 20 ? 3 : 1;
+            strides[k] = strided && k % 2 ? -run : run;
+            run *= shape[k];
+        }
+        int64_t lo = 0;
+        for (int k = 0; k < nd; k++)
+            lo += strides[k] < 0 ? (shape[k] - 1) * strides[k] : 0;
+        DLTensor t = tensor(shape, strided ? strides : NULL, nd, pool + 2048);
+        const pa_type *ty = NULL;
+        void *p = NULL;
+        PA_CK_OK(pa_dlpack_import(s, &t, &ty, &p));
+        ck_assert_int_eq(pa_size(ty), run);
+        ck_assert_ptr_eq(p, pool + 2048 + lo);
+        /* Element i (row-major over the axes) is at sum(idx_k * stride_k) from data, so at that - lo from p. */
+        for (int64_t i = 0; i < run; i++) {
+            int64_t rest = i, want = 0, off = -1;
+            for (int k = nd - 1; k >= 0; k--) {
+                want += rest % shape[k] * strides[k];
+                rest /= shape[k];
+            }
+            off = pa_offset(ty, i);
+            ck_assert_msg(off == want - lo, "%d axes (%s) element %lld: offset %lld, wanted %lld", nd,
+                          strided ? "strided" : "compact", (long long)i, (long long)off, (long long)(want - lo));
+        }
+        /* It exports back (a group of axes that is itself strided may come out as one axis) and imports again
+         * to the same offsets. */
+        DLManagedTensor *m = NULL;
+        PA_CK_OK(pa_dlpack_export(ty, p, &m));
+        int64_t n = 1;
+        for (int k = 0; k < m->dl_tensor.ndim; k++)
+            n *= m->dl_tensor.shape[k];
+        ck_assert_int_eq(n, run);
+        const pa_type *again = NULL;
+        void *q = NULL;
+        PA_CK_OK(pa_dlpack_import(s, &m->dl_tensor, &again, &q));
+        ck_assert_ptr_eq(q, p);
+        for (int64_t i = 0; i < run; i++)
+            ck_assert_int_eq(pa_offset(again, i), pa_offset(ty, i));
+        m->deleter(m);
+    }
+}
+END_TEST
+
+/* Strides at the ends of int64, and byte offsets that leave the address space or the array pa_create made. */
+START_TEST(dlpack_extreme_strides)
+{
+    const pa_type *ty = NULL;
+    void *p = NULL;
+    static const int64_t bad[][2] = {{INT64_MIN, 1}, {INT64_MIN / 2, 1}, {INT64_MAX, 1}, {(INT64_C(1) << 61) + 1, -(INT64_C(1) << 61)},
+                                     {-(INT64_C(1) << 62), -(INT64_C(1) << 62)}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t shape[2] = {3, 3}, strides[2] = {bad[i][0], bad[i][1]};
+        DLTensor t = tensor(shape, strides, 2, pool);
+        PA_CK_ERR(pa_dlpack_import(s, &t, &ty, &p), PA_ERR_RANGE);
+    }
+    int64_t shape[1] = {4};
+    DLTensor t = tensor(shape, NULL, 1, pool);
+    t.byte_offset = UINT64_MAX - 3;
+    PA_CK_ERR(pa_dlpack_import(s, &t, &ty, &p), PA_ERR_RANGE);
+    t.byte_offset = (uint64_t)1 << 63;
+    PA_CK_ERR(pa_dlpack_import(s, &t, &ty, &p), PA_ERR_RANGE);
+    t.data = (void *)(UINTPTR_MAX - 64);
+    t.byte_offset = 128;
+    PA_CK_ERR(pa_dlpack_import(s, &t, &ty, &p), PA_ERR_RANGE);
+    ck_assert_msg(strstr(pa_last_error(), "address space"), "%s", pa_last_error());
+    /* Into an array pa_create made: inside is fine, past its end (or before its start) is refused. */
+    const pa_type *A = pa_type_parse(s, "paged float [16]");
+    float *a = pa_create(A);
+    t = tensor(shape, NULL, 1, a);
+    t.byte_offset = 12 * sizeof(float);
+    PA_CK_OK(pa_dlpack_import(s, &t, &ty, &p));
+    ck_assert_ptr_eq(p, a + 12);
+    t.byte_offset = 13 * sizeof(float);
+    PA_CK_ERR(pa_dlpack_import(s, &t, &ty, &p), PA_ERR_RANGE);
+    ck_assert_msg(strstr(pa_last_error(), "made by pa_create"), "%s", pa_last_error());
+    int64_t back[1] = {-1};
+    t = tensor(shape, back, 1, a + 2);   /* elements a[2], a[1], a[0], a[-1] */
+    PA_CK_ERR(pa_dlpack_import(s, &t, &ty, &p), PA_ERR_RANGE);
+    t.data = a + 3;
+    PA_CK_OK(pa_dlpack_import(s, &t, &ty, &p));
+    ck_assert_ptr_eq(p, a);
+    PA_CK_OK(pa_destroy(A, a));
+}
+END_TEST
+
+/* An empty array exports as a tensor with a zero in its shape (and imports back). */
+START_TEST(dlpack_export_empty)
+{
+    static const char *const decl[] = {"paged float [0]", "paged float [3][0]", "paged float [[0][4]]"};
+    for (size_t i = 0; i < sizeof decl / sizeof decl[0]; i++) {
+        const pa_type *e = pa_type_parse(s, decl[i]);
+        ck_assert_ptr_nonnull(e);
+        void *a = pa_create(e);
+        ck_assert_ptr_nonnull(a);
+        DLManagedTensor *m = NULL;
+        int rc = pa_dlpack_export(e, a, &m);
+        ck_assert_msg(rc == PA_OK, "%s: %s", decl[i], pa_last_error());
+        int64_t n = 1;
+        for (int k = 0; k < m->dl_tensor.ndim; k++)
+            n *= m->dl_tensor.shape[k];
+        ck_assert_msg(n == 0 && m->dl_tensor.ndim >= 1, "%s: %d axes, %lld elements", decl[i], m->dl_tensor.ndim,
+                      (long long)n);
+        const pa_type *back = NULL;
+        void *p = NULL;
+        PA_CK_OK(pa_dlpack_import(s, &m->dl_tensor, &back, &p));
+        ck_assert_int_eq(pa_size(back), 0);
+        m->deleter(m);
+        PA_CK_OK(pa_destroy(e, a));
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("core_hardening");
@@ -94,6 +273,10 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, interior_pointer_copy);
     tcase_add_test(tc, interior_pointer_many);
+    tcase_add_loop_test(tc, layout_extremes, 0, (int)(sizeof extreme / sizeof extreme[0]));
+    tcase_add_loop_test(tc, dlpack_many_axes, 0, 4);
+    tcase_add_test(tc, dlpack_extreme_strides);
+    tcase_add_test(tc, dlpack_export_empty);
     suite_add_tcase(su, tc);
     return pa_test_run(su);
 }
