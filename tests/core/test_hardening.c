@@ -4,13 +4,18 @@
  *   - a pointer inside an array made by pa_create as a copy's destination or source, whose type's extent from
  *     there leaves the array (the allocation table's range lookup);
  *   - steps and displacements near the ends of int64 before a wrapping reference (layout composition);
- *   - DLPack: 11 to 32 dimensions, strides at the ends of int64, byte offsets outside the array, empty arrays.
+ *   - DLPack: 11 to 32 dimensions, strides at the ends of int64, byte offsets outside the array, empty arrays;
+ *   - a FIFO, a device or a directory named as a matrix CSV file.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "parray/dlpack.h"
+#include "parray/matrix.h"
 #include "testutil.h"
 
 static pa_scope *s;
@@ -266,6 +271,29 @@ START_TEST(dlpack_export_empty)
 }
 END_TEST
 
+/* ---- files read by name ------------------------------------------------------------------------------ */
+
+/* A FIFO or /dev/zero as a matrix CSV file: refused at once (the open does not block, nothing is read). */
+START_TEST(csv_special_files)
+{
+    char dir[64] = "/tmp/pa_hard_XXXXXX", fifo[96];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/m.csv", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    pa_matrix *m = NULL;
+    alarm(60);
+    PA_CK_ERR(pa_matrix_from_csv(fifo, PA_MATRIX_INT, 0, NULL, &m), PA_ERR_INVAL);
+    ck_assert_msg(strstr(pa_last_error(), "is a FIFO, not a regular file"), "%s", pa_last_error());
+    PA_CK_ERR(pa_matrix_from_csv("/dev/zero", PA_MATRIX_INT, 0, NULL, &m), PA_ERR_INVAL);
+    ck_assert_msg(strstr(pa_last_error(), "character device"), "%s", pa_last_error());
+    PA_CK_ERR(pa_matrix_from_csv(dir, PA_MATRIX_INT, 0, NULL, &m), PA_ERR_INVAL);
+    alarm(0);
+    ck_assert_ptr_null(m);
+    unlink(fifo);
+    rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("core_hardening");
@@ -277,6 +305,7 @@ int main(void)
     tcase_add_loop_test(tc, dlpack_many_axes, 0, 4);
     tcase_add_test(tc, dlpack_extreme_strides);
     tcase_add_test(tc, dlpack_export_empty);
+    tcase_add_test(tc, csv_special_files);
     suite_add_tcase(su, tc);
     return pa_test_run(su);
 }
