@@ -79,7 +79,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     void *p = NULL;
     int rc = pa_dlpack_import(scope, &t, &ty, &p);
     int64_t lo, hi, n;
-    if (rc == PA_OK && (n = pa_size(ty)) >= 0 && pa_extent(ty, &lo, &hi) == PA_OK && base && p && n <= 4096 &&
+    /* Host memory only: a tensor that says it is on a GPU (here, in the pool) gives a dmem type, which the copy
+     * rightly refuses for a host pointer. */
+    if (rc == PA_OK && t.device.device_type == kDLCPU && (n = pa_size(ty)) >= 0 && pa_extent(ty, &lo, &hi) == PA_OK &&
+        base && p && n <= 4096 &&
         pa_elm_size(ty) == sizeof(float) && lo >= 0 && (char *)p >= (char *)base &&
         (char *)p + (hi + 1) * 4 <= (char *)(base + cap)) {
         /* Every element through the imported type, into a compact array; then back out as a tensor. */

@@ -185,9 +185,10 @@ typedef struct pa__mem_ops {
 const pa__mem_ops *pa__mem_find(const char *name);
 /** Kind of an mtt name (memory, thread, or not an mtt). */
 pa__mtt_kind pa__mtt_kind_of(const char *name);
-/** The memory type of a pointer made by pa_create (looked up in the allocation registry), or NULL. */
+/** The memory type of a pointer made by pa_create, or inside an array it made (looked up by range in the
+ *  allocation registry), or NULL. */
 const pa__mem_ops *pa__mem_of(const void *ptr);
-/** pa__mem_of for two pointers under one lock (a copy's destination and source). */
+/** pa__mem_of for two pointers under one lock (pa__mem_blocks2 in mem_internal.h also gives the blocks). */
 void pa__mem_of2(const void *a, const void *b, const pa__mem_ops **out_a, const pa__mem_ops **out_b);
 /**
  * The GPU that holds device (or managed) memory at p, for DLPack's device_id (src/backends/cuda/mem_cuda.c, a

@@ -134,7 +134,13 @@ static int get_file(const char *dir, const char *name, const char *ext, int64_t 
     if (expect >= 0 && (uint64_t)size != (uint64_t)expect)
         return pa__err(PA_ERR_SIZE, "ssb: %s has %zu bytes, the manifest's row count needs %lld (%s)", path, size,
                        (long long)expect, (uint64_t)size < (uint64_t)expect ? "truncated" : "too long");
-    return pa__read_regular("ssb", path, 0, out, n);
+    if ((rc = pa__read_regular("ssb", path, 0, out, n)) == PA_OK && expect >= 0 && (uint64_t)*n != (uint64_t)expect) {
+        free(*out);   /* changed between the two opens: its bytes no longer match the manifest's count */
+        *out = NULL;
+        return pa__err(PA_ERR_SIZE, "ssb: %s changed while it was read (%zu bytes, the manifest's row count needs "
+                       "%lld)", path, *n, (long long)expect);
+    }
+    return rc;
 }
 
 /* Splits a dictionary file into its strings, checking they are sorted and distinct. */
