@@ -6,6 +6,7 @@
 #ifndef PARRAY_FUZZ_FILES_H
 #define PARRAY_FUZZ_FILES_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
