@@ -13,7 +13,7 @@
 
 static char fuzz_scratch[256];
 
-static void fuzz_scratch_remove(void)
+__attribute__((unused)) static void fuzz_scratch_remove(void)
 {
     char cmd[300];
     if (fuzz_scratch[0]) {
@@ -24,7 +24,7 @@ static void fuzz_scratch_remove(void)
 }
 
 /* The process's scratch directory (under $TMPDIR, else /tmp). */
-static const char *fuzz_dir(void)
+__attribute__((unused)) static const char *fuzz_dir(void)
 {
     if (!fuzz_scratch[0]) {
         const char *tmp = getenv("TMPDIR");
@@ -39,7 +39,7 @@ static const char *fuzz_dir(void)
 }
 
 /* Writes n bytes as dir/name (replacing it); aborts when the disk refuses (not the library's fault). */
-static void fuzz_write(const char *dir, const char *name, const void *data, size_t n)
+__attribute__((unused)) static void fuzz_write(const char *dir, const char *name, const void *data, size_t n)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -51,7 +51,7 @@ static void fuzz_write(const char *dir, const char *name, const void *data, size
 }
 
 /* Splits data at the byte sep into at most max parts (part i: start[i], len[i]); \return the number of parts. */
-static int fuzz_split(const uint8_t *data, size_t size, uint8_t sep, int max, const uint8_t **start, size_t *len)
+__attribute__((unused)) static int fuzz_split(const uint8_t *data, size_t size, uint8_t sep, int max, const uint8_t **start, size_t *len)
 {
     int n = 0;
     size_t from = 0;
