@@ -147,8 +147,8 @@ static int check_lines(const char *path, pa_ssb_table t, const char *text, size_
     if (len == 0)
         return pa__err(PA_ERR_PARSE, "ssb: %s is empty (a %s table has at least one row)", path,
                        pa__ssb_table_names[t]);
-    int64_t line = 1;
-    int bars = -1;   /* whether rows end with '|': fixed by the first row */
+    int64_t line = 1, first = 0;
+    int bars = -1;   /* whether rows end with '|': fixed by the first row that is not empty */
     for (size_t i = 0, start = 0; i < len; i++) {
         if (text[i] == '\0')
             return pa__err(PA_ERR_PARSE, "ssb: %s line %lld: a NUL byte (not a text file)", path, (long long)line);
@@ -156,11 +156,14 @@ static int check_lines(const char *path, pa_ssb_table t, const char *text, size_
             continue;
         size_t end = i > start && text[i - 1] == '\r' ? i - 1 : i;
         int bar = end > start && text[end - 1] == '|';
-        if (bars < 0)
+        if (bars < 0 && end > start) {
             bars = bar;
-        else if (bar != bars && end > start)
-            return pa__err(PA_ERR_PARSE, "ssb: %s line %lld: %s, unlike line 1 (a row cut short?)", path,
-                           (long long)line, bars ? "no '|' after the last field" : "a '|' after the last field");
+            first = line;
+        } else if (bar != bars && end > start) {
+            return pa__err(PA_ERR_PARSE, "ssb: %s line %lld: %s, unlike line %lld (a row cut short?)", path,
+                           (long long)line, bars ? "no '|' after the last field" : "a '|' after the last field",
+                           (long long)first);
+        }
         line++;
         start = i + 1;
     }

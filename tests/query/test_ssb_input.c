@@ -146,6 +146,8 @@ START_TEST(tbl_truncated)
     /* Without the '|' only: unlike the rows before it. */
     bad_tbl("sed -i '$s/|$//' %s/customer.tbl", PA_ERR_PARSE, "customer.tbl line 3: no '|' after the last field");
     bad_tbl("printf 'x\\000y|\\n' >> %s/part.tbl", PA_ERR_PARSE, "part.tbl line 3: a NUL byte");
+    /* An empty first line is a row of one field, not the row that says whether rows end with '|'. */
+    bad_tbl("sed -i '1i\\\\' %s/part.tbl", PA_ERR_PARSE, "part.tbl line 1: 1 fields");
     bad_tbl("rm %s/date.tbl && mkfifo %s/date.tbl", PA_ERR_INVAL, "date.tbl is a FIFO");
     bad_tbl("rm %s/date.tbl && mkdir %s/date.tbl", PA_ERR_INVAL, "date.tbl is a directory");
 }
