@@ -40,15 +40,17 @@ int pa__open_regular(const char *what, const char *path, size_t max, int *fd_out
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        errno = EINVAL;
-        return pa__err(PA_ERR_INVAL, "%s: %s is %s, not a regular file (refused: reading it could block or never "
-                       "end)", what, path, kind_of(st.st_mode));
+        int rc = pa__err(PA_ERR_INVAL, "%s: %s is %s, not a regular file (refused: reading it could block or never "
+                         "end)", what, path, kind_of(st.st_mode));
+        errno = EINVAL;   /* after the message, which may touch errno: callers tell this from ENOENT */
+        return rc;
     }
     if (st.st_size < 0 || (max > 0 && (uint64_t)st.st_size > max) || (uint64_t)st.st_size >= SIZE_MAX) {
         close(fd);
+        int rc = pa__err(PA_ERR_SIZE, "%s: %s has %lld bytes, more than the %zu this file may hold", what, path,
+                         (long long)st.st_size, max);
         errno = EFBIG;
-        return pa__err(PA_ERR_SIZE, "%s: %s has %lld bytes, more than the %zu this file may hold", what, path,
-                       (long long)st.st_size, max);
+        return rc;
     }
     *fd_out = fd;
     *size = (size_t)st.st_size;
