@@ -6,10 +6,13 @@
  * text below is the reference; docs/cli.md repeats it with more examples.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <parray/parray.h>
 
@@ -41,7 +44,8 @@ static const char usage_text[] =
     "  explain DST SRC   prints how a copy from SRC to DST would be done (strategy, shape, runs, threads)\n"
     "\n"
     "Options:\n"
-    "  -f FILE           read declarations from FILE ('-' reads standard input); repeatable\n"
+    "  -f FILE           read declarations from FILE ('-' reads standard input; a regular file or stdin of at\n"
+    "                    most 16 MiB); repeatable\n"
     "  -e TEXT           read declarations from TEXT; repeatable\n"
     "  --offsets N       show every offset of types of size <= N (default 64), otherwise the first and\n"
     "                    last N/4; 0 shows none and 'all' shows every offset\n"
@@ -91,21 +95,46 @@ static int text_append(struct text *t, const char *data, size_t n)
     return 0;
 }
 
-/* Reads a whole file ("-": standard input).  \return the text (to free), or NULL with a message printed. */
+/*
+ * Reads a whole declaration file ("-": standard input) of at most DECL_FILE_MAX bytes.  A named file must be a
+ * regular file, opened without blocking: a FIFO would block the open and /dev/zero would never end.  Standard
+ * input may be a pipe; the cap bounds it.  \return the text (to free), or NULL with a message printed.
+ */
+#define DECL_FILE_MAX (16u << 20)
 static char *read_file(const char *path)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "parray: cannot read %s: %s\n", path, strerror(errno));
-        return NULL;
+    FILE *f = stdin;
+    if (strcmp(path, "-") != 0) {
+        struct stat st;
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0 || fstat(fd, &st) != 0) {
+            fprintf(stderr, "parray: cannot read %s: %s\n", path, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            return NULL;
+        }
+        if (!S_ISREG(st.st_mode) || st.st_size > (off_t)DECL_FILE_MAX) {
+            fprintf(stderr, "parray: cannot read %s: %s\n", path, !S_ISREG(st.st_mode)
+                    ? "not a regular file (a FIFO, a device or a directory)" : "more than the 16 MiB a declaration "
+                    "file may hold");
+            close(fd);
+            return NULL;
+        }
+        if ((f = fdopen(fd, "rb")) == NULL) {
+            fprintf(stderr, "parray: cannot read %s: %s\n", path, strerror(errno));
+            close(fd);
+            return NULL;
+        }
     }
     struct text t = {0};
     char chunk[4096];
     size_t n;
-    int ok = text_append(&t, "", 0) == 0;
+    int ok = text_append(&t, "", 0) == 0, big = 0;
     while (ok && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        ok = text_append(&t, chunk, n) == 0;
-    if (ok && ferror(f)) {
+        ok = !(big = t.len + n > DECL_FILE_MAX) && text_append(&t, chunk, n) == 0;
+    if (big) {
+        fprintf(stderr, "parray: cannot read %s: more than the 16 MiB a declaration file may hold\n", path);
+    } else if (ok && ferror(f)) {
         fprintf(stderr, "parray: cannot read %s: %s\n", path, strerror(errno));
         ok = 0;
     } else if (!ok) {

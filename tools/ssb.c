@@ -76,7 +76,10 @@ static int parse(int argc, char **argv, opts *o)
         } else if (!strcmp(a, "--seed")) {
             o->seed = strtoull(v, &end, 10);
         } else if (!strcmp(a, "-t")) {
-            o->threads = (int)strtol(v, &end, 10);
+            long t = strtol(v, &end, 10);
+            if (end == v || *end || t < 0 || t > 1 << 20)
+                return usage("-t wants a thread count, 0 (every core) or more");
+            o->threads = (int)t;
         } else if (!strcmp(a, "-o")) {
             o->out = v;
         } else if (!strcmp(a, "-d")) {

@@ -27,6 +27,8 @@ extern "C" {
  * are not read (NULL will do); the types are checked as for any copy.
  * \return PA_OK, PA_ERR_INVAL (NULL argument), PA_ERR_SIZE (sizes differ: both sizes are in the message),
  *         PA_ERR_ELM (element sizes differ or are unspecified), PA_ERR_MTT (no strategy for the memory types),
+ *         PA_ERR_RANGE (dst or src points into an array pa_create made, and its type's extent from there leaves
+ *         that array: pa_copy(A, a + 1, A, a); pointers the library did not allocate are not checked),
  *         PA_ERR_NOMEM, PA_ERR_NODEV (a dmem side and no usable GPU: nothing is written), PA_ERR_SYS (a CUDA
  *         call failed during a GPU copy; CUDA's error is in the message, and the destination may be partly
  *         written).  Otherwise nothing is written when an error is returned.  A layout the compiler refuses

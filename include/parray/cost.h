@@ -8,7 +8,8 @@
  * library reads at its first copy: PA_COST_FILE when set, else $XDG_CACHE_HOME/parray/cost, else
  * ~/.cache/parray/cost.  The file holds one "name value" line per constant (# starts a comment); a file that
  * names only some keeps the built-in values of the others, and lines that do not parse are warned about on
- * stderr and skipped.
+ * stderr and skipped.  Only a regular file of at most 1 MiB is read: a directory, a FIFO or a device such as
+ * /dev/zero is refused without blocking (one line on stderr) and the built-in values are used.
  */
 #ifndef PARRAY_COST_H_PUBLIC
 #define PARRAY_COST_H_PUBLIC

@@ -94,7 +94,8 @@ extern "C" {
  * negative; the offset of element (0, ..., 0) is the tensor's byte_offset.  The device is kDLCPU for paged,
  * numa, mmap and vmem, kDLCUDAHost for pinned, and kDLCUDA with the GPU that holds data for dmem.  Element
  * types: the integer types (char, short, int, long, the fixed-width ones, size_t), half, float and double
- * (lanes 1), float2/float4/double2/int2/int4 (lanes 2 or 4) and bool (PA_DLPACK_BOOL).
+ * (lanes 1), float2/float4/double2/int2/int4 (lanes 2 or 4) and bool (PA_DLPACK_BOOL).  An empty type (no
+ * elements) exports as a tensor with a zero in its shape, compact strides and byte_offset 0.
  * \return PA_OK, or (nothing made) PA_ERR_INVAL (NULL argument, stale type), PA_ERR_PARAM (unbound type),
  *         PA_ERR_MTT (no memory type, one DLPack has no device for such as mpimem or gamem, or data is of
  *         another memory type than the type's: a host pointer for dmem, an array pa_create made for another mtt),
@@ -116,11 +117,16 @@ PA_API int pa_dlpack_export(const pa_type *type, void *data, DLManagedTensor **o
  * A tensor with a zero in its shape gives an empty type of the same shape (docs/types.md: no elements, copies
  * move nothing) and its data pointer, which may be NULL (PyTorch exports empty tensors so).  Nothing is copied: the
  * memory stays the tensor's (see the top of this header).  The type's declaration is the strided form
- * [n # step(s) # disp(d) # [M]] per dimension (pa_type_format shows it).
+ * [n # step(s) # disp(d) # [M]] per dimension (pa_type_format shows it).  Up to 10 axes are the type's
+ * dimensions; 11 to 32 axes (past the manual's 10 sub-dimensions per dimension) are grouped, in order, into
+ * 2 to 4 dimensions of 5 to 10 axes each, whose leaves are the axes (the offsets are the tensor's).  The bytes the
+ * tensor spans from data + byte_offset must be addresses (no wrap around the address space), and where data
+ * points into an array pa_create made, they must lie inside it.
  * \return PA_OK, or (*type and *data untouched) PA_ERR_INVAL (NULL argument, ndim < 0 or above 32, NULL shape,
  *         NULL data in a tensor with elements), PA_ERR_MTT (another device type),
- *         PA_ERR_ELM (another data type, naming code, bits and lanes), PA_ERR_RANGE (a negative size, or offsets
- *         beyond the library's ±2^62) or PA_ERR_NOMEM.
+ *         PA_ERR_ELM (another data type, naming code, bits and lanes), PA_ERR_RANGE (a negative size, offsets
+ *         beyond the library's ±2^62, a byte_offset above 2^62 or bytes that leave the address space or the
+ *         pa_create array data points into) or PA_ERR_NOMEM.
  */
 PA_API int pa_dlpack_import(pa_scope *scope, const DLTensor *tensor, const pa_type **type, void **data);
 

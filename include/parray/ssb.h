@@ -49,7 +49,7 @@ typedef struct pa_ssb_db pa_ssb_db;
  * The data depend on sf and seed only, not on the thread count.  Cardinalities: lineorder about
  * 6,000,000 x sf rows (1,500,000 x sf orders of 1 to 7 lines), customer 30,000 x sf, supplier 2,000 x sf,
  * part 200,000 x floor(1 + log2 sf) (200,000 x sf below 1), date 2,557 (1992-01-01 .. 1998-12-31).
- * \return PA_OK and *out; PA_ERR_RANGE (sf); PA_ERR_INVAL (out NULL); PA_ERR_NOMEM.
+ * \return PA_OK and *out; PA_ERR_RANGE (sf, nthreads < 0); PA_ERR_INVAL (out NULL); PA_ERR_NOMEM.
  */
 PA_API int pa_ssb_generate(double sf, uint64_t seed, int nthreads, pa_ssb_db **out);
 
@@ -58,8 +58,12 @@ PA_API int pa_ssb_generate(double sf, uint64_t seed, int nthreads, pa_ssb_db **o
  * date.tbl in dir, pipe-separated, one row a line.  Free-text columns (names, addresses, phones, p_color,
  * p_type, p_container, d_date) are checked for presence and not kept; string columns are dictionary-encoded
  * with dictionaries made from the values found.  sf is recorded as given (the files do not say it).
- * \return PA_OK and *out; PA_ERR_SYS (a file cannot be read: named); PA_ERR_PARSE (a row with the wrong number
- *         of fields or a non-numeric integer field: the message names the file, the line and the column);
+ * Every file must be a regular file (a FIFO or a device is refused without blocking), have at least one row and
+ * end with a newline; where its first row ends with a '|' (as dbgen writes), every row must.
+ * \return PA_OK and *out; PA_ERR_SYS (a file cannot be read: named); PA_ERR_INVAL (not a regular file);
+ *         PA_ERR_PARSE (a row with the wrong number of fields or a non-numeric integer field: the message names
+ *         the file, the line and the column; an empty file; a last line without its end of line, or rows that
+ *         lack the '|' the first row ends with: a file cut short);
  *         PA_ERR_RANGE (an integer outside 32 bits); PA_ERR_INVAL; PA_ERR_NOMEM.  Nothing is returned on error.
  */
 PA_API int pa_ssb_load_tbl(const char *dir, double sf, pa_ssb_db **out);
@@ -81,9 +85,12 @@ PA_API int pa_ssb_write_tbl(const pa_ssb_db *db, const char *dir);
 PA_API int pa_ssb_write(const pa_ssb_db *db, const char *dir);
 
 /**
- * Reads a database written by pa_ssb_write, checking every file against the manifest.
+ * Reads a database written by pa_ssb_write, checking every file against the manifest (each a regular file: a
+ * FIFO or a device is refused without blocking; row counts at most 2^40, checked before any arithmetic).
  * \return PA_OK and *out; PA_ERR_SYS (a missing or unreadable file, named); PA_ERR_SIZE (a file whose size
  *         disagrees with the manifest's row count, e.g. truncated; or tables whose columns disagree);
+ *         PA_ERR_RANGE (a manifest's row or string count outside 0 .. 2^40, naming the line); PA_ERR_INVAL (a file
+ *         that is not a regular file);
  *         PA_ERR_PARSE (a malformed manifest line, named by number; a checksum mismatch: the file is
  *         corrupt; a dictionary code outside its dictionary); PA_ERR_INVAL; PA_ERR_NOMEM.
  */
@@ -141,8 +148,11 @@ typedef struct pa_ssb_result {
 PA_API const char *pa_ssb_result_column(int q, int i);
 
 /**
- * Runs query q on the CPU with nthreads host threads (0: every core), a pthd thread array.
- * \return PA_OK and *out (free with pa_ssb_result_free); PA_ERR_RANGE (q); PA_ERR_INVAL; PA_ERR_NOMEM.
+ * Runs query q on the CPU with nthreads host threads (0: every core), a pthd thread array.  Group values come
+ * from the data: d_year spans the years the date table holds (not only the specification's 1992-1998), and
+ * dimension keys of any spread are looked up (a hash table where they are sparse: see docs/ssb.md).
+ * \return PA_OK and *out (free with pa_ssb_result_free); PA_ERR_RANGE (q, nthreads < 0, or group columns whose
+ *         ranges multiply past 2^56 combinations); PA_ERR_INVAL; PA_ERR_NOMEM.
  */
 PA_API int pa_ssb_run_cpu(const pa_ssb_db *db, int q, int nthreads, pa_ssb_result *out);
 
@@ -151,13 +161,15 @@ PA_API void pa_ssb_result_free(pa_ssb_result *r);
 
 /**
  * Compares two results row by row.  \return 1 when equal; 0 with the first difference written to why (e.g.
- * "row 3: revenue 1234 vs 1240"); why may be NULL.
+ * "row 3: revenue 1234 vs 1240"), or with the reason when a result is NULL or malformed (a query out of range,
+ * more than 3 groups, a negative row count, NULL rows); why may be NULL.
  */
 PA_API int pa_ssb_result_equal(const pa_ssb_result *a, const pa_ssb_result *b, char *why, size_t len);
 
 /**
  * Prints a result, one row a line, fields separated by '|': the group columns (strings from their
- * dictionaries) then the aggregate.  \return PA_OK or PA_ERR_SYS (write error).
+ * dictionaries) then the aggregate.  \return PA_OK, PA_ERR_INVAL (db, r or f NULL, or r malformed as for
+ * pa_ssb_result_equal) or PA_ERR_SYS (write error).
  */
 PA_API int pa_ssb_result_print(const pa_ssb_db *db, const pa_ssb_result *r, FILE *f);
 
@@ -173,7 +185,7 @@ PA_API int64_t pa_ssb_fact_bytes(const pa_ssb_db *db, int q);
  * of each filter's fraction, e.g. q2.1: 1/25 of parts x 1/5 of suppliers), and the relative deviation
  * allowed (tolerance: 4.5 standard deviations of sampling each dimension and the fact rows at this scale).
  * The check passes when |measured / spec - 1| <= tolerance.
- * \return PA_OK; PA_ERR_RANGE (q); PA_ERR_INVAL; PA_ERR_NOMEM.
+ * \return PA_OK; PA_ERR_RANGE (q, nthreads < 0); PA_ERR_INVAL; PA_ERR_NOMEM.
  */
 PA_API int pa_ssb_selectivity(const pa_ssb_db *db, int q, int nthreads, double *measured, double *spec,
                               double *tolerance);
@@ -204,8 +216,10 @@ PA_API void pa_ssb_gpu_destroy(pa_ssb_gpu *g);
  * the last kernel finished (the kernels are queued on the default stream, and the call waits for it: work
  * queued there before the call delays them and is counted too), without the compilation and the result's copy
  * back.
- * \return PA_OK and *out; PA_ERR_COMPILE; PA_ERR_SYS (a launch or a kernel failed, or work queued before it); PA_ERR_RANGE (q); PA_ERR_UNSUPPORTED
- *         (a q1.x date filter that is not a range of date keys); PA_ERR_NOMEM.
+ * \return PA_OK and *out; PA_ERR_COMPILE; PA_ERR_SYS (a launch or a kernel failed, or work queued before it);
+ *         PA_ERR_RANGE (q; or more than 2^27 groups, which the data's ranges of the group columns can give: run
+ *         such a query on the CPU); PA_ERR_UNSUPPORTED (a q1.x date filter that is not a range of date keys);
+ *         PA_ERR_NOMEM.
  */
 PA_API int pa_ssb_gpu_run(pa_ssb_gpu *g, int q, pa_ssb_result *out, double *ms);
 

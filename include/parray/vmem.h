@@ -9,7 +9,7 @@
  * and any host array; pa_tile and pa_tile2 with a vmem inner type stage each tile in such a buffer for a tile
  * function, and pa_tile2 without one moves each tile through the vector registers themselves, transposing it
  * there when it must (tile.h; a vmem tile larger than the register file is refused).  PA_VMEM_ISA=avx2|sse2|scalar
- * chooses a smaller set.
+ * chooses a smaller set; any other value, or a set this CPU lacks, gives one warning on stderr and the widest set.
  */
 #ifndef PARRAY_VMEM_H
 #define PARRAY_VMEM_H

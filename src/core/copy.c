@@ -152,7 +152,7 @@ static int distributed(const pa_type *dt, const pa_type *st, const pa__dist_ops 
 static int run(const pa_type *dt, void *dst, const pa__layout *dl, const pa__mem_ops *dm, const pa_type *st,
                const void *src, const pa__layout *sl, const pa__mem_ops *sm, pa__plan *p, int async, void *stream)
 {
-    int rc = pa__copy_check_memory(dt, dst, dm, st, src, sm);
+    int rc = pa__copy_check_memory(dt, dst, dm, st, src, sm, p ? dl : NULL, p ? sl : NULL);
     if (rc == PA_OK && p == NULL) {
         rc = async ? pa__stream_wait(stream) : PA_OK;
         pa__trace_push(PA__TRACE_COPY, "walk");
@@ -193,7 +193,7 @@ static int run_pieces(const pa_type *dt, void *dst, const pa__mem_ops *dm, const
                       const pa__mem_ops *sm, pa__piece_plan *pp, int async, void *stream)
 {
     pa__layout de = {0}, se = {0};
-    int rc = pa__copy_check_memory(dt, dst, dm, st, src, sm);
+    int rc = pa__copy_check_memory(dt, dst, dm, st, src, sm, NULL, NULL);
     if (rc == PA_OK && (rc = pa_extent(dt, &de.min_off, &de.max_off)) == PA_OK &&
         (rc = pa_extent(st, &se.min_off, &se.max_off)) == PA_OK) {
         de.nmodes = 1;     /* for the overlap test only: extents, and never "the same layout" */

@@ -1,11 +1,15 @@
 /*
  * parray — a copy's pointers against its types, checked before a byte moves: each pointer's memory (the
- * allocation table, one lookup for both) against its type's memory type, and the two sides' byte ranges against
- * each other (overlap).
+ * allocation table, one lookup for both) against its type's memory type; where the pointer lies inside an array
+ * pa_create made, the type's extent from that pointer against the array's bytes (a copy to a + 1 through the
+ * array's own type would write one element past it); and the two sides' byte ranges against each other
+ * (overlap).  Pointers the library did not allocate are not checked: their bounds are the program's to keep.
  */
 #include <string.h>
 
+#include "mem_internal.h"
 #include "plan.h"
+#include "type_internal.h"
 
 /* Whether memory of kind m is reached by the CPU; NULL ("any", or host memory pa_create did not make) is. */
 static int host_side(const pa__mem_ops *m)
@@ -31,13 +35,54 @@ static int check_side(const char *what, const pa_type *t, const void *ptr, const
     return PA_OK;
 }
 
-int pa__copy_check_memory(const pa_type *dt, const void *dst, const pa__mem_ops *dm, const pa_type *st,
-                          const void *src, const pa__mem_ops *sm)
+/* The message of a side whose extent leaves its array: apart, so that the check itself stays a few instructions. */
+__attribute__((cold, noinline)) static int extent_error(const char *what, const pa_type *t, const void *ptr,
+                                                        const pa__block *b, int64_t lo, int64_t hi)
 {
-    const pa__mem_ops *dgot, *sgot;
-    pa__mem_of2(dst, src, &dgot, &sgot);
-    int rc = check_side("destination", dt, dst, dm, dgot);
-    return rc != PA_OK ? rc : check_side("source", st, src, sm, sgot);
+    return pa__err(PA_ERR_RANGE, "copy: the %s %s at %p (byte %lld of a %zu-byte %s array made by pa_create) "
+                   "reaches offsets %lld .. %lld of %zu-byte elements, which leave the array", what, pa_type_name(t),
+                   ptr, (long long)((uintptr_t)ptr - b->start), b->bytes, b->ops->name, (long long)lo, (long long)hi,
+                   t->elm_size);
+}
+
+/*
+ * One side's extent against the block that holds its pointer: the bytes from offset min_off to max_off (elements
+ * of the type's size) must lie inside it.  Blocks of allocators that make arrays from a type (gamem: the pointer
+ * is a handle to distributed patches) are not plain byte ranges and are left alone.
+ */
+static inline int check_extent(const char *what, const pa_type *t, const void *ptr, const pa__block *b,
+                               const pa__layout *l)
+{
+    int64_t lo, hi, at = (int64_t)((uintptr_t)ptr - b->start), first, last;
+    if (b->ops == NULL || b->ops->alloc_type != NULL)
+        return PA_OK;
+    if (l) {
+        lo = l->min_off;
+        hi = l->max_off;
+    } else {
+        int rc = pa_extent(t, &lo, &hi);
+        if (rc != PA_OK)
+            return rc;
+    }
+    int64_t e = (int64_t)t->elm_size;   /* a live type (the copy checked it): no pa_elm_size call per copy */
+    if (__builtin_mul_overflow(lo, e, &first) || __builtin_add_overflow(first, at, &first) ||
+        __builtin_add_overflow(hi, 1, &last) || __builtin_mul_overflow(last, e, &last) ||
+        __builtin_add_overflow(last, at, &last) || first < 0 || (uint64_t)last > b->bytes)
+        return extent_error(what, t, ptr, b, lo, hi);
+    return PA_OK;
+}
+
+int pa__copy_check_memory(const pa_type *dt, const void *dst, const pa__mem_ops *dm, const pa_type *st,
+                          const void *src, const pa__mem_ops *sm, const pa__layout *dl, const pa__layout *sl)
+{
+    pa__block db, sb;
+    pa__mem_blocks2(dst, src, &db, &sb);
+    int rc = check_side("destination", dt, dst, dm, db.ops);
+    if (rc == PA_OK)
+        rc = check_side("source", st, src, sm, sb.ops);
+    if (rc == PA_OK)
+        rc = check_extent("destination", dt, dst, &db, dl);
+    return rc != PA_OK ? rc : check_extent("source", st, src, &sb, sl);
 }
 
 /* The address of element offset o of a side (element size e), as an integer. */

@@ -81,11 +81,19 @@ static double *at(pa__cost_model *m, size_t i)
 
 int pa__cost_read(const char *path, pa__cost_model *m, int warn)
 {
-    FILE *f = fopen(path, "r");
     char line[256];
-    int bad = 0, n = 0;
-    if (!f)
-        return pa__err(PA_ERR_SYS, "cost file %s: %s", path, strerror(errno));
+    int bad = 0, n = 0, fd = -1;
+    size_t size = 0;
+    /* A regular file of at most PA__COST_FILE_MAX bytes: a FIFO, /dev/zero or a directory is refused unread. */
+    int rc = pa__open_regular("cost file", path, PA__COST_FILE_MAX, &fd, &size);
+    if (rc != PA_OK)
+        return rc;
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        rc = pa__err(PA_ERR_SYS, "cost file %s: %s", path, strerror(errno));
+        close(fd);
+        return rc;
+    }
     pa__cost_model in = *m;
     while (fgets(line, sizeof line, f)) {
         char name[64], rest[8];

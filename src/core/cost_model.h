@@ -51,9 +51,13 @@ const pa__cost_model *pa__cost_defaults(void);
 const char *pa__cost_source(void);
 /**
  * Reads a cost file over *m (only the constants it names change).  Lines that do not parse, unknown names and
- * values that are not positive numbers are warned about on stderr (when warn) and skipped.
- * \return PA_OK, PA_ERR_SYS (cannot be opened: the message says why) or PA_ERR_PARSE (some line was skipped).
+ * values that are not positive numbers are warned about on stderr (when warn) and skipped.  Only a regular file
+ * of at most PA__COST_FILE_MAX bytes is read (a FIFO, a device such as /dev/zero or a directory is refused
+ * without blocking).
+ * \return PA_OK, PA_ERR_SYS (cannot be opened: the message says why), PA_ERR_INVAL (not a regular file),
+ *         PA_ERR_SIZE (too large) or PA_ERR_PARSE (some line was skipped).
  */
+#define PA__COST_FILE_MAX (1u << 20)
 int pa__cost_read(const char *path, pa__cost_model *m, int warn);
 /** Writes every constant of m to path, creating its directory.  \return PA_OK or PA_ERR_SYS. */
 int pa__cost_write(const char *path, const pa__cost_model *m, const char *comment);

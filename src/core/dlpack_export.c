@@ -101,6 +101,24 @@ static int find_axes(const pa_type *t, const pa__layout *l, axes *a)
     return nd > 0 && leaves_of(t, a) && affine_over(t, l, a);
 }
 
+/* An empty type's axes: its dimensions (itself for a leaf), with a zero among the sizes; no element has an
+ * offset, so the strides are the compact ones and the base is 0. */
+static void empty_axes(const pa_type *t, axes *a)
+{
+    memset(a, 0, sizeof *a);
+    int nd = pa_ndim(t);
+    if (nd == 0)
+        a->dim[a->n++] = t;
+    for (int i = 0; i < nd && a->n < PA__MAX_MODES; i++)
+        a->dim[a->n++] = pa_type_child(t, i);
+    int64_t run = 1;
+    for (int k = a->n - 1; k >= 0; k--) {
+        a->size[k] = pa_size(a->dim[k]);
+        a->stride[k] = run;
+        run *= a->size[k] > 0 ? a->size[k] : 1;
+    }
+}
+
 int pa_dlpack_export(const pa_type *type, void *data, DLManagedTensor **out)
 {
     int st = pa__type_usable(type, "pa_dlpack_export");
@@ -122,12 +140,14 @@ int pa_dlpack_export(const pa_type *type, void *data, DLManagedTensor **out)
     if (made != NULL && strcmp(made->name, mtt) != 0)
         return pa__err(PA_ERR_MTT, "pa_dlpack_export(%s): %p was made by pa_create for %s, but the type is %s",
                        name, data, made->name, mtt);
-    const pa__layout *l = pa__type_layout(type);
-    if (l == NULL)
+    const pa__layout *l = pa_size(type) == 0 ? NULL : pa__type_layout(type);
+    if (l == NULL && pa_size(type) != 0)
         return pa__err_wrap(pa__last_status(), "pa_dlpack_export(%s)", name);
     char lay[256];
     axes a;
-    if (!l->affine || !find_axes(type, l, &a)) {
+    if (l == NULL) {
+        empty_axes(type, &a);   /* an empty array: a zero in the shape, nothing to place */
+    } else if (!l->affine || !find_axes(type, l, &a)) {
         pa__layout_format(l, lay, sizeof lay);
         return pa__err(PA_ERR_UNSUPPORTED, "pa_dlpack_export(%s): the layout %s is not strided over the type's "
                        "dimensions or leaves (a wrap, a func or a gather table)", name, lay);

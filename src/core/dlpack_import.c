@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "dlpack_map.h"
-#include "internal.h"
+#include "mem_internal.h"
+#include "type_internal.h"
 
 #define OFFSET_LIMIT ((int64_t)1 << 62)
 
@@ -27,6 +28,36 @@ static int put(char *buf, size_t len, size_t *at, const char *fmt, ...)
         return 0;
     *at += (size_t)n;
     return 1;
+}
+
+/*
+ * The tensor's bytes: from byte_offset + lo * esz to byte_offset + (hi + 1) * esz past data.  Those must be
+ * numbers and addresses (no wrap around the address space), and where data lies inside an array pa_create made
+ * they must stay inside it; other memory's bounds are its producer's to keep (DLPack does not carry them).
+ */
+static int check_bytes(const DLTensor *t, int empty, int64_t lo, int64_t hi, int64_t esz)
+{
+    int64_t first, last;
+    if (t->data == NULL || empty)
+        return PA_OK;
+    if (t->byte_offset > (uint64_t)OFFSET_LIMIT || __builtin_mul_overflow(lo, esz, &first) ||
+        __builtin_add_overflow(first, (int64_t)t->byte_offset, &first) || __builtin_mul_overflow(hi + 1, esz, &last) ||
+        __builtin_add_overflow(last, (int64_t)t->byte_offset, &last) ||
+        (first < 0 && (uintptr_t)t->data < (uintptr_t)-first) ||
+        (last > 0 && UINTPTR_MAX - (uintptr_t)t->data < (uintptr_t)last))
+        return pa__err(PA_ERR_RANGE, "pa_dlpack_import: byte_offset %llu with offsets %lld .. %lld of %lld-byte "
+                       "elements leaves the address space from data %p", (unsigned long long)t->byte_offset,
+                       (long long)lo, (long long)hi, (long long)esz, t->data);
+    pa__block b, none;
+    pa__mem_blocks2(t->data, NULL, &b, &none);
+    uint64_t at = (uintptr_t)t->data - b.start;
+    if (b.ops != NULL && b.ops->alloc_type == NULL &&
+        ((first < 0 && (uint64_t)-first > at) || (last > 0 && (uint64_t)last > b.bytes - at)))
+        return pa__err(PA_ERR_RANGE, "pa_dlpack_import: the tensor's bytes %lld .. %lld from data (byte_offset "
+                       "%llu) leave the %zu-byte %s array made by pa_create that data points into (at byte %llu)",
+                       (long long)first, (long long)last - 1, (unsigned long long)t->byte_offset, b.bytes,
+                       b.ops->name, (unsigned long long)at);
+    return PA_OK;
 }
 
 int pa_dlpack_import(pa_scope *scope, const DLTensor *tensor, const pa_type **type, void **data)
@@ -66,32 +97,45 @@ int pa_dlpack_import(pa_scope *scope, const DLTensor *tensor, const pa_type **ty
         stride[k] = t->strides ? t->strides[k] : run;
         if (n > 1 && stride[k] != run)
             compact = 0;
-        int64_t reach;
-        if (__builtin_mul_overflow(n - 1, stride[k], &reach) || __builtin_mul_overflow(run, n, &run) ||
+        int64_t reach;   /* checked before it is added: |reach| <= 2^62 and |lo|, |hi| <= 2^62 cannot overflow */
+        if (__builtin_mul_overflow(n - 1, stride[k], &reach) || reach < -OFFSET_LIMIT || reach > OFFSET_LIMIT ||
+            __builtin_mul_overflow(run, n, &run) ||
             (reach < 0 ? (lo += reach) < -OFFSET_LIMIT : (hi += reach) > OFFSET_LIMIT) || run > OFFSET_LIMIT)
             return pa__err(PA_ERR_RANGE, "pa_dlpack_import: axis %d (size %lld, stride %lld) takes offsets beyond "
                            "the library's 2^62", k, (long long)n, (long long)stride[k]);
     }
     if (hi - lo >= OFFSET_LIMIT)
         return pa__err(PA_ERR_RANGE, "pa_dlpack_import: the tensor spans more than 2^62 elements");
+    int rc = check_bytes(t, empty, lo, hi, esz);
+    if (rc != PA_OK)
+        return rc;
 
-    char decl[64 + PA__MAX_MODES * 112];
+    /* Up to PA__MAX_CHILDREN axes are the root's sub-dimensions; more are grouped, in order, into at most
+     * PA__MAX_CHILDREN sub-dimensions of near-equal numbers of axes (the offsets are the same: row-major over
+     * the groups' row-major axes, or the sum of the axes' fixed offsets). */
+    int groups = nd > PA__MAX_CHILDREN ? (nd + PA__MAX_CHILDREN - 1) / PA__MAX_CHILDREN : 0;
+    char decl[64 + PA__MAX_MODES * 120];
     size_t at = 0;
     int ok = put(decl, sizeof decl, &at, "%s %s ", mtt, elm);
-    if (nd == 0) {
+    int plain = compact || empty;   /* an empty tensor's strides place nothing */
+    if (nd == 0)
         ok = put(decl, sizeof decl, &at, "[1]");
-    } else if (compact || empty) {   /* an empty tensor's strides place nothing */
-        for (int k = 0; k < nd && ok; k++)
-            ok = put(decl, sizeof decl, &at, "[%lld]", (long long)t->shape[k]);
-    } else {
+    else if (!plain || groups)
         ok = nd == 1 || put(decl, sizeof decl, &at, "[");
-        for (int k = 0; k < nd && ok; k++) {
-            int64_t d = stride[k] < 0 ? -(t->shape[k] - 1) * stride[k] : 0;
-            ok = put(decl, sizeof decl, &at, "[%lld # step(%lld) # disp(%lld) # [%lld]]", (long long)t->shape[k],
-                     (long long)stride[k], (long long)d, (long long)(hi - lo + 1));
+    for (int k = 0; k < nd && ok; k++) {
+        int first = groups && k * groups % nd < groups, last = groups && (k + 1) * groups % nd < groups;
+        ok = !first || put(decl, sizeof decl, &at, "[");
+        if (plain) {
+            ok = ok && put(decl, sizeof decl, &at, "[%lld]", (long long)t->shape[k]);
+        } else {
+            int64_t d = stride[k] < 0 ? -(t->shape[k] - 1) * stride[k] : 0;   /* |d| <= 2^62, checked above */
+            ok = ok && put(decl, sizeof decl, &at, "[%lld # step(%lld) # disp(%lld) # [%lld]]",
+                           (long long)t->shape[k], (long long)stride[k], (long long)d, (long long)(hi - lo + 1));
         }
-        ok = ok && (nd == 1 || put(decl, sizeof decl, &at, "]"));
+        ok = ok && (!last || put(decl, sizeof decl, &at, "]"));
     }
+    if (nd > 0 && (!plain || groups))
+        ok = ok && (nd == 1 || put(decl, sizeof decl, &at, "]"));
     if (!ok)
         return pa__err(PA_ERR_INVAL, "pa_dlpack_import: the tensor's declaration does not fit %zu bytes",
                        sizeof decl);
@@ -99,6 +143,6 @@ int pa_dlpack_import(pa_scope *scope, const DLTensor *tensor, const pa_type **ty
     if (made == NULL)
         return pa__err_wrap(pa__last_status(), "pa_dlpack_import(%s)", decl);
     *type = made;
-    *data = t->data == NULL ? NULL : (char *)t->data + t->byte_offset + lo * esz;
+    *data = t->data == NULL ? NULL : (char *)t->data + (int64_t)t->byte_offset + lo * esz;   /* checked above */
     return PA_OK;
 }

@@ -14,7 +14,7 @@
 #include "internal.h"
 
 /* One warning per variable and process: the variables are few, each call site passes its own flag. */
-static void warn(atomic_int *once, const char *name, const char *value, const char *expected, const char *dflt)
+void pa__env_warn(atomic_int *once, const char *name, const char *value, const char *expected, const char *dflt)
 {
     if (once && atomic_exchange(once, 1))
         return;
@@ -48,7 +48,7 @@ long pa__env_int(const char *name, long lo, long hi, long def, const char *def_t
         snprintf(dflt, sizeof dflt, "%s, %ld", def_text, def);
     else
         snprintf(dflt, sizeof dflt, "%ld", def);
-    warn(once, name, value, expected, dflt);
+    pa__env_warn(once, name, value, expected, dflt);
     return def;
 }
 
@@ -61,7 +61,7 @@ int pa__env_flag(const char *name, atomic_int *once)
         return 1;
     if (strcmp(value, "0") == 0)
         return 0;
-    warn(once, name, value, "0 or 1", "0");
+    pa__env_warn(once, name, value, "0 or 1", "0");
     return 0;
 }
 
@@ -78,7 +78,7 @@ int pa__env_choice(const char *name, const char *const *words, int nwords, int d
     n += (size_t)snprintf(expected, sizeof expected, "one of");
     for (int i = 0; i < nwords && n < sizeof expected; i++)
         n += (size_t)snprintf(expected + n, sizeof expected - n, "%s %s", i ? "," : "", words[i]);
-    warn(once, name, value, expected, words[def]);
+    pa__env_warn(once, name, value, expected, words[def]);
     return def;
 }
 
@@ -91,6 +91,6 @@ const char *pa__env_dir(const char *name, size_t max_len, atomic_int *once, cons
         return value;
     char expected[96];
     snprintf(expected, sizeof expected, "an absolute path of fewer than %zu characters", max_len);
-    warn(once, name, value, expected, def_text);
+    pa__env_warn(once, name, value, expected, def_text);
     return NULL;
 }

@@ -23,6 +23,17 @@ int pa__err_wrap(int status, const char *fmt, ...) __attribute__((format(printf,
  *  report failure by NULL, such as pa_create. */
 int pa__last_status(void);
 
+/* ---- files read by name (src/core/file_read.c) ----------------------------------------------------------- */
+
+/**
+ * Opens path for reading without blocking and checks that it is a regular file of at most max bytes (0: no cap).
+ * Messages begin with what ("ssb", "cost file").  \return PA_OK with *fd and *size; PA_ERR_SYS (cannot open:
+ * errno is the open's), PA_ERR_INVAL (a FIFO, a device, a directory: errno EINVAL) or PA_ERR_SIZE (over max).
+ */
+int pa__open_regular(const char *what, const char *path, size_t max, int *fd, size_t *size);
+/** Reads a whole regular file (pa__open_regular's checks) into a NUL-terminated buffer (*out, to free). */
+int pa__read_regular(const char *what, const char *path, size_t max, char **out, size_t *len);
+
 /* ---- type handles (src/core/type_nodes.c) ------------------------------------------------------------------ */
 
 /**
@@ -52,6 +63,8 @@ long pa__env_int(const char *name, long lo, long hi, long def, const char *def_t
 int pa__env_flag(const char *name, atomic_int *once);
 /** The index of the value among words, else def (a warning when set to another word). */
 int pa__env_choice(const char *name, const char *const *words, int nwords, int def, atomic_int *once);
+/** The warning line itself ("parray: warning: NAME='value' is not EXPECTED; using the default (DFLT)"), once. */
+void pa__env_warn(atomic_int *once, const char *name, const char *value, const char *expected, const char *dflt);
 /** An absolute directory path shorter than max_len, else NULL (a warning when set but invalid). */
 const char *pa__env_dir(const char *name, size_t max_len, atomic_int *once, const char *def_text);
 
@@ -172,9 +185,10 @@ typedef struct pa__mem_ops {
 const pa__mem_ops *pa__mem_find(const char *name);
 /** Kind of an mtt name (memory, thread, or not an mtt). */
 pa__mtt_kind pa__mtt_kind_of(const char *name);
-/** The memory type of a pointer made by pa_create (looked up in the allocation registry), or NULL. */
+/** The memory type of a pointer made by pa_create, or inside an array it made (looked up by range in the
+ *  allocation registry), or NULL. */
 const pa__mem_ops *pa__mem_of(const void *ptr);
-/** pa__mem_of for two pointers under one lock (a copy's destination and source). */
+/** pa__mem_of for two pointers under one lock (pa__mem_blocks2 in mem_internal.h also gives the blocks). */
 void pa__mem_of2(const void *a, const void *b, const pa__mem_ops **out_a, const pa__mem_ops **out_b);
 /**
  * The GPU that holds device (or managed) memory at p, for DLPack's device_id (src/backends/cuda/mem_cuda.c, a

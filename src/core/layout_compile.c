@@ -222,6 +222,12 @@ static int coeff_cmp(const void *a, const void *b)
  * floor(value / |T|) changes split d into pieces on each of which the reference is affine.  Records up to 8 of
  * them (relative to the digit's restricted range) and returns SPLIT, else FAIL_IRREGULAR.
  */
+/* floor(a / m) for m > 0, without the overflow of a - floor_mod(a, m) near INT64_MIN. */
+static int64_t floor_div(int64_t a, int64_t m)
+{
+    return a / m - (a % m < 0);
+}
+
 static int wrap_split(comp *c, const symval *v, const pa_type *T)
 {
     const part *p = NULL;
@@ -236,10 +242,16 @@ static int wrap_split(comp *c, const symval *v, const pa_type *T)
     int64_t m = T->size, k0 = v->cst, k = p->coeff, n = p->size, last, q0, q1;
     if (__builtin_mul_overflow(k, n - 1, &last) || __builtin_add_overflow(last, k0, &last))
         return FAIL_IRREGULAR;
-    q0 = (k0 - pa__floor_mod(k0, m)) / m;
-    q1 = (last - pa__floor_mod(last, m)) / m;
-    if ((q1 > q0 ? q1 - q0 : q0 - q1) > 8)
+    q0 = floor_div(k0, m);
+    q1 = floor_div(last, m);
+    int64_t wraps, edge;
+    if (__builtin_sub_overflow(q1, q0, &wraps) || wraps > 8 || wraps < -8 || k == INT64_MIN)
         return FAIL_IRREGULAR;        /* many wraps: not a few pieces */
+    /* The split points below need each edge q*m, its distance from k0 and that plus |k| as 64-bit numbers. */
+    for (int64_t q = q0 < q1 ? q0 : q1; q <= (q0 < q1 ? q1 : q0); q++)
+        if (__builtin_mul_overflow(q, m, &edge) || __builtin_sub_overflow(edge, k0, &edge) ||
+            __builtin_sub_overflow(k0, q * m, &last) || __builtin_add_overflow(edge, k < 0 ? -k : k, &edge))
+            return FAIL_IRREGULAR;
     c->nsplit = 0;
     c->split_digit = p->digit;
     if (k > 0)
@@ -262,20 +274,24 @@ static int compose_ref(comp *c, symval *v, const pa_type *T)
         return FAIL_IRREGULAR;        /* evaluated entry by entry in a group instead */
     if (!l->affine)
         return FAIL_IRREGULAR;
+    /* Values that do not fit 64 bits (a step(INT64_MIN), a disp(INT64_MAX) before the reference) are left to
+     * the walk, whose steps are checked: it reports the overflow where an offset needs it. */
     for (int i = 0; i < v->np; i++) {
-        int64_t span = v->p[i].coeff * (v->p[i].size - 1);
-        if (span < 0)
-            lo += span;
-        else
-            hi += span;
+        int64_t span;
+        if (__builtin_mul_overflow(v->p[i].coeff, v->p[i].size - 1, &span) ||
+            (span < 0 ? __builtin_add_overflow(lo, span, &lo) : __builtin_add_overflow(hi, span, &hi)))
+            return FAIL_IRREGULAR;
     }
     if (lo < 0 || hi >= T->size) {
         /* Every value in one period of the reference: the modulo takes the same multiple of |T| from all. */
-        int64_t q = (lo - pa__floor_mod(lo, T->size)) / T->size;
-        if (hi - q * T->size < T->size) {
-            v->cst -= q * T->size;
-            lo -= q * T->size;
-            hi -= q * T->size;
+        int64_t q = floor_div(lo, T->size), qm, top;
+        if (__builtin_mul_overflow(q, T->size, &qm) || __builtin_sub_overflow(hi, qm, &top))
+            return FAIL_IRREGULAR;
+        if (top < T->size) {
+            if (__builtin_sub_overflow(v->cst, qm, &v->cst))
+                return FAIL_IRREGULAR;
+            lo -= qm;                 /* lo - floor(lo / |T|) * |T| lies in [0, |T|) */
+            hi = top;
         }
     }
     if (lo < 0 || hi >= T->size)      /* the reference wraps */

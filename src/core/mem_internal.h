@@ -7,6 +7,7 @@
 #define PARRAY_MEM_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "internal.h"
 
@@ -74,6 +75,17 @@ pa__alloc_take pa__alloc_unregister(const void *ptr, const pa__mem_ops *expect, 
 /** Copies ptr's record to *out when ptr was made by pa_create (the matrix module asks a matrix's bytes).
  *  \return 1 when found, else 0 (*out untouched).  Thread-safe. */
 int pa__alloc_lookup(const void *ptr, pa__alloc_rec *out);
+
+/** The block of the allocation table that holds a pointer: its allocator (NULL: no block holds it, the pointer is
+ *  not the library's), its first byte and its size. */
+typedef struct pa__block {
+    const pa__mem_ops *ops;
+    uintptr_t start;
+    size_t bytes;
+} pa__block;
+
+/** The blocks that hold a and b (a copy's destination and source), under one lock.  Thread-safe. */
+void pa__mem_blocks2(const void *a, const void *b, pa__block *out_a, pa__block *out_b);
 
 /** Number of live allocations in the table (for tests and leak checks). */
 size_t pa__alloc_count(void);

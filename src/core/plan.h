@@ -68,10 +68,12 @@ int pa__copy_walk_explain(const pa_type *dt, const pa_type *st, char *buf, size_
 
 /**
  * Each pointer's memory (the allocation table; for a pointer it does not hold, the type's backend when the CPU
- * cannot reach that memory) against its type's memory type.  \return PA_OK or PA_ERR_MTT naming both.
+ * cannot reach that memory) against its type's memory type; for a pointer inside an array pa_create made, the
+ * type's extent from it (the compiled layout's, dl and sl, when the caller has them; NULL: pa_extent) against
+ * the array's bytes.  \return PA_OK, PA_ERR_MTT naming both, or PA_ERR_RANGE (the extent leaves the array).
  */
 int pa__copy_check_memory(const pa_type *dt, const void *dst, const pa__mem_ops *dm, const pa_type *st,
-                          const void *src, const pa__mem_ops *sm);
+                          const void *src, const pa__mem_ops *sm, const pa__layout *dl, const pa__layout *sl);
 enum { PA__NO_OVERLAP, PA__OVERLAP, PA__OVERLAP_SAME };
 /** Whether the two sides' byte ranges overlap: PA__NO_OVERLAP, PA__OVERLAP, or PA__OVERLAP_SAME (the same
  *  elements at the same addresses in the same order: a copy that changes nothing).  Only between host memory

@@ -154,9 +154,12 @@ int pa__plc_parse_sig(const char *fname, const char *text, pa__plc_sig *out)
                 return fail(&c, "too many arguments (at most 64)");
             if ((st = parse_tspec(&c, 0, &sig.args[sig.nargs++])) != PA_OK)
                 return st;
-            if (*c.p == ',')
+            if (*c.p == ',') {
                 c.p++;
-            else if (*c.p != ')')
+                skip_space(&c);
+                if (*c.p == ')')
+                    return fail(&c, "expected a type after ',' (no trailing comma)");
+            } else if (*c.p != ')')
                 return fail(&c, "expected ',' or ')'");
         }
     }

@@ -237,37 +237,10 @@ static int run_pass(csv_job *g, int pass)
     return rc;
 }
 
+/* The whole file: a regular one only (a FIFO or a device is refused without blocking: src/core/file_read.c). */
 static int read_file(const char *path, char **out, size_t *len)
 {
-    struct stat st;
-    char *buf = NULL;
-    size_t got = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return pa__err(PA_ERR_SYS, "matrix from CSV %s: %s", path, strerror(errno));
-    if (fstat(fd, &st) != 0 || !(buf = malloc((size_t)st.st_size + 1))) {
-        int rc = buf ? pa__err(PA_ERR_SYS, "matrix from CSV %s: %s", path, strerror(errno))
-                     : pa__err(PA_ERR_NOMEM, "matrix from CSV %s: %lld bytes", path, (long long)st.st_size);
-        close(fd);
-        return rc;
-    }
-    while (got < (size_t)st.st_size) {
-        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int rc = pa__err(PA_ERR_SYS, "matrix from CSV %s: read: %s", path, n < 0 ? strerror(errno) : "file shrank");
-            free(buf);
-            close(fd);
-            return rc;
-        }
-        got += (size_t)n;
-    }
-    close(fd);
-    buf[got] = '\0';   /* strtod stops here at the latest */
-    *out = buf;
-    *len = got;
-    return PA_OK;
+    return pa__read_regular("matrix from CSV", path, 0, out, len);
 }
 
 static int fault_message(const char *path, const csv_job *g, const csv_chunk *c)

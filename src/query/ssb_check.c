@@ -47,6 +47,8 @@ int pa_ssb_selectivity(const pa_ssb_db *db, int q, int nthreads, double *measure
     int rc;
     if (!db || !measured || !spec || !tolerance)
         return pa__err(PA_ERR_INVAL, "pa_ssb_selectivity: NULL argument");
+    if (nthreads < 0)
+        return pa__err(PA_ERR_RANGE, "pa_ssb_selectivity: %d threads (0: every core, or a positive count)", nthreads);
     if ((rc = pa__ssb_plan_make(db, q, &p)) != PA_OK || (rc = pa__ssb_count_matches(db, &p, nthreads, &matches)))
         return rc;
     double rows = (double)db->rows[PA_SSB_LINEORDER];

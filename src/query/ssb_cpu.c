@@ -82,9 +82,47 @@ static void gtab_free(gtab *t)
 
 void pa__ssb_lookups_free(pa__ssb_lookups *l)
 {
-    for (int d = 0; d < PA__SSB_NDIMS; d++)
+    for (int d = 0; d < PA__SSB_NDIMS; d++) {
         free(l->map[d]);
+        free(l->keys[d]);
+    }
     memset(l, 0, sizeof *l);
+}
+
+static inline uint64_t khash(int32_t key)
+{
+    return ((uint64_t)(uint32_t)key * 0x9e3779b97f4a7c15ULL) >> 20;
+}
+
+/* The slot of key in a hashed lookup: where it is, or the empty slot where it goes. */
+static inline int64_t kslot(const pa__ssb_lookups *l, int d, int32_t key)
+{
+    int64_t mask = l->size[d] - 1, h = (int64_t)(khash(key) & (uint64_t)mask);
+    while (l->map[d][h] != INT32_MIN && l->keys[d][h] != key)
+        h = (h + 1) & mask;
+    return h;
+}
+
+/* Dimension d's lookup over n rows with keys in [kmin, kmax]: dense or hashed (see ssb_cpu.h). */
+static int lookup_alloc(pa__ssb_lookups *l, int d, int64_t n, int32_t kmin, int32_t kmax, const char *what)
+{
+    int64_t range = (int64_t)kmax - kmin + 1, size = 1;
+    if (range <= PA__SSB_DENSE_FACTOR * n + PA__SSB_DENSE_SLACK) {
+        size = range;
+    } else {
+        while (size < 2 * n)
+            size *= 2;
+        if (!(l->keys[d] = malloc((size_t)size * sizeof(int32_t))))
+            return pa__err(PA_ERR_NOMEM, "ssb: a hash table of %lld keys of %s", (long long)size, what);
+    }
+    if (!(l->map[d] = malloc(((size_t)size + 1) * sizeof(int32_t))))
+        return pa__err(PA_ERR_NOMEM, "ssb: a lookup over %lld keys of %s", (long long)size, what);
+    /* Dense: -1 (no row); hashed: INT32_MIN marks an empty slot, which no value is (values are -1, 0 or more). */
+    for (int64_t i = 0; i < size; i++)
+        l->map[d][i] = l->keys[d] ? INT32_MIN : -1;
+    l->kmin[d] = kmin;
+    l->size[d] = size;
+    return PA_OK;
 }
 
 int pa__ssb_lookups_make(const pa_ssb_db *db, const pa__ssb_plan *p, pa__ssb_lookups *l)
@@ -102,21 +140,27 @@ int pa__ssb_lookups_make(const pa_ssb_db *db, const pa__ssb_plan *p, pa__ssb_loo
             kmin = key[i] < kmin ? key[i] : kmin;
             kmax = key[i] > kmax ? key[i] : kmax;
         }
-        int64_t size = (int64_t)kmax - kmin + 1;
-        if (!(l->map[d] = malloc(((size_t)size + 1) * sizeof(int32_t)))) {
+        int rc = lookup_alloc(l, d, n, kmin, kmax, pa__ssb_cols[dm->keycol].name);
+        if (rc != PA_OK) {
             pa__ssb_lookups_free(l);
-            return pa__err(PA_ERR_NOMEM, "ssb: a lookup over %lld keys of %s", (long long)size,
-                           pa__ssb_cols[dm->keycol].name);
+            return rc;
         }
-        memset(l->map[d], 0xff, (size_t)size * sizeof(int32_t));
-        l->kmin[d] = kmin;
-        l->size[d] = size;
         for (int64_t i = 0; i < n; i++) {
             int ok = 1;
             for (int k = 0; k < 2; k++)
                 ok = ok && pa__ssb_pred_ok(&dm->pred[k], dm->pred[k].col < 0 ? 0 : db->col[dm->pred[k].col][i]);
-            if (ok)
-                l->map[d][key[i] - kmin] = dm->valcol < 0 ? 0 : db->col[dm->valcol][i];
+            int32_t v = !ok ? -1 : dm->valcol < 0 ? 0 : db->col[dm->valcol][i];
+            if (!l->keys[d]) {
+                if (ok)
+                    l->map[d][key[i] - kmin] = v;
+                continue;
+            }
+            /* Hashed: a later row of the same key wins, as in the dense array. */
+            int64_t h = kslot(l, d, key[i]);
+            if (ok || l->map[d][h] == INT32_MIN) {
+                l->keys[d][h] = key[i];
+                l->map[d][h] = v;
+            }
         }
     }
     return PA_OK;
@@ -135,6 +179,10 @@ typedef struct scan {
 
 static inline int32_t probe(const pa__ssb_lookups *l, int d, int32_t key)
 {
+    if (l->keys[d]) {
+        int32_t v = l->map[d][kslot(l, d, key)];
+        return v == INT32_MIN ? -1 : v;
+    }
     int64_t k = (int64_t)key - l->kmin[d];
     return k >= 0 && k < l->size[d] ? l->map[d][k] : -1;
 }
@@ -216,6 +264,8 @@ int pa_ssb_run_cpu(const pa_ssb_db *db, int q, int nthreads, pa_ssb_result *out)
     memset(&s, 0, sizeof s);
     if (!db || !out)
         return pa__err(PA_ERR_INVAL, "pa_ssb_run_cpu: NULL argument");
+    if (nthreads < 0)
+        return pa__err(PA_ERR_RANGE, "pa_ssb_run_cpu: %d threads (0: every core, or a positive count)", nthreads);
     if ((rc = pa__ssb_plan_make(db, q, &p)) != PA_OK)
         return rc;
     if ((rc = run_scan(db, &p, nt, 0, &s)) != PA_OK)

@@ -127,6 +127,8 @@ int pa_ssb_generate(double sf, uint64_t seed, int nthreads, pa_ssb_db **out)
         return pa__err(PA_ERR_INVAL, "pa_ssb_generate: out is NULL");
     if (!(sf > 0 && sf <= 1000))
         return pa__err(PA_ERR_RANGE, "pa_ssb_generate: scale factor %g (wanted > 0 and at most 1000)", sf);
+    if (nthreads < 0)
+        return pa__err(PA_ERR_RANGE, "pa_ssb_generate: %d threads (0: every core, or a positive count)", nthreads);
     if (!(g = calloc(1, sizeof *g)) || !(db = pa__ssb_db_new())) {
         rc = pa__err(PA_ERR_NOMEM, "pa_ssb_generate: out of memory");
         goto fail;

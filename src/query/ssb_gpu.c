@@ -6,8 +6,9 @@
  *
  * pa_ssb_gpu_create copies the nine lineorder columns the queries read and every dimension column their plans
  * name, allocates one hash table per dimension (perfect hashing when the keys' range is at most four times the
- * rows, else open addressing at twice the rows, a power of two) and one dense group table for the largest
- * query.  A query then queues: for each joined dimension, a fill of its table and a build; a clear of the group
+ * rows plus 4096, the CPU's rule, else open addressing at twice the rows, a power of two) and one dense group
+ * table for the largest query.  The group attributes' ranges come from the data (the plan's: d_year spans the
+ * years the date table holds); a query with more than PA__SSB_GPU_MAX_SLOTS groups is refused at its launch.  A query then queues: for each joined dimension, a fill of its table and a build; a clear of the group
  * slots it uses; the lineorder kernel.  Launch shapes are made once, so a query costs its launches only.
  */
 #include <stdio.h>
@@ -95,7 +96,7 @@ static int make_table(pa_ssb_gpu *g, int d, int keycol)
     int64_t range = (int64_t)kmax - kmin + 1, size = 1;
     pa_qb_ht *ht = &g->hts[d];
     ht->kmin = kmin;
-    ht->open = range > 4 * n + 4096;
+    ht->open = range > PA__SSB_DENSE_FACTOR * n + PA__SSB_DENSE_SLACK;   /* the CPU's rule (ssb_cpu.h) */
     if (ht->open) {
         while (size < 2 * n)
             size *= 2;
@@ -143,7 +144,9 @@ int pa_ssb_gpu_create(const pa_ssb_db *db, pa_ssb_gpu **out)
         pa__ssb_plan *p = &g->plan[q];
         if ((rc = pa__ssb_plan_make(db, q, p)) != PA_OK)
             goto fail;
-        g->gslots = p->nslots > g->gslots ? p->nslots : g->gslots;
+        /* A query whose groups do not fit the dense table is refused at its launch, not here. */
+        if (p->nslots <= PA__SSB_GPU_MAX_SLOTS)
+            g->gslots = p->nslots > g->gslots ? p->nslots : g->gslots;
         for (int d = 0; d < PA__SSB_NDIMS; d++) {
             if (!p->dim[d].used || q < 3)
                 continue;

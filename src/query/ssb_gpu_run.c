@@ -46,10 +46,10 @@ static int build(pa_ssb_gpu *g, const pa__ssb_plan *p, int d, void *stream)
 /* The slot multipliers: mult[d] for the dimension of each group column, the mixed radix of the ORDER BY. */
 static void multipliers(const pa__ssb_plan *p, int mult[PA__SSB_NDIMS])
 {
-    int m = 1;
+    int64_t m = 1;   /* at most nslots <= PA__SSB_GPU_MAX_SLOTS (checked at the launch): fits an int */
     memset(mult, 0, PA__SSB_NDIMS * sizeof *mult);
     for (int i = p->ngroups - 1; i >= 0; i--) {
-        mult[p->gdim[i]] = m;
+        mult[p->gdim[i]] = (int)m;
         m *= p->dim[p->gdim[i]].vcount;
     }
 }
@@ -62,6 +62,10 @@ int pa_ssb_gpu_launch(pa_ssb_gpu *g, int q, void *stream)
         return pa__err(PA_ERR_RANGE, "ssb: query %d (there are %d)", q, PA_SSB_NQUERIES);
     const pa__ssb_plan *p = &g->plan[q];
     long long n = g->db->rows[PA_SSB_LINEORDER];
+    if (p->nslots > PA__SSB_GPU_MAX_SLOTS)
+        return pa__err(PA_ERR_RANGE, "ssb: %s on the GPU: %lld groups (the data's ranges of its group columns), more "
+                       "than the GPU's dense group table holds (%lld); run it on the CPU", pa_ssb_query_name(q),
+                       (long long)p->nslots, (long long)PA__SSB_GPU_MAX_SLOTS);
     void **c = (void **)malloc(PA__SSB_NCOLS * sizeof *c);
     int mult[PA__SSB_NDIMS], rc = PA_OK;
     if (!c)

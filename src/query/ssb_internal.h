@@ -105,6 +105,10 @@ struct pa_ssb_db {
     pa__ssb_dict dict[PA__SSB_NCOLS];
 };
 
+/** The most rows a table (and strings a dictionary) may have: its int32 column's bytes fit an int64 with room to
+ *  spare (the columnar reader checks manifests against it before any arithmetic). */
+#define PA__SSB_MAX_ROWS (INT64_C(1) << 40)
+
 /** The column number of a name, or -1. */
 int pa__ssb_col_index(const char *name);
 
@@ -144,7 +148,8 @@ typedef struct pa__ssb_dim {
     int keycol, factcol;        /* d_datekey, lo_orderdate ... */
     pa__ssb_pred pred[2];
     int valcol;                 /* the group attribute, or -1 (semi-join) */
-    int32_t vmin, vcount;       /* the attribute's values lie in [vmin, vmin + vcount) */
+    int32_t vmin;               /* the attribute's values lie in [vmin, vmin + vcount): for d_year the years the */
+    int64_t vcount;             /* date table holds (not the spec's 1992-1998), else the dictionary's codes */
 } pa__ssb_dim;
 
 /** A query resolved against a database: constants looked up in the dictionaries. */
@@ -160,7 +165,17 @@ typedef struct pa__ssb_plan {
     int64_t nslots;             /* product of the group attributes' vcount (1 for q1.x) */
 } pa__ssb_plan;
 
-/** Resolves query q against db.  \return PA_OK or PA_ERR_RANGE. */
+/** A dimension's key lookup is a dense array over the keys' range when that range is at most
+ *  PA__SSB_DENSE_FACTOR * rows + PA__SSB_DENSE_SLACK, else a hash table (CPU and GPU alike). */
+#define PA__SSB_DENSE_FACTOR 4
+#define PA__SSB_DENSE_SLACK 4096
+
+/** The most group slots a plan may number (the CPU keeps groups in hash tables; the GPU has a dense table of
+ *  8-byte sums, and refuses plans above PA__SSB_GPU_MAX_SLOTS). */
+#define PA__SSB_MAX_SLOTS (INT64_C(1) << 56)
+#define PA__SSB_GPU_MAX_SLOTS (INT64_C(1) << 27)
+
+/** Resolves query q against db.  \return PA_OK or PA_ERR_RANGE (a bad q; group slots past PA__SSB_MAX_SLOTS). */
 int pa__ssb_plan_make(const pa_ssb_db *db, int q, pa__ssb_plan *p);
 
 static inline int pa__ssb_pred_ok(const pa__ssb_pred *p, int32_t v)

@@ -132,9 +132,16 @@ static void dim(pa__ssb_plan *p, int which, int valcol, pa__ssb_pred p0, pa__ssb
     d->valcol = valcol;
     d->vmin = 0;
     d->vcount = 1;
-    if (valcol == PA__SSB_C_D_YEAR) {
-        d->vmin = 1992;
-        d->vcount = 7;
+    if (valcol == PA__SSB_C_D_YEAR) {   /* the years in the data: SSB's 1992-1998 or any others */
+        const int32_t *y = db->col[valcol];
+        int64_t n = db->rows[PA_SSB_DATE];
+        int32_t lo = n ? y[0] : 0, hi = n ? y[0] : 0;
+        for (int64_t i = 1; i < n; i++) {
+            lo = y[i] < lo ? y[i] : lo;
+            hi = y[i] > hi ? y[i] : hi;
+        }
+        d->vmin = lo;
+        d->vcount = (int64_t)hi - lo + 1;
     } else if (valcol >= 0) {
         d->vcount = db->dict[valcol].n > 0 ? db->dict[valcol].n : 1;
     }
@@ -242,7 +249,9 @@ int pa__ssb_plan_make(const pa_ssb_db *db, int q, pa__ssb_plan *p)
     p->agg = q < 3 ? PA__SSB_AGG_PRICE_DISC : q < 10 ? PA__SSB_AGG_REVENUE : PA__SSB_AGG_PROFIT;
     p->nslots = 1;
     for (int i = 0; i < p->ngroups; i++)
-        p->nslots *= p->dim[p->gdim[i]].vcount;
+        if (__builtin_mul_overflow(p->nslots, p->dim[p->gdim[i]].vcount, &p->nslots) || p->nslots > PA__SSB_MAX_SLOTS)
+            return pa__err(PA_ERR_RANGE, "ssb: %s: its group columns take more than %lld combinations of values "
+                           "(the data's ranges are too wide)", names[q], (long long)PA__SSB_MAX_SLOTS);
     if (q < 3)
         date_range(db, p);
     return PA_OK;
@@ -252,5 +261,5 @@ int64_t pa_ssb_fact_bytes(const pa_ssb_db *db, int q)
 {
     if (!db || q < 0 || q >= PA_SSB_NQUERIES)
         return -1;
-    return db->rows[PA_SSB_LINEORDER] * 4 * (q < 10 ? 4 : 6);
+    return db->rows[PA_SSB_LINEORDER] * 4 * (q < 10 ? 4 : 6);   /* rows <= PA__SSB_MAX_ROWS: no overflow */
 }

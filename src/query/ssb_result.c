@@ -56,7 +56,7 @@ int pa__ssb_result_from_pairs(const pa__ssb_plan *p, const int64_t *slots, const
         int64_t s = slots[i];
         for (int g = p->ngroups - 1; g >= 0; g--) {
             const pa__ssb_dim *d = &p->dim[p->gdim[g]];
-            r.g[g] = (int32_t)(s % d->vcount) + d->vmin;
+            r.g[g] = (int32_t)((int64_t)d->vmin + s % d->vcount);
             s /= d->vcount;
         }
         rows[m++] = r;
@@ -91,12 +91,31 @@ void pa_ssb_result_free(pa_ssb_result *r)
     r->nrows = 0;
 }
 
+/* Whether r is a result the functions below can read: a query, 0..3 groups, its rows' arrays. */
+static const char *malformed(const pa_ssb_result *r)
+{
+    if (!r)
+        return "NULL";
+    if (r->query < 0 || r->query >= PA_SSB_NQUERIES)
+        return "of no query (query out of range)";
+    if (r->ngroups < 0 || r->ngroups > 3 || r->nrows < 0)
+        return "malformed (group or row count out of range)";
+    if (r->nrows > 0 && (!r->values || (r->ngroups > 0 && !r->groups)))
+        return "malformed (NULL rows)";
+    return NULL;
+}
+
 int pa_ssb_result_equal(const pa_ssb_result *a, const pa_ssb_result *b, char *why, size_t len)
 {
     char dummy[8];
+    const char *bad;
     if (!why) {
         why = dummy;
         len = sizeof dummy;
+    }
+    if ((bad = malformed(a)) != NULL || (bad = malformed(b)) != NULL) {
+        snprintf(why, len, "result %s is %s", malformed(a) ? "a" : "b", bad);
+        return 0;
     }
     if (a->query != b->query || a->ngroups != b->ngroups) {
         snprintf(why, len, "different queries (%d and %d) or group counts", a->query, b->query);
@@ -123,14 +142,19 @@ int pa_ssb_result_equal(const pa_ssb_result *a, const pa_ssb_result *b, char *wh
 
 int pa_ssb_result_print(const pa_ssb_db *db, const pa_ssb_result *r, FILE *f)
 {
+    const char *bad = malformed(r);
+    if (!db || !f)
+        return pa__err(PA_ERR_INVAL, "pa_ssb_result_print: NULL %s", !db ? "database" : "file");
+    if (bad)
+        return pa__err(PA_ERR_INVAL, "pa_ssb_result_print: the result is %s", bad);
     for (int64_t i = 0; i < r->nrows; i++) {
         for (int g = 0; g < r->ngroups; g++) {
             const char *col = pa_ssb_result_column(r->query, g);
             int32_t v = r->groups[i * 3 + g];
-            if (strcmp(col, "d_year") == 0) {
+            if (col && strcmp(col, "d_year") == 0) {
                 fprintf(f, "%d|", v);
             } else {
-                const char *s = pa_ssb_dict_string(db, col, v);
+                const char *s = col ? pa_ssb_dict_string(db, col, v) : NULL;
                 fprintf(f, "%s|", s ? s : "?");
             }
         }

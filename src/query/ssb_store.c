@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "ssb_internal.h"
@@ -118,41 +119,28 @@ int pa_ssb_write(const pa_ssb_db *db, const char *dir)
 
 /* ---- reading ---------------------------------------------------------------------------------------------- */
 
-/* Reads a whole file; expect >= 0: its size must be exactly that. */
+/* Reads a whole regular file; expect >= 0: its size must be exactly that (checked before a byte is read). */
 static int get_file(const char *dir, const char *name, const char *ext, int64_t expect, char **out, size_t *n)
 {
     char path[4096];
-    struct stat st;
+    int fd = -1;
+    size_t size = 0;
     int rc = path_of(path, sizeof path, dir, name, ext);
     if (rc != PA_OK)
         return rc;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pa__err(PA_ERR_SYS, "ssb: cannot open %s: %s", path, strerror(errno));
-    if (fstat(fileno(f), &st) != 0) {
-        fclose(f);
-        return pa__err(PA_ERR_SYS, "ssb: %s: %s", path, strerror(errno));
+    if ((rc = pa__open_regular("ssb", path, 0, &fd, &size)) != PA_OK)
+        return rc;
+    close(fd);
+    if (expect >= 0 && (uint64_t)size != (uint64_t)expect)
+        return pa__err(PA_ERR_SIZE, "ssb: %s has %zu bytes, the manifest's row count needs %lld (%s)", path, size,
+                       (long long)expect, (uint64_t)size < (uint64_t)expect ? "truncated" : "too long");
+    if ((rc = pa__read_regular("ssb", path, 0, out, n)) == PA_OK && expect >= 0 && (uint64_t)*n != (uint64_t)expect) {
+        free(*out);   /* changed between the two opens: its bytes no longer match the manifest's count */
+        *out = NULL;
+        return pa__err(PA_ERR_SIZE, "ssb: %s changed while it was read (%zu bytes, the manifest's row count needs "
+                       "%lld)", path, *n, (long long)expect);
     }
-    if (expect >= 0 && (int64_t)st.st_size != expect) {
-        fclose(f);
-        return pa__err(PA_ERR_SIZE, "ssb: %s has %lld bytes, the manifest's row count needs %lld (%s)", path,
-                       (long long)st.st_size, (long long)expect, st.st_size < expect ? "truncated" : "too long");
-    }
-    char *buf = malloc((size_t)st.st_size + 1);
-    if (!buf) {
-        fclose(f);
-        return pa__err(PA_ERR_NOMEM, "ssb: %s: %lld bytes", path, (long long)st.st_size);
-    }
-    size_t got = fread(buf, 1, (size_t)st.st_size, f);
-    fclose(f);
-    if (got != (size_t)st.st_size) {
-        free(buf);
-        return pa__err(PA_ERR_SYS, "ssb: reading %s: short read", path);
-    }
-    buf[got] = 0;
-    *out = buf;
-    *n = got;
-    return PA_OK;
+    return rc;
 }
 
 /* Splits a dictionary file into its strings, checking they are sorted and distinct. */
@@ -214,7 +202,7 @@ static int parse_manifest(const char *dir, char *text, pa_ssb_db *db, manifest *
             ok = sscanf(s, "%*s %llu", &b) == 1;
             db->seed = b;
         } else if (ok && strcmp(word, "table") == 0) {
-            ok = sscanf(s, "%*s %63s %lld", name, &a) == 2 && a >= 0;
+            ok = sscanf(s, "%*s %63s %lld", name, &a) == 2 && a >= 0 && a <= PA__SSB_MAX_ROWS;
             for (int k = 0; ok && k < PA_SSB_NTABLES; k++)
                 t = strcmp(pa__ssb_table_names[k], name) == 0 ? k : t;
             if ((ok = ok && t >= 0)) {
@@ -222,7 +210,8 @@ static int parse_manifest(const char *dir, char *text, pa_ssb_db *db, manifest *
                 m->tseen[t] = 1;
             }
         } else if (ok && (strcmp(word, "column") == 0 || strcmp(word, "dict") == 0)) {
-            ok = sscanf(s, "%*s %63s %lld %llx", name, &a, &b) == 3 && a >= 0 && (c = pa__ssb_col_index(name)) >= 0;
+            ok = sscanf(s, "%*s %63s %lld %llx", name, &a, &b) == 3 && a >= 0 && a <= PA__SSB_MAX_ROWS &&
+                 (c = pa__ssb_col_index(name)) >= 0;
             if (ok && word[0] == 'c') {
                 m->rows[c] = a;
                 m->ck[c] = b;
@@ -235,6 +224,10 @@ static int parse_manifest(const char *dir, char *text, pa_ssb_db *db, manifest *
         } else {
             ok = 0;
         }
+        if (!ok && (word[0] == 't' || word[0] == 'c' || word[0] == 'd') && sscanf(s, "%*s %*s %lld", &a) == 1 &&
+            (a < 0 || a > PA__SSB_MAX_ROWS))
+            return pa__err(PA_ERR_RANGE, "ssb: %s/" MANIFEST " line %d: %lld rows or strings (a count must lie in "
+                           "0 .. %lld)", dir, line, a, (long long)PA__SSB_MAX_ROWS);
         if (!ok)
             return pa__err(PA_ERR_PARSE, "ssb: %s/" MANIFEST " line %d: cannot read '%s'", dir, line, s);
     }
@@ -258,7 +251,7 @@ static int read_column(const char *dir, pa_ssb_db *db, const manifest *m, int c)
     const char *name = pa__ssb_cols[c].name;
     char *buf = NULL;
     size_t n = 0;
-    int rc = get_file(dir, name, ".i32", m->rows[c] * 4, &buf, &n);
+    int rc = get_file(dir, name, ".i32", m->rows[c] * 4, &buf, &n);   /* rows <= PA__SSB_MAX_ROWS: no overflow */
     if (rc != PA_OK)
         return rc;
     db->col[c] = (int32_t *)buf;

@@ -102,7 +102,8 @@ static int finish_dict(pa_ssb_db *db, int c, intern *t)
         rc = pa__err(PA_ERR_NOMEM, "ssb: dictionary of %s", pa__ssb_cols[c].name);
         goto done;
     }
-    memcpy(sorted, t->str, (size_t)t->n * sizeof *sorted);
+    if (t->n > 0)   /* an empty column has no strings (and t->str is NULL) */
+        memcpy(sorted, t->str, (size_t)t->n * sizeof *sorted);
     qsort(sorted, (size_t)t->n, sizeof *sorted, cmp_str);
     if ((rc = pa__ssb_dict_set(&db->dict[c], (const char *const *)sorted, t->n)) != PA_OK)
         goto done;
@@ -136,42 +137,59 @@ static int parse_int(const char *s, size_t n, int32_t *out)
     return 0;
 }
 
+/*
+ * The checks on a whole file before its rows are parsed: it has rows, its last line ends with a newline (a file cut
+ * short ends inside its last field, which would otherwise load as a shorter value), and where the first row ends
+ * with a '|' (as dbgen writes every row) so does every row.
+ */
+static int check_lines(const char *path, pa_ssb_table t, const char *text, size_t len)
+{
+    if (len == 0)
+        return pa__err(PA_ERR_PARSE, "ssb: %s is empty (a %s table has at least one row)", path,
+                       pa__ssb_table_names[t]);
+    int64_t line = 1, first = 0;
+    int bars = -1;   /* whether rows end with '|': fixed by the first row that is not empty */
+    for (size_t i = 0, start = 0; i < len; i++) {
+        if (text[i] == '\0')
+            return pa__err(PA_ERR_PARSE, "ssb: %s line %lld: a NUL byte (not a text file)", path, (long long)line);
+        if (text[i] != '\n')
+            continue;
+        size_t end = i > start && text[i - 1] == '\r' ? i - 1 : i;
+        int bar = end > start && text[end - 1] == '|';
+        if (bars < 0 && end > start) {
+            bars = bar;
+            first = line;
+        } else if (bar != bars && end > start) {
+            return pa__err(PA_ERR_PARSE, "ssb: %s line %lld: %s, unlike line %lld (a row cut short?)", path,
+                           (long long)line, bars ? "no '|' after the last field" : "a '|' after the last field",
+                           (long long)first);
+        }
+        line++;
+        start = i + 1;
+    }
+    if (text[len - 1] != '\n')
+        return pa__err(PA_ERR_PARSE, "ssb: %s line %lld: no end of line after the last field (the file is "
+                       "truncated?)", path, (long long)line);
+    return PA_OK;
+}
+
 static int load_table(pa_ssb_db *db, const char *dir, pa_ssb_table t, intern *dicts)
 {
     char path[4096];
     int nf, rc = PA_OK;
     const pa__ssb_field *fields = pa__ssb_fields(t, &nf);
     snprintf(path, sizeof path, "%s/%s.tbl", dir, pa__ssb_table_names[t]);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pa__err(PA_ERR_SYS, "ssb: cannot open %s: %s", path, strerror(errno));
     char *text = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (cap - len < 65536) {
-            cap = cap ? cap * 2 : 1 << 20;
-            char *p = realloc(text, cap + 1);
-            if (!p) {
-                fclose(f);
-                free(text);
-                return pa__err(PA_ERR_NOMEM, "ssb: reading %s", path);
-            }
-            text = p;
-        }
-        got = fread(text + len, 1, cap - len, f);
-        len += got;
-    } while (got > 0);
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
+    size_t len = 0;
+    if ((rc = pa__read_regular("ssb", path, 0, &text, &len)) != PA_OK)
+        return rc;
+    if ((rc = check_lines(path, t, text, len)) != PA_OK) {
         free(text);
-        return pa__err(PA_ERR_SYS, "ssb: reading %s failed", path);
+        return rc;
     }
-    text[len] = 0;
     int64_t rows = 0;
     for (size_t i = 0; i < len; i++)
         rows += text[i] == '\n';
-    rows += len > 0 && text[len - 1] != '\n';
     if ((rc = pa__ssb_alloc_table(db, t, rows)) != PA_OK)
         goto done;
     char *s = text;

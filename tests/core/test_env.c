@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -174,6 +175,88 @@ START_TEST(test_plan_info)
 }
 END_TEST
 
+/* PA_VMEM_ISA: a name that is no SIMD set warns once and gives the widest set the CPU has (as unset does). */
+START_TEST(test_vmem_isa)
+{
+    unsetenv("PA_VMEM_ISA");
+    capture_begin();
+    setenv("PA_VMEM_ISA", "avx9000", 1);
+    const char *isa = pa_vmem_isa();
+    const char *err = capture_end();
+    ck_assert_msg(strstr(err, "warning: PA_VMEM_ISA='avx9000' is not one of avx512, avx2, sse2, scalar"), "%s", err);
+    ck_assert_int_eq(lines(err), 1);
+    ck_assert_ptr_nonnull(isa);
+    ck_assert_str_ne(isa, "avx9000");
+}
+END_TEST
+
+/* PA_NODE_RANKS / PA_NODE_RANK: a value that is no rank count, or a rank past the count, warns and falls back. */
+START_TEST(test_node_ranks)
+{
+    pa_host_share_info info;
+    unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    unsetenv("MPI_LOCALNRANKS");
+    unsetenv("SLURM_NTASKS_PER_NODE");
+    setenv("PA_NODE_RANKS", "2", 1);
+    setenv("PA_NODE_RANK", "7", 1);
+    capture_begin();
+    PA_CK_OK(pa_host_share(&info));
+    const char *err = capture_end();
+    ck_assert_msg(strstr(err, "warning: PA_NODE_RANK='7' is not an integer in 0..1"), "%s", err);
+    ck_assert_int_eq(info.local_ranks, 2);
+    ck_assert_int_eq(info.local_rank, 0);
+}
+END_TEST
+
+START_TEST(test_node_ranks_bad)
+{
+    pa_host_share_info info;
+    unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    unsetenv("MPI_LOCALNRANKS");
+    unsetenv("SLURM_NTASKS_PER_NODE");
+    setenv("PA_NODE_RANKS", "-4", 1);
+    capture_begin();
+    PA_CK_OK(pa_host_share(&info));
+    const char *err = capture_end();
+    ck_assert_msg(strstr(err, "warning: PA_NODE_RANKS='-4' is not an integer in 1..1048576"), "%s", err);
+    ck_assert_int_eq(info.local_ranks, 1);
+    ck_assert_str_ne(info.source, "PA_NODE_RANKS");
+}
+END_TEST
+
+/* PA_COST_FILE naming a directory, a FIFO or /dev/zero: one line on stderr, the built-in model, no hang. */
+static const char *const cost_paths[] = {"dir", "fifo", "/dev/zero"};
+
+START_TEST(test_cost_file_special)
+{
+    char tmp[64] = "/tmp/pa_env_XXXXXX", path[128];
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    if (cost_paths[_i][0] == '/') {
+        snprintf(path, sizeof path, "%s", cost_paths[_i]);
+    } else {
+        snprintf(path, sizeof path, "%s/%s", tmp, cost_paths[_i]);
+        ck_assert_int_eq(_i == 0 ? mkdir(path, 0700) : mkfifo(path, 0600), 0);
+    }
+    setenv("PA_COST_FILE", path, 1);
+    alarm(60);   /* a hang fails the test instead of blocking the suite */
+    FILE *out = tmpfile();
+    capture_begin();
+    int rc = pa_cost_print(out);
+    const char *err = capture_end();
+    alarm(0);
+    PA_CK_OK(rc);
+    ck_assert_msg(strstr(err, "not a regular file") && strstr(err, "using the built-in defaults"), "%s", err);
+    rewind(out);
+    char line[256] = "";
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, out));
+    ck_assert_msg(strstr(line, "built-in defaults"), "%s", line);
+    fclose(out);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("core_env");
@@ -185,6 +268,10 @@ int main(void)
     tcase_add_test(tc, test_flag_choice_dir);
     tcase_add_test(tc, test_bind);
     tcase_add_test(tc, test_plan_info);
+    tcase_add_test(tc, test_vmem_isa);
+    tcase_add_test(tc, test_node_ranks);
+    tcase_add_test(tc, test_node_ranks_bad);
+    tcase_add_loop_test(tc, test_cost_file_special, 0, 3);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }

@@ -154,6 +154,9 @@ static const struct {
     {"int (bytes)", "unknown type"},
     {"float[] (int)", "expected '('"},
     {"(int)", "expected a type"},
+    {"int (int,)", "column 10: expected a type after ','"},
+    {"int (int, float[] , )", "no trailing comma"},
+    {"int (,)", "expected a type"},
 };
 
 START_TEST(test_bad_signature)

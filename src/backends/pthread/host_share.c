@@ -39,17 +39,23 @@ static struct {
 static _Atomic uint64_t cpus_cache;
 static atomic_uint share_generation;
 
-static int env_int(const char *name, int *out)
+/* An integer variable in [lo, hi]; ours (PA_NODE_RANKS, PA_NODE_RANK) warn when set to anything else, the
+ * launchers' are only skipped. */
+static int env_int(const char *name, long lo, long hi, const char *dflt, atomic_int *once, int *out)
 {
     const char *v = getenv(name);
-    char *end;
-    if (v == NULL || *v == '\0')
+    long x;
+    char expected[64];
+    if (v == NULL)
         return 0;
-    long x = strtol(v, &end, 10);
-    if (*end != '\0' || x < 0 || x > 1 << 20)
-        return 0;
-    *out = (int)x;
-    return 1;
+    if (pa__env_parse_int(v, lo, hi, &x)) {
+        *out = (int)x;
+        return 1;
+    }
+    snprintf(expected, sizeof expected, "an integer in %ld..%ld", lo, hi);
+    if (once)
+        pa__env_warn(once, name, v, expected, dflt);
+    return 0;
 }
 
 /* The launcher's word for the ranks on this node, if it gave one.  Called with share.mu held. */
@@ -64,13 +70,17 @@ static void share_from_env(void)
     share.local_rank = 0;
     share.local_ranks = 1;
     snprintf(share.source, sizeof share.source, "no other ranks known");
+    static atomic_int warned[2];
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-        int n, r = 0;
-        if (!env_int(pairs[i][0], &n) || n < 1)
+        int n, r = 0, ours = i == 0;
+        if (!env_int(pairs[i][0], 1, 1 << 20, "the launcher's environment, else 1", ours ? &warned[0] : NULL, &n))
             continue;
-        env_int(pairs[i][1], &r);
+        if (ours)
+            env_int(pairs[i][1], 0, n - 1, "0", &warned[1], &r);
+        else if (env_int(pairs[i][1], 0, 1 << 20, NULL, NULL, &r))
+            r %= n;
         share.local_ranks = n;
-        share.local_rank = r < n ? r : r % n;
+        share.local_rank = r;
         snprintf(share.source, sizeof share.source, "%s", pairs[i][2]);
         break;
     }
@@ -79,7 +89,8 @@ static void share_from_env(void)
 void pa__node_share_set(int local_rank, int local_ranks)
 {
     pthread_mutex_lock(&share.mu);
-    int forced = getenv("PA_NODE_RANKS") != NULL;   /* the user's word wins over the communicator's */
+    long ranks;   /* the user's word (a valid one) wins over the communicator's */
+    int forced = pa__env_parse_int(getenv("PA_NODE_RANKS"), 1, 1 << 20, &ranks);
     if (!forced && local_ranks >= 1 && local_rank >= 0 && local_rank < local_ranks) {
         share.local_rank = local_rank;
         share.local_ranks = local_ranks;

@@ -42,10 +42,17 @@ static const vmem_isa *isa(void)
     const vmem_isa *c = atomic_load_explicit(&chosen, memory_order_acquire);
     if (c != NULL)
         return c;
+    static atomic_int warned;
     const char *env = getenv("PA_VMEM_ISA");
-    for (size_t k = 0; k < sizeof isas / sizeof isas[0] && c == NULL; k++)
+    int named = 0;
+    for (size_t k = 0; k < sizeof isas / sizeof isas[0] && c == NULL; k++) {
+        named |= env != NULL && strcmp(env, isas[k].name) == 0;
         if (supported(&isas[k]) && (env == NULL || strcmp(env, isas[k].name) == 0))
             c = &isas[k];
+    }
+    if (env != NULL && c == NULL)   /* a name that is no set, or one this CPU lacks: warn, then the widest */
+        pa__env_warn(&warned, "PA_VMEM_ISA", env, named ? "a set this CPU supports" : "one of avx512, avx2, sse2, scalar",
+                     "the widest set this CPU has");
     if (c == NULL)   /* an unknown or unsupported name: the widest set */
         for (size_t k = 0; k < sizeof isas / sizeof isas[0] && c == NULL; k++)
             if (supported(&isas[k]))
