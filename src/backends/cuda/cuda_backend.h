@@ -17,6 +17,12 @@
 int pa_cuda__usable(void);
 /** pa_cuda__usable, with why not in why (the backend's probe). */
 int pa_cuda__probe(char *why, size_t len);
+/**
+ * The GPU that holds device (or managed) memory at p, for DLPack's device_id (mem_cuda.c; the backend's
+ * pointer_device hook).  \return PA_OK with *dev set; PA_ERR_MTT (p is host memory, with the message naming
+ * what); PA_ERR_NODEV (no usable GPU).
+ */
+int pa__cuda_pointer_device(const void *p, const char *what, int *dev);
 /** Waits for a stream (the backend's stream_wait; NULL is the default stream). */
 int pa_cuda__stream_wait(void *stream);
 /** The CUDA strategies, NULL-terminated (copy_cuda_strategies.c). */
