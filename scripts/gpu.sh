@@ -261,10 +261,11 @@ step_bench_matrix() {
 }
 
 step_bench_ssb() {
-    local sf=${SSB_SF:-20}
+    local sf=${SSB_SF:-20} csv=()
+    [ -z "$tag" ] && csv=(--csv "$logs/ssb-sf$sf.csv")   # docs/data/ssb_sf20.csv's form
     run 90 "parray ssb run -s 1 --both (every GPU result against the CPU)" "$b/tools/parray" ssb run -s 1 --both --quiet
     run 90 "ssb -s 1" "$b/bench/ssb" -s 1 -r 21 -c 3
-    run 200 "ssb -s $sf (P8)" "$b/bench/ssb" -s "$sf" -r 21 -c 1
+    run 200 "ssb -s $sf (P8)" "$b/bench/ssb" -s "$sf" -r 21 -c 1 "${csv[@]}"
     for tile in ${SSB_TILES:-}; do   # tile shapes to compare ("256x4 128x8"): GPU times, results checked once
         run 60 "ssb -s $sf, PA_SSB_TILE=$tile" env PA_SSB_TILE="$tile" "$b/bench/ssb" -s "$sf" -r 21 -c 0
     done
@@ -273,6 +274,7 @@ step_bench_ssb() {
 step_bench_fft() {   # on the GPUs of this machine (several ranks share one GPU when there are fewer GPUs)
     local sizes=()
     read -r -a sizes <<< "${FFT_SIZES:-512 1024}"
+    # scripts/plots.py fft-log logs/bench-fft.log turns the fft-total lines into docs/data/fft_scaling.csv rows
     for n in "${sizes[@]}"; do   # the sizes outside: a run cut short keeps whole sizes
         for p in 1 2 4; do
             run 120 "fft N=$n P=$p" "${mpi_gpu[@]}" -np "$p" -x PA_MPI_TIMES=1 "$b/bench/fft" \
@@ -337,7 +339,9 @@ step_nvtx() {
 
 step_bench_host() {
     run 20 "parray info" "$b/tools/parray" info
-    run 120 "copy_host ${HOST_REPS:-9} (P4)" "$b/bench/copy_host" "${HOST_REPS:-9}"
+    local csv=()   # this tree's rows also as CSV (docs/data/host_copies.csv's form); a baseline may lack --csv
+    [ -z "$tag" ] && csv=(--csv "$logs/copy_host.csv")
+    run 120 "copy_host ${HOST_REPS:-9} (P4)" "$b/bench/copy_host" "${HOST_REPS:-9}" "${csv[@]}"
     local cases=()
     IFS=, read -r -a cases <<< "${HOST_CASES:-}"   # "cyclic shift,reversal": those rows alone, 11 repeats
     for c in "${cases[@]}"; do run 120 "copy_host 11 --case $c" "$b/bench/copy_host" 11 --case "$c"; done
