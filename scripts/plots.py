@@ -64,7 +64,8 @@ class Chart:
     def axes(self, xlabel, ylabel):
         o = self.out
         if self.ylog:
-            ticks = [10 ** e * m for e in range(math.floor(self.ylo), math.ceil(self.yhi) + 1) for m in (1, 2, 5)]
+            marks = (1, 2, 5) if self.yhi - self.ylo > 1.5 else (1, 1.5, 2, 3, 5, 7)   # more within a decade
+            ticks = [10 ** e * m for e in range(math.floor(self.ylo), math.ceil(self.yhi) + 1) for m in marks]
         else:
             n = int(round((self.yhi - self.ylo) / self.step))
             ticks = [self.ylo + i * self.step for i in range(n + 1)]
@@ -177,18 +178,23 @@ def fft():
     data = rows("fft_scaling.csv")
     gpus = sorted({int(r["gpus"]) for r in data})
     ms = [float(r["total_ms"]) for r in data]
+    ms += [f * float(r["total_ms"]) for r in data if r["route"] == "cufft" for _, f in P12_LIMITS]
     c = Chart("P12: 3-D FFT (complex float) total time against GPUs", "GPUs (one rank each)", "ms (log scale)",
               (1, max(4, gpus[-1])), min(ms) / 1.5, max(ms) * 1.5, ylog=True)
     series = list(dict.fromkeys((r["n"], r["route"]) for r in data if r["route"] != "cufft"))
     for i, (n, route) in enumerate(series):
         pts = sorted((int(r["gpus"]), float(r["total_ms"])) for r in data if (r["n"], r["route"]) == (n, route))
-        c.line(pts, COLORS[i % len(COLORS)], "N=%s %s route" % (n, route))
+        c.line(pts, COLORS[i % len(COLORS)], "N=%s %s" % (n, route))
     for i, r in enumerate(r for r in data if r["route"] == "cufft"):
-        c.hline(float(r["total_ms"]), COLORS[(len(series) + i) % len(COLORS)], "cuFFT 1 GPU N=%s" % r["n"])
-    c.note("docs/data/fft_scaling.csv; no point at 4 GPUs: not measured yet")
+        color = COLORS[(len(series) + i) % len(COLORS)]
+        c.hline(float(r["total_ms"]), color, "cuFFT 1 GPU N=%s" % r["n"])
+        # P12's limits on the fast form: 1.5x cuFFT's time on one GPU, 1.0x on two, 0.6x on four
+        c.line([(g, f * float(r["total_ms"])) for g, f in P12_LIMITS], "#555", "P12 limit N=%s" % r["n"], dash=True)
+    c.note("one rank per GPU; device-fast: one all-to-all, the result left transposed; docs/data/fft_scaling.csv")
     return c.svg()
 
 
+P12_LIMITS = [(1, 1.5), (2, 1.0), (4, 0.6)]
 PLOTS = {"host_copies.svg": host_copies, "ssb_sf20.svg": ssb, "fft_scaling.svg": fft}
 
 
