@@ -393,6 +393,7 @@ step_fuzz() {   # the copy fuzzer's random driver: local copies on all cores but
         echo "!! fuzz: findings in logs/fuzz-findings" >> "$log"
         step_failed=1
     fi
+    rm -rf "$dir"
 }
 
 # ---- the driver -----------------------------------------------------------------------------------------------
