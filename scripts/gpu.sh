@@ -17,8 +17,8 @@
 #                           runs the baseline's build of the same configuration, in the same call ("before")
 #   GPU_COUNT=N             the GPUs to assume (default: what nvidia-smi lists)
 #   DRY=1                   build nothing, run nothing: print each step's commands (checks the logic anywhere)
-#   step knobs: TESTS (suites for tests), FFT_SIZES, FFT_REPEATS, MPI_RANKS, SSB_SF, SSB_TILES, HOST_CASES,
-#   PA_SGEMM_SWEEP, FUZZ_SECONDS, FUZZ_JOBS; see the step functions below.
+#   step knobs: TESTS (suites for tests), FFT_SIZES, FFT_REPEATS, GPU_DIST_ARGS, MPI_RANKS, SSB_SF, SSB_TILES,
+#   HOST_CASES, PA_SGEMM_SWEEP, FUZZ_SECONDS, FUZZ_JOBS; see the step functions below.
 #
 # On a machine without a GPU the steps that need one print "STEP: skipped (no GPU here)" and the others run.
 # Start on the GPU machine from the repository root with .gpu/ prepared by shared/tools/gpu-prep (Check); the
@@ -42,7 +42,7 @@ bench-matrix    gpu   300 gpu  bench/matrix,examples/matrix_knn,examples/matrix_
 bench-ssb       gpu   480 gpu  bench/ssb,tools/parray                         P8
 bench-fft       gpu   420 gpu  bench/fft,examples/pkufft                      P12 at P = 1 2 4 on the GPUs there are
 check-fft       gpu   360 gpu  examples/pkufft,tests/test_mpi_dmem            PKUFFT against cuFFT, bad input
-bench-gpu-dist  gpu   560 gpu2 bench/mpi_copy,bench/fft,bench/gpu_dist?       P12 P18 across all GPUs, P = 2 4
+bench-gpu-dist  gpu   560 gpu2 bench/mpi_copy,bench/fft,bench/gpu_dist?       P12 P18, one rank per GPU, P = 2 4
 demo            gpu   150 gpu  examples/demo                                  the README main job
 nvtx            nvtx  420 gpu  all                                            NVTX, DLPack, nsys (docs/nsight.md)
 bench-host      host  300 -    bench/copy_host,tools/parray                   P4
@@ -85,6 +85,7 @@ elif [ -f ../../.gpu/env.sh ]; then   # a copy of the tree under .wt/NAME: the m
     { pushd ../.. > /dev/null && source .gpu/env.sh && popd > /dev/null; } || exit 2
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export NCCL_NVLS_ENABLE=0   # no NVLink multicast objects on the lent machines (the tests' NCCL suites included)
 export PA_KERNEL_CACHE=${PA_KERNEL_CACHE:-/tmp/pa-gpu-kernel-cache}
 dry=${DRY:-0}
 ngpu=${GPU_COUNT:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
@@ -301,17 +302,19 @@ step_check_fft() {
     run 60 "mpi_dmem staged (PA_MPI_PEER=0)" "${mpi_gpu[@]}" -np 4 -x PA_MPI_PEER=0 "$b/tests/test_mpi_dmem"
 }
 
-# Across every GPU of the machine: one rank per GPU at P = the GPU count, and P = 2 and 4 (ranks share GPUs
-# where P exceeds them).  NVLink multicast stays off (NCCL_NVLS_ENABLE=0: the lent machines forbid it).
+# Across the GPUs of the machine, one rank per GPU: P = 2 and 4 where there are that many GPUs, and P = the GPU
+# count above 4 (the NCCL route needs a GPU per process).  NVLink multicast stays off (NCCL_NVLS_ENABLE=0,
+# exported above and passed to every rank).
 step_bench_gpu_dist() {
-    local procs=(2 4) sizes=()
+    local procs=() sizes=() extra=()
     read -r -a sizes <<< "${FFT_SIZES:-512 1024}"
+    read -r -a extra <<< "${GPU_DIST_ARGS:-}"   # e.g. "--reps 7 --fft 1024"
+    for p in 2 4; do [ "$p" -le "$ngpu" ] && procs+=("$p"); done
     [ "$ngpu" -gt 4 ] && procs+=("$ngpu")
-    export NCCL_NVLS_ENABLE=0
     for p in "${procs[@]}"; do
-        echo "P=$p: $(( (p + ngpu - 1) / ngpu )) rank(s) per GPU" >> "$log"
         [ -x "$b/bench/gpu_dist" ] || [ "$dry" = 1 ] &&
-            run 120 "gpu_dist P=$p (P18)" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE "$b/bench/gpu_dist"
+            run 120 "gpu_dist P=$p (P18)" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE "$b/bench/gpu_dist" \
+                "${extra[@]}"
         run 120 "mpi_copy P=$p" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE "$b/bench/mpi_copy"
         run 200 "fft --route=device N=${sizes[*]} P=$p (P12)" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE \
             -x PA_MPI_TIMES=1 "$b/bench/fft" --route=device --repeats="${FFT_REPEATS:-5}" "${sizes[@]}"
