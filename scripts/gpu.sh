@@ -352,7 +352,7 @@ step_bench_host() {
 
 step_probe_host() {
     run 100 "host_probe 5 start window transpose" "$b/bench/host_probe" 5 start window transpose
-    run 30 "strip_probe build" gcc -O2 -march=native -fopenmp bench/strip_probe.c -o "$b/strip_probe"
+    run 30 "strip_probe build" gcc -O2 -march=native -fopenmp bench/probe/strip_probe.c -o "$b/strip_probe"
     run 100 "strip_probe 5 1 2 16" "$b/strip_probe" 5 1 2 16
 }
 
