@@ -9,8 +9,9 @@
  * Between the two sides of a turn the benchmark pauses (10 ms): OpenMP's threads poll for a while after a
  * parallel region and the pool's workers for 200 us after a copy, and a copy started right after the other
  * side's would share the cores with those polling threads (bench/host_probe measures the effect).
- * Usage: copy_host [repeats] [--smoke] [--case TEXT]   (default 11; --smoke: 8 MiB cases, 3 repeats, no
- * pass/fail; --case: only the rows whose name contains TEXT, e.g. "cyclic shift" or "reversal").
+ * Usage: copy_host [repeats] [--smoke] [--case TEXT] [--csv FILE]   (default 11; --smoke: 8 MiB cases, 3 repeats,
+ * no pass/fail; --case: only the rows whose name contains TEXT, e.g. "cyclic shift" or "reversal"; --csv: the
+ * rows also written to FILE as comma-separated values, one header line, for scripts/plots.py).
  */
 #include <unistd.h>
 
@@ -63,6 +64,7 @@ static const bcase cases[] = {
 };
 
 static int smoke;
+static FILE *csv;   /* --csv FILE: the rows again, machine-readable */
 
 static void *created(const pa_type *t)
 {
@@ -136,6 +138,9 @@ static int run_case(pa_scope *sc, const bcase *k, const int *nthr, int nt, int r
         printf("| %s | %s | %d | %s | %d | %.2f | %.2f | %.3f | %.2f | %s |\n", k->name, smoke ? "8 MiB" : k->size, t,
                info.strategy, info.threads, bytes / to * 1e-9,
                bytes / ta * 1e-9, ratio, k->target, smoke ? "(smoke)" : pass ? "pass" : "FAIL");
+        if (csv)
+            fprintf(csv, "\"%s\",\"%s\",%d,%s,%.3f,%.3f,%.4f,%.2f\n", k->name, smoke ? "8 MiB" : k->size, t,
+                    info.strategy, bytes / to * 1e-9, bytes / ta * 1e-9, ratio, k->target);
         fflush(stdout);
     }
     pa_copy_set_threads(0);
@@ -154,6 +159,13 @@ int main(int argc, char **argv)
             smoke = 1;
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only = argv[++i];
+        else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
+            if (!(csv = fopen(argv[++i], "w"))) {
+                perror(argv[i]);
+                return 2;
+            }
+            fprintf(csv, "case,size,threads,strategy,ours_gbps,anchor_gbps,ratio,target\n");
+        }
         else if (atoi(argv[i]) > 0 && atoi(argv[i]) <= 255)
             reps = atoi(argv[i]);
     }
@@ -178,6 +190,10 @@ int main(int argc, char **argv)
         if (!only || strstr(cases[c].name, only))
             fails += run_case(sc, &cases[c], nthr, nt, reps, &rows);
     printf("%d of %d rows meet their target\n", rows - fails, rows);
+    if (csv && fclose(csv) != 0) {
+        perror("copy_host: --csv");
+        return 2;
+    }
     pa_scope_destroy(sc);
     return smoke ? 0 : fails != 0;
 }

@@ -6,7 +6,10 @@
  * target (q1.x >= 0.90, joins >= 0.50); then the CPU implementation's median time on the same machine, and
  * whether the GPU's result equals the CPU's.
  *
- *     ssb [-s SF] [-r RUNS] [-c CPU_RUNS] [--seed N]      defaults: scale factor 1, 21 runs, 3 CPU runs
+ *     ssb [-s SF] [-r RUNS] [-c CPU_RUNS] [--seed N] [--csv FILE]   defaults: scale factor 1, 21 runs, 3 CPU runs
+ *
+ * --csv writes the table's rows again to FILE as comma-separated values with one header line (scripts/plots.py
+ * draws docs/performance.md's SSB plot from such a file).
  *
  * A query's launches (up to ten kernels) are also captured once into a CUDA graph (stream capture around
  * pa_ssb_gpu_launch) and timed as one graph launch: the same kernels without the host's launch gaps.  Both
@@ -48,6 +51,7 @@ int main(int argc, char **argv)
     double sf = 1;
     int runs = 21, cpu_runs = 3, bad = 0, misses = 0, graph_note = 0;
     unsigned long long seed = 42;
+    const char *csv_path = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-s"))
             sf = atof(argv[i + 1]);
@@ -57,15 +61,24 @@ int main(int argc, char **argv)
             cpu_runs = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--seed"))
             seed = strtoull(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--csv"))
+            csv_path = argv[i + 1];
     }
     if (runs < 1 || runs > 1000 || cpu_runs < 0 || cpu_runs > 100 || !(sf > 0)) {
-        fprintf(stderr, "usage: ssb [-s SF] [-r RUNS] [-c CPU_RUNS] [--seed N]\n");
+        fprintf(stderr, "usage: ssb [-s SF] [-r RUNS] [-c CPU_RUNS] [--seed N] [--csv FILE]\n");
         return 2;
     }
     cudaEvent_t ev0, ev1;
     int st = gpu_bench_start("ssb", runs, &ev0, &ev1);
     if (st)
         return st;
+    FILE *csv = NULL;
+    if (csv_path && !(csv = fopen(csv_path, "w"))) {
+        perror(csv_path);
+        return 2;
+    }
+    if (csv)
+        fprintf(csv, "query,sf,mb_read,floor_ms,gpu_ms,stream_ms,of_floor,target,cpu_ms,result\n");
     cudaStream_t stream;
     CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     pa_ssb_db *db = NULL;
@@ -150,11 +163,16 @@ int main(int argc, char **argv)
         printf("%-6s %10.1f %10.4f %10.4f %10.4f %8.3f %6.2f %6s %10.2f %8.1f %s%s\n", pa_ssb_query_name(q),
                bytes / 1e6, floor_ms, gms, sms, frac, target, frac >= target ? "pass" : "FAIL", cms, gms > 0 ? cms / gms : 0,
                same ? "= cpu" : "DIFFERS: ", same ? "" : why);
+        if (csv)
+            fprintf(csv, "%s,%g,%.1f,%.4f,%.4f,%.4f,%.3f,%.2f,%.2f,%s\n", pa_ssb_query_name(q), sf, bytes / 1e6,
+                    floor_ms, gms, sms, frac, target, cms, same ? "equal" : "differs");
         pa_ssb_result_free(&rg);
         pa_ssb_result_free(&rc);
     }
     printf("\n%d of %d queries meet their target; %d results differ from the CPU's\n", PA_SSB_NQUERIES - misses,
            PA_SSB_NQUERIES, bad);
+    if (csv && fclose(csv) != 0)
+        perror(csv_path), bad++;
     free(t);
     free(ts);
     free(tc);

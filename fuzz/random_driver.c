@@ -111,7 +111,17 @@ static void run_one(const uint8_t *p, size_t n)
     LLVMFuzzerTestOneInput(current, n);
 }
 
+/* Every corpus input once, each under its own crash file name. */
+static void run_corpus(const char *prefix)
+{
+    for (int i = 0; i < nfiles; i++) {
+        snprintf(crash_path, sizeof crash_path, "%scrash-corpus-%d", prefix, i);
+        run_one(files[i].data, files[i].len);
+    }
+}
+
 /* One worker: inputs of its own stream until the deadline or the run count; *count is shared with the parent. */
+
 static void worker(uint64_t seed, double deadline, long long runs, size_t max_len, const char *prefix,
                    volatile long long *count)
 {
@@ -178,11 +188,11 @@ int main(int argc, char **argv)
     signal(SIGFPE, on_fault);
     signal(SIGILL, on_fault);
 
-    /* The corpus, once, in this process. */
-    for (int i = 0; i < nfiles; i++) {
-        snprintf(crash_path, sizeof crash_path, "%scrash-corpus-%d", prefix, i);
-        run_one(files[i].data, files[i].len);
-    }
+    /* The corpus runs once: in this process with one job, else in the first job's child.  Not here before the
+     * fork: a target that starts threads (the distributed copies start the library's pool) would leave the
+     * children a pool whose workers were not copied, and their first parallel copy would wait for them forever. */
+    if (jobs == 1)
+        run_corpus(prefix);
     volatile long long *counts = mmap(NULL, sizeof(long long) * MAX_JOBS, PROT_READ | PROT_WRITE,
                                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (counts == MAP_FAILED) {
@@ -205,6 +215,8 @@ int main(int argc, char **argv)
     for (int j = 0; j < jobs; j++) {
         pids[j] = fork();
         if (pids[j] == 0) {
+            if (j == 0)
+                run_corpus(prefix);
             worker(seed + (uint64_t)j * 0x100000001ull, deadline, per_job, max_len, prefix, &counts[j]);
             _exit(0);
         }

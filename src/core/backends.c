@@ -17,20 +17,32 @@
 
 #define MAX_BACKENDS 8
 
+/*
+ * Every backend PARRAY has, the one spelling of the list: X(name, 1 when this library has it built in), in the
+ * order parray info prints them.  Those built in are probed in this order; gamem lives in libparray_gamem.a
+ * and registers itself late (pa__backend_register_late), so it is never built in here.
+ */
+#define PA__BACKENDS(X)                                                                                       \
+    X(pthread, 1)                                                                                             \
+    X(cuda, PA_HAVE_CUDA)                                                                                     \
+    X(mpi, PA_HAVE_MPI)                                                                                       \
+    X(gamem, 0)                                                                                               \
+    X(nccl, PA_HAVE_NCCL)
+
+#define ENTRY_0(name)
+#define ENTRY_1(name) &pa__backend_##name,
+#define ENTRY_(name, have) ENTRY_##have(name)
+#define ENTRY(name, have) ENTRY_(name, have)   /* have expanded to 0 or 1 first */
+#define COUNT(name, have) +(have)
+#define NAME(name, have) #name,
+#define LISTED(name, have) " " #name
+
 /* Built-in backends in probing order, then those registered late (before main, so read-only afterwards). */
-static const pa__backend *list[MAX_BACKENDS] = {
-    &pa__backend_pthread,
-#if PA_HAVE_CUDA
-    &pa__backend_cuda,
-#endif
-#if PA_HAVE_MPI
-    &pa__backend_mpi,
-#endif
-#if PA_HAVE_NCCL
-    &pa__backend_nccl,
-#endif
-};
-static int nlist = 1 + PA_HAVE_CUDA + PA_HAVE_MPI + PA_HAVE_NCCL;
+static const pa__backend *list[MAX_BACKENDS] = {PA__BACKENDS(ENTRY)};
+static int nlist = 0 PA__BACKENDS(COUNT);
+/* Names PARRAY has backends for in some build: listing one this build lacks is not a mistake. */
+static const char *const all_names[] = {PA__BACKENDS(NAME)};
+#define ALL_NAMES PA__BACKENDS(LISTED)   /* " pthread cuda mpi gamem nccl", for messages */
 static unsigned off_mask;          /* bit i: list[i] switched off */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -42,12 +54,10 @@ static int index_of(const char *name, size_t len)
     return -1;
 }
 
-/* Names PARRAY has backends for in some build: listing one this build lacks is not a mistake. */
 static int known_name(const char *name, size_t len)
 {
-    static const char *const names[] = {"pthread", "cuda", "mpi", "gamem", "nccl"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strlen(names[i]) == len && strncmp(names[i], name, len) == 0)
+    for (size_t i = 0; i < sizeof all_names / sizeof all_names[0]; i++)
+        if (strlen(all_names[i]) == len && strncmp(all_names[i], name, len) == 0)
             return 1;
     return 0;
 }
@@ -66,7 +76,7 @@ static void read_env(void)
         size_t nlen = len - (size_t)minus;
         int i = index_of(name, nlen);
         if (i < 0 && !known_name(name, nlen))
-            fprintf(stderr, "parray: PA_BACKENDS: unknown backend '%.*s' (pthread, cuda, mpi, gamem); ignored\n",
+            fprintf(stderr, "parray: PA_BACKENDS: unknown backend '%.*s' (one of:" ALL_NAMES "); ignored\n",
                     (int)nlen, name);
         else if (i >= 0 && *p == '-')
             off |= 1u << i;
@@ -192,6 +202,30 @@ const pa__devcomm_ops *pa__backends_devcomm(const char **why)
     return NULL;
 }
 
+/* Why no switched-on backend has a hook: the CUDA backend is the one with devices and a compiler today. */
+static int no_device_backend(const char *what)
+{
+    return pa__err(PA_ERR_NODEV, "%s: %s", what, pa__backend_built("cuda")
+                   ? "the CUDA backend is switched off (PA_BACKENDS)"
+                   : "this build of parray has no CUDA backend (configure with -Dcuda=enabled where nvcc is installed)");
+}
+
+int pa__backends_pointer_device(const void *p, const char *what, int *dev)
+{
+    for (int i = 0; i < nlist; i++)
+        if (list[i]->pointer_device && pa__backend_on(list[i]))
+            return list[i]->pointer_device(p, what, dev);
+    return no_device_backend(what);
+}
+
+int pa__backends_compile(const char *what, const char *name, const char *source, int arch)
+{
+    for (int i = 0; i < nlist; i++)
+        if (list[i]->compile && pa__backend_on(list[i]))
+            return list[i]->compile(name, source, arch);
+    return no_device_backend(what);
+}
+
 void pa__backends_set_threads(int n)
 {
     for (int i = 0; i < nlist; i++)
@@ -241,21 +275,20 @@ int pa_backend_on(const char *name)
         return pa__err(PA_ERR_INVAL, "pa_backend_on: NULL name");
     if (!(b = pa__backend_named(name)))
         return known_name(name, strlen(name)) ? 0 : pa__err(PA_ERR_INVAL, "pa_backend_on: no backend is "
-                                                            "called '%s' (pthread, cuda, mpi, gamem)", name);
+                                                            "called '%s' (one of:" ALL_NAMES ")", name);
     return pa__backend_on(b);
 }
 
 int pa_backends_print(FILE *f)
 {
-    static const char *const names[] = {"pthread", "cuda", "mpi", "gamem", "nccl"};
     if (!f)
         return pa__err(PA_ERR_INVAL, "pa_backends_print: the file is NULL");
     fprintf(f, "backends:\n");
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        const pa__backend *b = pa__backend_named(names[k]);
+    for (size_t k = 0; k < sizeof all_names / sizeof all_names[0]; k++) {
+        const pa__backend *b = pa__backend_named(all_names[k]);
         char why[256] = "";
         if (!b) {
-            fprintf(f, "  %-8s not built%s\n", names[k], pa__backend_elsewhere(names[k])
+            fprintf(f, "  %-8s not built%s\n", all_names[k], pa__backend_elsewhere(all_names[k])
                     ? " into the shared library (link libparray_gamem.a)" : "");
             continue;
         }

@@ -78,6 +78,13 @@ typedef struct pa__backend {
     /* Measures its constants of the cost model on this machine into *m (NULL: it measures none). */
     int (*calibrate)(pa__cost_model *m, FILE *log);
     const pa__devcomm_ops *devcomm;           /* its collectives between GPUs (nccl), or NULL */
+    /* The device that holds its device memory at p (DLPack's device_id), or NULL: it has no devices.  Returns
+     * PA_OK with *dev set, PA_ERR_MTT (p is not its device memory; the message names what) or PA_ERR_NODEV. */
+    int (*pointer_device)(const void *p, const char *what, int *dev);
+    /* Compiles device source for architecture arch (0: the current device's) into its kernel caches, so that
+     * later loads of the same source are hits; NULL: it compiles nothing.  Returns PA_OK, PA_ERR_COMPILE (the
+     * compiler's log in the message, labelled name), PA_ERR_NODEV or PA_ERR_NOMEM. */
+    int (*compile)(const char *name, const char *source, int arch);
 } pa__backend;
 
 /* Each backend's description, defined in its own folder (backend_<name>.c). */
@@ -113,6 +120,12 @@ const pa__dist_ops *pa__backends_dist(const char *thread_mtt, const pa__backend 
 /** The device collectives of the first switched-on backend that has them, or NULL (*why: the reason, when not
  *  NULL: not built, switched off, or its library not loadable). */
 const pa__devcomm_ops *pa__backends_devcomm(const char **why);
+/** The device of p through the first switched-on backend with a pointer_device hook; PA_ERR_NODEV (naming what)
+ *  when none is built or on. */
+int pa__backends_pointer_device(const void *p, const char *what, int *dev);
+/** Compiles device source through the first switched-on backend with a compile hook; PA_ERR_NODEV (naming
+ *  what) when none is built or on. */
+int pa__backends_compile(const char *what, const char *name, const char *source, int arch);
 /** pa_copy_set_threads: tells every switched-on backend that has host copy threads. */
 void pa__backends_set_threads(int n);
 /** A copy strategy of a switched-on backend by name, or NULL (for tests: the planner's choice by name). */

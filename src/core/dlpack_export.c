@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "dlpack_map.h"
 #include "internal.h"
 
@@ -153,7 +154,7 @@ int pa_dlpack_export(const pa_type *type, void *data, DLManagedTensor **out)
                        "dimensions or leaves (a wrap, a func or a gather table)", name, lay);
     }
     int dev = 0;
-    if (devtype == kDLCUDA && (st = pa__cuda_pointer_device(data, "pa_dlpack_export", &dev)) != PA_OK)
+    if (devtype == kDLCUDA && (st = pa__backends_pointer_device(data, "pa_dlpack_export", &dev)) != PA_OK)
         return st;
     int64_t boff;
     if (__builtin_mul_overflow(a.base, (int64_t)pa_elm_size(type), &boff))

@@ -190,12 +190,6 @@ pa__mtt_kind pa__mtt_kind_of(const char *name);
 const pa__mem_ops *pa__mem_of(const void *ptr);
 /** pa__mem_of for two pointers under one lock (pa__mem_blocks2 in mem_internal.h also gives the blocks). */
 void pa__mem_of2(const void *a, const void *b, const pa__mem_ops **out_a, const pa__mem_ops **out_b);
-/**
- * The GPU that holds device (or managed) memory at p, for DLPack's device_id (src/backends/cuda/mem_cuda.c, a
- * stub without the backend).  \return PA_OK with *dev set; PA_ERR_MTT (p is host memory, with the message
- * naming what); PA_ERR_NODEV (no CUDA backend or no usable GPU).
- */
-int pa__cuda_pointer_device(const void *p, const char *what, int *dev);
 
 /* ---- copy strategies (src/core/plan*.c; kernels in the backends) -------------------------------------- */
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/tshape.h"
+#include "tshape.h"
 #include "tiles_internal.h"
 
 #define SMEM_MAX (227 * 1024)

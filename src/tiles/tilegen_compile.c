@@ -2,13 +2,14 @@
  * parray — compiling generated tile source with the kernels that use it (gputile.h): the generated text, a
  * #line that numbers the kernels' lines from 1 under the caller's name (so NVRTC's log points into the user's
  * source), then the kernels, through the run-time compiler and its caches; a loaded kernel that spills to
- * local memory gets a warning on stderr.  Built with the CUDA backend only.
+ * local memory gets a warning on stderr.  The compiler is the backend interface's compile service
+ * (src/core/backends.h), so the tiles name no backend.  Built with the CUDA backend only.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backends/cuda/rtc.h"
+#include "backends.h"
 #include "tiles_internal.h"
 
 static char *joined(const pa_tilegen *g, const char *name, const char *kernels, const char *what)
@@ -33,8 +34,7 @@ int pa_tilegen_compile(const pa_tilegen *g, const char *name, const char *kernel
     char *src = joined(g, name, kernels, "pa_tilegen_compile");
     if (src == NULL)
         return PA_ERR_NOMEM;
-    const pa_cuda__image *img;
-    int st = pa_cuda__rtc_compile(name, src, NULL, 0, arch, &img);
+    int st = pa__backends_compile("pa_tilegen_compile", name, src, arch);
     free(src);
     return st;
 }

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/internal.h"
+#include "internal.h"
 #include "parray/gputile.h"
 
 /* Which memory a side of a copy is in, for the plan's choices. */

@@ -2,6 +2,7 @@
 #include "testutil.h"
 #include "test_seed.h"
 #include "internal.h"
+#include "backends.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,4 +170,9 @@ void pa_test_pair_free(pa_test_pair *c)
     free(c->src);
     free(c->want);
     free(c->got);
+}
+
+int pa_test_built(const char *name)
+{
+    return pa__backend_built(name);
 }

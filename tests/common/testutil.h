@@ -29,6 +29,12 @@ int pa_test_gpu_present(void);
  * returns 77, meson's skip), 0 when one is.
  */
 int pa_test_skip_without_gpu(const char *suite);
+/**
+ * 1 when this library has the backend called name built in or registered (switched on or not), 0 when not:
+ * asked of the library at run time, so that a test follows the library it runs against, not the configuration
+ * it was compiled with.
+ */
+int pa_test_built(const char *name);
 /** The number of usable GPUs, asked in a child process as pa_test_gpu_present does (0 without the backend). */
 int pa_test_gpu_count(void);
 

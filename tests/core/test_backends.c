@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "backends.h"
-#include "pa_config.h"
+#include "parray/dlpack.h"
+#include "parray/gputile.h"
 #include "testutil.h"
 
 static pa_scope *scope;
@@ -35,8 +36,8 @@ static int cuda_switched_off(void)
 START_TEST(test_list)
 {
     ck_assert_int_eq(pa_backend_on("pthread"), 1);
-    ck_assert_int_eq(pa_backend_on("cuda"), PA_HAVE_CUDA && !cuda_switched_off());
-    ck_assert_int_eq(pa_backend_on("mpi"), PA_HAVE_MPI);
+    ck_assert_int_eq(pa_backend_on("cuda"), pa_test_built("cuda") && !cuda_switched_off());
+    ck_assert_int_eq(pa_backend_on("mpi"), pa_test_built("mpi"));
     ck_assert_int_eq(pa_backend_on("gamem"), pa__backend_named("gamem") != NULL);   /* on where linked in */
     PA_CK_ERR(pa_backend_on("opencl"), PA_ERR_INVAL);
     PA_CK_ERR(pa_backend_on(NULL), PA_ERR_INVAL);
@@ -62,9 +63,9 @@ START_TEST(test_print)
     PA_CK_OK(pa_backends_print(f));
     fclose(f);
     ck_assert_msg(strstr(text, "pthread  on") != NULL, "%s", text);
-    if (PA_HAVE_CUDA && cuda_switched_off())
+    if (pa_test_built("cuda") && cuda_switched_off())
         ck_assert_msg(strstr(text, "cuda     off (PA_BACKENDS)") != NULL, "%s", text);
-    if (!PA_HAVE_CUDA)
+    if (!pa_test_built("cuda"))
         ck_assert_msg(strstr(text, "cuda     not built") != NULL, "%s", text);
     free(text);
     PA_CK_ERR(pa_backends_print(NULL), PA_ERR_INVAL);
@@ -78,7 +79,7 @@ START_TEST(test_cuda_off)
     PA_CK_OK(pa_declare(scope, "P", "pinned float [64]"));
     PA_CK_OK(pa_declare(scope, "H", "paged float [64]"));
     const pa_type *d = pa_type_get(scope, "D"), *p = pa_type_get(scope, "P"), *h = pa_type_get(scope, "H");
-    const char *why = PA_HAVE_CUDA ? "switched off (PA_BACKENDS)" : "which this build does not have";
+    const char *why = pa_test_built("cuda") ? "switched off (PA_BACKENDS)" : "which this build does not have";
     ck_assert_ptr_null(pa_create(d));
     ck_assert_int_eq(pa__last_status(), PA_ERR_MTT);
     ck_assert_msg(strstr(pa_last_error(), "CUDA backend") && strstr(pa_last_error(), why), "%s", pa_last_error());
@@ -94,10 +95,27 @@ START_TEST(test_cuda_off)
     /* Streams: only the default one. */
     PA_CK_OK(pa_copy_async(h, host, h, host, NULL));
     PA_CK_ERR(pa_copy_async(h, host, h, host, (void *)host), PA_ERR_NODEV);
-    ck_assert_msg(strstr(pa_last_error(), PA_HAVE_CUDA ? "switched off" : "no CUDA backend"), "%s", pa_last_error());
+    ck_assert_msg(strstr(pa_last_error(), pa_test_built("cuda") ? "switched off" : "no CUDA backend"), "%s",
+                  pa_last_error());
+    /* The core reaches the backend's devices and compiler only through the backend list (pointer_device and
+     * compile): a dmem tensor's export and the tiles' compiler say why there is none. */
+    float buf[64];
+    DLManagedTensor *tensor = NULL;
+    PA_CK_ERR(pa_dlpack_export(d, buf, &tensor), PA_ERR_NODEV);
+    ck_assert_ptr_null(tensor);
+    ck_assert_msg(strstr(pa_last_error(), "pa_dlpack_export") &&
+                      strstr(pa_last_error(), pa_test_built("cuda") ? "switched off" : "no CUDA backend"),
+                  "%s", pa_last_error());
+    pa_tilegen *g = NULL;
+    PA_CK_OK(pa_tilegen_create(&g));
+    PA_CK_ERR(pa_tilegen_compile(g, "k", "extern \"C\" __global__ void k() {}", 90), PA_ERR_NODEV);
+    ck_assert_msg(strstr(pa_last_error(), "pa_tilegen_compile"), "%s", pa_last_error());
+    if (pa_test_built("cuda"))
+        ck_assert_msg(strstr(pa_last_error(), "switched off (PA_BACKENDS)"), "%s", pa_last_error());
+    pa_tilegen_destroy(g);
     /* The backend's own calls say so too, without touching a driver. */
     PA_CK_ERR(pa_cuda_device_count(), PA_ERR_NODEV);
-    if (PA_HAVE_CUDA)
+    if (pa_test_built("cuda"))
         ck_assert_msg(strstr(pa_last_error(), "switched off (PA_BACKENDS)"), "%s", pa_last_error());
     PA_CK_OK(pa_destroy(h, host));
 }
@@ -173,7 +191,7 @@ int main(void)
     tcase_add_test(tc, test_list);
     tcase_add_test(tc, test_print);
     /* One of the two, as the build and the environment have the CUDA backend: neither passes without asserting. */
-    if (PA_HAVE_CUDA && !cuda_switched_off())
+    if (pa_test_built("cuda") && !cuda_switched_off())
         tcase_add_test(tc, test_cuda_on);
     else
         tcase_add_test(tc, test_cuda_off);

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pa_config.h"
 #include "testutil.h"
 
 static pa_scope *scope;
@@ -51,11 +50,11 @@ static const pa_type *parse(const char *decl)
 START_TEST(test_no_gpu)
 {
     PA_CK_ERR(pa_cuda_device_count(), PA_ERR_NODEV);
-#if PA_HAVE_CUDA
-    ck_assert_msg(strstr(pa_last_error(), "no usable GPU"), "%s", pa_last_error());
-#else
-    ck_assert_msg(strstr(pa_last_error(), "no CUDA backend"), "%s", pa_last_error());
-#endif
+    if (pa_test_built("cuda")) {
+        ck_assert_msg(strstr(pa_last_error(), "no usable GPU"), "%s", pa_last_error());
+    } else {
+        ck_assert_msg(strstr(pa_last_error(), "no CUDA backend"), "%s", pa_last_error());
+    }
     PA_CK_ERR(pa_cuda_set_device(0), PA_ERR_NODEV);
     PA_CK_ERR(pa_cuda_get_device(), PA_ERR_NODEV);
     pa_cuda_fninfo info;
@@ -68,66 +67,66 @@ START_TEST(test_no_gpu)
     const pa_type *host = parse("paged float [64][32]");
     PA_CK_OK(pa_declare(scope, "D", "dmem float [64][32]"));
     const pa_type *tr = parse("dmem float [[#D_1][#D_0]]");
-#if PA_HAVE_CUDA
-    PA_CK_ERR(create_status(dev), PA_ERR_NODEV);
-    ck_assert_msg(strstr(pa_last_error(), "dmem") && strstr(pa_last_error(), "no usable GPU"), "%s",
-                  pa_last_error());
-    PA_CK_ERR(create_status(pin), PA_ERR_NODEV);
-    ck_assert_msg(strstr(pa_last_error(), "pinned"), "%s", pa_last_error());
+    if (pa_test_built("cuda")) {
+        PA_CK_ERR(create_status(dev), PA_ERR_NODEV);
+        ck_assert_msg(strstr(pa_last_error(), "dmem") && strstr(pa_last_error(), "no usable GPU"), "%s",
+                      pa_last_error());
+        PA_CK_ERR(create_status(pin), PA_ERR_NODEV);
+        ck_assert_msg(strstr(pa_last_error(), "pinned"), "%s", pa_last_error());
 
-    /* Planning needs no GPU: the plan is explained; running it says there is none, and writes nothing. */
-    char line[512];
-    ck_assert_int_gt(pa_copy_explain(dev, host, line, sizeof line), 0);
-    ck_assert_msg(strstr(line, "strategy=cuda_dma"), "%s", line);
-    ck_assert_int_gt(pa_copy_explain(tr, host, line, sizeof line), 0);
-    ck_assert_msg(strstr(line, "strategy=cuda_stage_permute") && strstr(line, "staging"), "%s", line);
-    PA_CK_OK(pa_declare(scope, "V", "pinned float [[20][30][200]]"));
-    const pa_type *v = parse("pinned float [[10 # disp(3) # V_0][12 # disp(5) # V_1][150 # disp(7) # V_2]]");
-    ck_assert_int_gt(pa_copy_explain(parse("dmem float [10][12][150]"), v, line, sizeof line), 0);
-    ck_assert_msg(strstr(line, "strategy=cuda_3d") && strstr(line, "10 slices of 12 rows of 600 bytes") &&
-                  strstr(line, "async=queued"), "%s", line);
-    ck_assert_int_gt(pa_copy_explain(tr, dev, line, sizeof line), 0);
-    ck_assert_msg(strstr(line, "strategy=cuda_permute") && strstr(line, "tiled"), "%s", line);
-    float src[64 * 32], dst[64 * 32];
-    memset(src, 0, sizeof src);
-    memset(dst, 0xA5, sizeof dst);
-    PA_CK_ERR(pa_copy(dev, dst, host, src), PA_ERR_NODEV);
-    ck_assert_msg(strstr(pa_last_error(), "no usable GPU"), "%s", pa_last_error());
-    PA_CK_ERR(pa_copy(host, dst, dev, src), PA_ERR_NODEV);
-    for (size_t i = 0; i < sizeof dst; i++)
-        ck_assert_int_eq(((unsigned char *)dst)[i], 0xA5);
-    /* pinned <-> paged is a host copy, and pinned memory is ordinary host memory to it. */
-    PA_CK_OK(pa_copy(pin, dst, host, src));
-    /* On a stream: host copies run at once on the default stream; a stream of a GPU that is not there, and
-     * a GPU copy, are errors that write nothing. */
-    memset(dst, 0xA5, sizeof dst);
-    PA_CK_OK(pa_copy_async(host, dst, host, src, NULL));
-    ck_assert_int_eq(dst[5], 0.0f);
-    memset(dst, 0xA5, sizeof dst);
-    PA_CK_ERR(pa_copy_async(host, dst, host, src, (void *)0x10), PA_ERR_NODEV);
-    PA_CK_ERR(pa_copy_async(dev, dst, host, src, NULL), PA_ERR_NODEV);
-    for (size_t i = 0; i < sizeof dst; i++)
-        ck_assert_int_eq(((unsigned char *)dst)[i], 0xA5);
-    /* A refused layout walks; with a dmem side it stages through a host image, which needs the GPU. */
-    const pa_type *wrap = parse("paged float [4194305 # [7]]"), *dflat = parse("dmem float [4194305]");
-    ck_assert_int_gt(pa_copy_explain(dflat, wrap, line, sizeof line), 0);
-    ck_assert_msg(strstr(line, "strategy=walk") && strstr(line, "destination staged"), "%s", line);
-    PA_CK_ERR(pa_copy(dflat, dst, wrap, src), PA_ERR_NODEV);
-    /* Kernels: the launch needs a GPU; the descriptions do not. */
-    pa_dthreads th;
-    PA_CK_OK(pa_cuda_threads(parse("cuda [1000]"), 0, &th));
-    PA_CK_ERR(pa_cuda_for(&th, (pa_cuda_function)0x1, NULL, 0), PA_ERR_NODEV);
-#else
-    PA_CK_ERR(create_status(dev), PA_ERR_MTT);
-    ck_assert_msg(strstr(pa_last_error(), "CUDA backend"), "%s", pa_last_error());
-    float a[64 * 32], b[64 * 32];
-    memset(a, 0, sizeof a);
-    PA_CK_ERR(pa_copy_async(host, b, host, a, (void *)0x10), PA_ERR_NODEV);
-    PA_CK_OK(pa_copy_async(host, b, host, a, NULL));
-    (void)pin;
-    (void)host;
-    (void)tr;
-#endif
+        /* Planning needs no GPU: the plan is explained; running it says there is none, and writes nothing. */
+        char line[512];
+        ck_assert_int_gt(pa_copy_explain(dev, host, line, sizeof line), 0);
+        ck_assert_msg(strstr(line, "strategy=cuda_dma"), "%s", line);
+        ck_assert_int_gt(pa_copy_explain(tr, host, line, sizeof line), 0);
+        ck_assert_msg(strstr(line, "strategy=cuda_stage_permute") && strstr(line, "staging"), "%s", line);
+        PA_CK_OK(pa_declare(scope, "V", "pinned float [[20][30][200]]"));
+        const pa_type *v = parse("pinned float [[10 # disp(3) # V_0][12 # disp(5) # V_1][150 # disp(7) # V_2]]");
+        ck_assert_int_gt(pa_copy_explain(parse("dmem float [10][12][150]"), v, line, sizeof line), 0);
+        ck_assert_msg(strstr(line, "strategy=cuda_3d") && strstr(line, "10 slices of 12 rows of 600 bytes") &&
+                      strstr(line, "async=queued"), "%s", line);
+        ck_assert_int_gt(pa_copy_explain(tr, dev, line, sizeof line), 0);
+        ck_assert_msg(strstr(line, "strategy=cuda_permute") && strstr(line, "tiled"), "%s", line);
+        float src[64 * 32], dst[64 * 32];
+        memset(src, 0, sizeof src);
+        memset(dst, 0xA5, sizeof dst);
+        PA_CK_ERR(pa_copy(dev, dst, host, src), PA_ERR_NODEV);
+        ck_assert_msg(strstr(pa_last_error(), "no usable GPU"), "%s", pa_last_error());
+        PA_CK_ERR(pa_copy(host, dst, dev, src), PA_ERR_NODEV);
+        for (size_t i = 0; i < sizeof dst; i++)
+            ck_assert_int_eq(((unsigned char *)dst)[i], 0xA5);
+        /* pinned <-> paged is a host copy, and pinned memory is ordinary host memory to it. */
+        PA_CK_OK(pa_copy(pin, dst, host, src));
+        /* On a stream: host copies run at once on the default stream; a stream of a GPU that is not there, and
+         * a GPU copy, are errors that write nothing. */
+        memset(dst, 0xA5, sizeof dst);
+        PA_CK_OK(pa_copy_async(host, dst, host, src, NULL));
+        ck_assert_int_eq(dst[5], 0.0f);
+        memset(dst, 0xA5, sizeof dst);
+        PA_CK_ERR(pa_copy_async(host, dst, host, src, (void *)0x10), PA_ERR_NODEV);
+        PA_CK_ERR(pa_copy_async(dev, dst, host, src, NULL), PA_ERR_NODEV);
+        for (size_t i = 0; i < sizeof dst; i++)
+            ck_assert_int_eq(((unsigned char *)dst)[i], 0xA5);
+        /* A refused layout walks; with a dmem side it stages through a host image, which needs the GPU. */
+        const pa_type *wrap = parse("paged float [4194305 # [7]]"), *dflat = parse("dmem float [4194305]");
+        ck_assert_int_gt(pa_copy_explain(dflat, wrap, line, sizeof line), 0);
+        ck_assert_msg(strstr(line, "strategy=walk") && strstr(line, "destination staged"), "%s", line);
+        PA_CK_ERR(pa_copy(dflat, dst, wrap, src), PA_ERR_NODEV);
+        /* Kernels: the launch needs a GPU; the descriptions do not. */
+        pa_dthreads th;
+        PA_CK_OK(pa_cuda_threads(parse("cuda [1000]"), 0, &th));
+        PA_CK_ERR(pa_cuda_for(&th, (pa_cuda_function)0x1, NULL, 0), PA_ERR_NODEV);
+    } else {
+        PA_CK_ERR(create_status(dev), PA_ERR_MTT);
+        ck_assert_msg(strstr(pa_last_error(), "CUDA backend"), "%s", pa_last_error());
+        float a[64 * 32], b[64 * 32];
+        memset(a, 0, sizeof a);
+        PA_CK_ERR(pa_copy_async(host, b, host, a, (void *)0x10), PA_ERR_NODEV);
+        PA_CK_OK(pa_copy_async(host, b, host, a, NULL));
+        (void)pin;
+        (void)host;
+        (void)tr;
+    }
 }
 END_TEST
 

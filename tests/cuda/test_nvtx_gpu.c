@@ -4,7 +4,7 @@
  * on the calling thread.  It runs a small pipeline — pinned -> dmem (a DMA), a pa_cuda_map, a transposition on the
  * GPU, a pa_cuda_for of a compiled kernel, a PL/CUDA call, dmem -> paged — then checks that each call
  * opened exactly one outermost range of its category, named with the copy's strategy (pa_copy_explain's), the map's
- * element function, the launch kind or the PL/CUDA function, and prints the timeline.  scripts/gpu-harden.sh keeps
+ * element function, the launch kind or the PL/CUDA function, and prints the timeline.  scripts/gpu.sh's nvtx step keeps
  * the output for docs/nsight.md.  Built where NVTX is built in; 77 (skipped) without a GPU.
  */
 #include <stdio.h>

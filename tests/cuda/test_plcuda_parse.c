@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pa_config.h"
 #include "testutil.h"
 
 static const char *gpu_add_src =
@@ -75,24 +74,24 @@ START_TEST(test_all_blocks)
     /* Directive lines inside a block stay as empty lines: the code keeps its line numbers. */
     ck_assert(strstr(s, "#line 5 \"f\"\n\n  ((int *)workbuf)[0] = 1;"));
     ck_assert(strstr(s, "#line 8 \"f\"\n\n\n\n\n  (void)twice(arg2[0]);"));
-#if PA_HAVE_CUDA
-    if (pa_cuda_device_count() < 1) {
-        char buf[1024];
-        int n = 5;
-        pa_matrix *m = pa_matrix_create(PA_MATRIX_DOUBLE, 2, 2);
-        float a[3] = {0};
-        long b[2] = {0};
-        pa_arg args[] = {PA_ARG(&n), PA_ARG_N(a, 3), PA_ARG(m), PA_ARG_N(b, 2)};
-        int len = pa_kernel_explain(k, args, 4, buf, sizeof buf);
-        ck_assert_msg(len > 0 && (size_t)len < sizeof buf, "%d %s", len, pa_last_error());
-        ck_assert_msg(strstr(buf, "results buffer 20 bytes, working buffer 64 bytes"), "%s", buf);
-        ck_assert_msg(strstr(buf, "prep: 7 threads, block size auto"), "%s", buf);
-        ck_assert_msg(strstr(buf, "begin: 20 threads = 1 blocks x 20 threads (#plcuda_kernel_blocksz, one block of "
-                              "the thread count), shared memory 416 bytes/block"), "%s", buf);
-        ck_assert_msg(strstr(buf, "post: 1 threads = 1 blocks x 1 threads (#plcuda_kernel_maxthreads"), "%s", buf);
-        pa_matrix_destroy(m);
+    if (pa_test_built("cuda")) {
+        if (pa_cuda_device_count() < 1) {
+            char buf[1024];
+            int n = 5;
+            pa_matrix *m = pa_matrix_create(PA_MATRIX_DOUBLE, 2, 2);
+            float a[3] = {0};
+            long b[2] = {0};
+            pa_arg args[] = {PA_ARG(&n), PA_ARG_N(a, 3), PA_ARG(m), PA_ARG_N(b, 2)};
+            int len = pa_kernel_explain(k, args, 4, buf, sizeof buf);
+            ck_assert_msg(len > 0 && (size_t)len < sizeof buf, "%d %s", len, pa_last_error());
+            ck_assert_msg(strstr(buf, "results buffer 20 bytes, working buffer 64 bytes"), "%s", buf);
+            ck_assert_msg(strstr(buf, "prep: 7 threads, block size auto"), "%s", buf);
+            ck_assert_msg(strstr(buf, "begin: 20 threads = 1 blocks x 20 threads (#plcuda_kernel_blocksz, one block of "
+                                  "the thread count), shared memory 416 bytes/block"), "%s", buf);
+            ck_assert_msg(strstr(buf, "post: 1 threads = 1 blocks x 1 threads (#plcuda_kernel_maxthreads"), "%s", buf);
+            pa_matrix_destroy(m);
+        }
     }
-#endif
     pa_kernel_destroy(k);
 }
 END_TEST

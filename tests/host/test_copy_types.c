@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pa_config.h"
 #include "plan.h"
 #include "parray/backend.h"
 #include "test_copy.h"
@@ -177,19 +176,19 @@ START_TEST(test_errors_write_nothing)
                   pa_last_error());
     PA_CK_ERR(pa_copy(get(s, "E"), dst, get(s, "A"), src), PA_ERR_ELM);
     PA_CK_ERR(pa_copy(get(s, "V"), dst, get(s, "A"), src), PA_ERR_ELM);
-#if !PA_HAVE_CUDA
-    PA_CK_ERR(pa_copy(get(s, "DEV"), dst, get(s, "A"), src), PA_ERR_MTT);
-    ck_assert_msg(strstr(pa_last_error(), "no copy strategy"), "%s", pa_last_error());
-    PA_CK_ERR(pa_copy(get(s, "A"), dst, get(s, "PIN"), src), PA_ERR_MTT);
-#else
-    /* With the CUDA backend built, copies to dmem fail cleanly when it is switched off (PA_BACKENDS=-cuda: the
-     * memory type has no allocator) and when there is no GPU (tests/cuda/ has the rest). */
-    if (!pa_backend_on("cuda")) {
+    if (!pa_test_built("cuda")) {
         PA_CK_ERR(pa_copy(get(s, "DEV"), dst, get(s, "A"), src), PA_ERR_MTT);
-        ck_assert_msg(strstr(pa_last_error(), "switched off (PA_BACKENDS)"), "%s", pa_last_error());
-    } else if (pa_cuda_device_count() < 0)
-        PA_CK_ERR(pa_copy(get(s, "DEV"), dst, get(s, "A"), src), PA_ERR_NODEV);
-#endif
+        ck_assert_msg(strstr(pa_last_error(), "no copy strategy"), "%s", pa_last_error());
+        PA_CK_ERR(pa_copy(get(s, "A"), dst, get(s, "PIN"), src), PA_ERR_MTT);
+    } else {
+        /* With the CUDA backend built, copies to dmem fail cleanly when it is switched off (PA_BACKENDS=-cuda: the
+         * memory type has no allocator) and when there is no GPU (tests/cuda/ has the rest). */
+        if (!pa_backend_on("cuda")) {
+            PA_CK_ERR(pa_copy(get(s, "DEV"), dst, get(s, "A"), src), PA_ERR_MTT);
+            ck_assert_msg(strstr(pa_last_error(), "switched off (PA_BACKENDS)"), "%s", pa_last_error());
+        } else if (pa_cuda_device_count() < 0)
+            PA_CK_ERR(pa_copy(get(s, "DEV"), dst, get(s, "A"), src), PA_ERR_NODEV);
+    }
     PA_CK_ERR(pa_copy_explain(get(s, "C"), get(s, "A"), NULL, 0), PA_ERR_SIZE);
     PA_CK_ERR(pa_copy_set_threads(-1), PA_ERR_INVAL);
     PA_CK_OK(pa_copy_set_threads(0));

@@ -311,10 +311,10 @@ START_TEST(test_create_errors)
     PA_CK_ERR(create_status(NULL, NULL), PA_ERR_INVAL);
     PA_CK_ERR(bytes_status(NULL), PA_ERR_INVAL);
 
-#if !PA_HAVE_CUDA
-    PA_CK_ERR(create_status(parse("dmem float [4]"), NULL), PA_ERR_MTT);   /* no CUDA backend in this build */
-    ck_assert_msg(strstr(pa_last_error(), "dmem") && strstr(pa_last_error(), "CUDA"), "%s", pa_last_error());
-#endif
+    if (!pa_test_built("cuda")) {
+        PA_CK_ERR(create_status(parse("dmem float [4]"), NULL), PA_ERR_MTT);   /* no CUDA backend in this build */
+        ck_assert_msg(strstr(pa_last_error(), "dmem") && strstr(pa_last_error(), "CUDA"), "%s", pa_last_error());
+    }
     PA_CK_ERR(create_status(parse("smem float [4]"), NULL), PA_ERR_MTT);
     PA_CK_ERR(create_status(parse("float [4]"), NULL), PA_ERR_MTT);        /* no memory type at all */
 
@@ -324,9 +324,8 @@ START_TEST(test_create_errors)
     PA_CK_ERR(create_status(dist, NULL), PA_ERR_MTT);
     ck_assert_ptr_nonnull(strstr(pa_last_error(), "distributed"));
     PA_CK_ERR(bytes_status(dist), PA_ERR_MTT);
-#if !PA_HAVE_CUDA
-    ck_assert_int_eq(pa_mtt_available("dmem"), 0);
-#endif
+    if (!pa_test_built("cuda"))
+        ck_assert_int_eq(pa_mtt_available("dmem"), 0);
 
     const pa_type *thr = parse("pthd [4]");
     PA_CK_ERR(create_status(thr, NULL), PA_ERR_MTT);

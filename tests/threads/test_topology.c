@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pa_config.h"
 #include "testutil.h"
 #include "thread_internal.h"
 
@@ -30,28 +29,28 @@ START_TEST(topology_counts_and_print)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-#if PA_HAVE_HWLOC
-    PA_CK_OK(pa_topology_get(&info));
-    ck_assert_int_ge(info.packages, 1);
-    ck_assert_int_ge(info.cores, 1);
-    ck_assert_int_ge(info.pus, info.cores);
-    ck_assert_int_eq(info.pus % info.cores, 0);
-    ck_assert_int_ge(info.numa_nodes, 1);
-    PA_CK_OK(pa_topology_print(f));
-    fclose(f);
-    ck_assert_msg(strstr(text, "hardware threads") && strstr(text, "numa 0"), "%s", text);
-    for (int i = 0; i < info.gpus; i++) {
-        pa_gpu_info g;
-        PA_CK_OK(pa_topology_gpu(i, &g));
-        ck_assert_msg(g.name[0] != '\0', "GPU %d has no name", i);
+    if (pa__hwloc_available()) {
+        PA_CK_OK(pa_topology_get(&info));
+        ck_assert_int_ge(info.packages, 1);
+        ck_assert_int_ge(info.cores, 1);
+        ck_assert_int_ge(info.pus, info.cores);
+        ck_assert_int_eq(info.pus % info.cores, 0);
+        ck_assert_int_ge(info.numa_nodes, 1);
+        PA_CK_OK(pa_topology_print(f));
+        fclose(f);
+        ck_assert_msg(strstr(text, "hardware threads") && strstr(text, "numa 0"), "%s", text);
+        for (int i = 0; i < info.gpus; i++) {
+            pa_gpu_info g;
+            PA_CK_OK(pa_topology_gpu(i, &g));
+            ck_assert_msg(g.name[0] != '\0', "GPU %d has no name", i);
+        }
+        PA_CK_ERR(pa_topology_gpu(info.gpus, &(pa_gpu_info){0}), PA_ERR_RANGE);
+    } else {
+        PA_CK_ERR(pa_topology_get(&info), PA_ERR_NODEV);
+        PA_CK_ERR(pa_topology_print(f), PA_ERR_NODEV);
+        fclose(f);
+        ck_assert_msg(strstr(text, "without hwloc") != NULL, "%s", text);
     }
-    PA_CK_ERR(pa_topology_gpu(info.gpus, &(pa_gpu_info){0}), PA_ERR_RANGE);
-#else
-    PA_CK_ERR(pa_topology_get(&info), PA_ERR_NODEV);
-    PA_CK_ERR(pa_topology_print(f), PA_ERR_NODEV);
-    fclose(f);
-    ck_assert_msg(strstr(text, "without hwloc") != NULL, "%s", text);
-#endif
     free(text);
     PA_CK_ERR(pa_topology_get(NULL), PA_ERR_INVAL);
     PA_CK_ERR(pa_topology_print(NULL), PA_ERR_INVAL);
@@ -91,34 +90,34 @@ static void run_placement(const char *decl, int policy, placement *p)
 START_TEST(binding_policies)
 {
     placement p;
-#if PA_HAVE_HWLOC
-    int ncpu = 0;
-    pa_topology_info info;
-    PA_CK_OK(pa_topology_get(&info));
-    ncpu = info.pus;
-    PA_CK_OK(pa_set_binding(PA_BIND_COMPACT));
-    ck_assert_int_eq(pa_get_binding(), PA_BIND_COMPACT);
-    run_placement("pthd [4]", PA_BIND_COMPACT, &p);
-    for (int t = 0; t < 4; t++) {
-        ck_assert_int_ge(p.cpu[t], 0);
-        ck_assert_int_eq(p.cpu[t], p.want[t]);
+    if (pa__hwloc_available()) {
+        int ncpu = 0;
+        pa_topology_info info;
+        PA_CK_OK(pa_topology_get(&info));
+        ncpu = info.pus;
+        PA_CK_OK(pa_set_binding(PA_BIND_COMPACT));
+        ck_assert_int_eq(pa_get_binding(), PA_BIND_COMPACT);
+        run_placement("pthd [4]", PA_BIND_COMPACT, &p);
+        for (int t = 0; t < 4; t++) {
+            ck_assert_int_ge(p.cpu[t], 0);
+            ck_assert_int_eq(p.cpu[t], p.want[t]);
+        }
+        PA_CK_OK(pa_set_binding(PA_BIND_SPREAD));
+        run_placement("pthd [2]", PA_BIND_SPREAD, &p);
+        for (int t = 0; t < 2; t++)
+            ck_assert_int_eq(p.cpu[t], p.want[t]);
+        if (info.cores >= 2)
+            ck_assert_int_ne(p.cpu[0], p.cpu[1]);
+        /* Back to none: workers that were bound must be free again. */
+        PA_CK_OK(pa_set_binding(PA_BIND_NONE));
+        run_placement("pthd [4]", PA_BIND_NONE, &p);
+        if (ncpu > 1)
+            for (int t = 0; t < 4; t++)
+                ck_assert_int_eq(p.cpu[t], -1);
+    } else {
+        PA_CK_ERR(pa_set_binding(PA_BIND_COMPACT), PA_ERR_NODEV);
+        run_placement("pthd [2]", PA_BIND_NONE, &p);
     }
-    PA_CK_OK(pa_set_binding(PA_BIND_SPREAD));
-    run_placement("pthd [2]", PA_BIND_SPREAD, &p);
-    for (int t = 0; t < 2; t++)
-        ck_assert_int_eq(p.cpu[t], p.want[t]);
-    if (info.cores >= 2)
-        ck_assert_int_ne(p.cpu[0], p.cpu[1]);
-    /* Back to none: workers that were bound must be free again. */
-    PA_CK_OK(pa_set_binding(PA_BIND_NONE));
-    run_placement("pthd [4]", PA_BIND_NONE, &p);
-    if (ncpu > 1)
-        for (int t = 0; t < 4; t++)
-            ck_assert_int_eq(p.cpu[t], -1);
-#else
-    PA_CK_ERR(pa_set_binding(PA_BIND_COMPACT), PA_ERR_NODEV);
-    run_placement("pthd [2]", PA_BIND_NONE, &p);
-#endif
     PA_CK_ERR(pa_set_binding((pa_bind)9), PA_ERR_INVAL);
 }
 END_TEST
@@ -126,27 +125,27 @@ END_TEST
 START_TEST(mic_grid)
 {
     int cores = 0, tpc = 0;
-#if PA_HAVE_HWLOC
-    char decl[64];
-    placement p;
-    PA_CK_OK(pa_topology_mic_grid(&cores, &tpc));
-    ck_assert_int_ge(cores, 1);
-    ck_assert_int_ge(tpc, 1);
-    if (cores * tpc > 64)
-        cores = 64 / tpc;
-    snprintf(decl, sizeof decl, "mic [%d][%d]", cores, tpc);
-    run_placement(decl, -1, &p);
-    /* One thread per hardware thread: all pinned, all different. */
-    for (int t = 0; t < cores * tpc; t++) {
-        ck_assert_int_ge(p.cpu[t], 0);
-        ck_assert_int_eq(p.cpu[t], p.want[t]);
-        for (int u = 0; u < t; u++)
-            ck_assert_int_ne(p.cpu[t], p.cpu[u]);
+    if (pa__hwloc_available()) {
+        char decl[64];
+        placement p;
+        PA_CK_OK(pa_topology_mic_grid(&cores, &tpc));
+        ck_assert_int_ge(cores, 1);
+        ck_assert_int_ge(tpc, 1);
+        if (cores * tpc > 64)
+            cores = 64 / tpc;
+        snprintf(decl, sizeof decl, "mic [%d][%d]", cores, tpc);
+        run_placement(decl, -1, &p);
+        /* One thread per hardware thread: all pinned, all different. */
+        for (int t = 0; t < cores * tpc; t++) {
+            ck_assert_int_ge(p.cpu[t], 0);
+            ck_assert_int_eq(p.cpu[t], p.want[t]);
+            for (int u = 0; u < t; u++)
+                ck_assert_int_ne(p.cpu[t], p.cpu[u]);
+        }
+    } else {
+        PA_CK_ERR(pa_topology_mic_grid(&cores, &tpc), PA_ERR_NODEV);
+        PA_CK_ERR(pa_for(pa_type_parse(scope, "mic [2][2]"), record_cpu, NULL, 0), PA_ERR_NODEV);
     }
-#else
-    PA_CK_ERR(pa_topology_mic_grid(&cores, &tpc), PA_ERR_NODEV);
-    PA_CK_ERR(pa_for(pa_type_parse(scope, "mic [2][2]"), record_cpu, NULL, 0), PA_ERR_NODEV);
-#endif
 }
 END_TEST
 
@@ -168,13 +167,13 @@ START_TEST(omp_arrays)
 {
     int three = 3;
     memset(omp_seen, 0, sizeof omp_seen);
-#if PA_HAVE_OPENMP
-    PA_CK_ERR(pa_for(pa_type_parse(scope, "omp [3][2]"), omp_body, &three, sizeof three), PA_ERR_SIZE);
-    ck_assert_msg(strstr(pa_last_error(), "thread 4") != NULL, "%s", pa_last_error());
-#else
-    PA_CK_ERR(pa_for(pa_type_parse(scope, "omp [3][2]"), omp_body, &three, sizeof three), PA_ERR_NODEV);
-    ck_assert_msg(strstr(pa_last_error(), "OpenMP") != NULL, "%s", pa_last_error());
-#endif
+    if (pa__omp_available()) {
+        PA_CK_ERR(pa_for(pa_type_parse(scope, "omp [3][2]"), omp_body, &three, sizeof three), PA_ERR_SIZE);
+        ck_assert_msg(strstr(pa_last_error(), "thread 4") != NULL, "%s", pa_last_error());
+    } else {
+        PA_CK_ERR(pa_for(pa_type_parse(scope, "omp [3][2]"), omp_body, &three, sizeof three), PA_ERR_NODEV);
+        ck_assert_msg(strstr(pa_last_error(), "OpenMP") != NULL, "%s", pa_last_error());
+    }
 }
 END_TEST
 

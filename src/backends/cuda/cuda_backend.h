@@ -18,6 +18,12 @@ int pa_cuda__usable(void);
 /** pa_cuda__usable, with why not in why (the backend's probe). */
 int pa_cuda__probe(char *why, size_t len);
 /**
+ * The GPU that holds device (or managed) memory at p, for DLPack's device_id (mem_cuda.c; the backend's
+ * pointer_device hook).  \return PA_OK with *dev set; PA_ERR_MTT (p is host memory, with the message naming
+ * what); PA_ERR_NODEV (no usable GPU).
+ */
+int pa__cuda_pointer_device(const void *p, const char *what, int *dev);
+/**
  * Waits for a stream (the backend's stream_wait): a cudaStream_t, or NULL for the legacy default stream of the
  * current GPU and the work of blocking streams ordered before its end.  \return PA_OK, PA_ERR_NODEV (a stream
  * and no GPU) or the failure of the work waited for (PA_ERR_SYS with CUDA's words).

@@ -67,9 +67,3 @@ int pa_cuda_function_info(pa_cuda_function fn, int block, size_t shmem, pa_cuda_
     (void)out;
     return no_cuda("pa_cuda_function_info");
 }
-
-int pa__cuda_pointer_device(const void *p, const char *what, int *dev)
-{
-    (void)p, (void)dev;
-    return no_cuda(what);
-}

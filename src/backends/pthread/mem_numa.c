@@ -2,16 +2,13 @@
  * parray — the numa memory type: host memory placed by libnuma, on one node (opts->numa_node >= 0) or
  * interleaved page by page over every node (-1, the default).  libnuma hands out whole pages from mmap, so
  * any alignment up to the page size is met without asking for it; larger alignments are refused rather than
- * silently ignored.  A build without libnuma keeps the name, and creating it says so.
+ * silently ignored.  A build without libnuma has mem_numa_none.c instead (src/meson.build chooses): the name
+ * stays, and creating it says why.
  */
+#include <numa.h>
 #include <unistd.h>
 
 #include "mem_internal.h"
-#include "pa_config.h"
-
-#if PA_HAVE_NUMA
-
-#include <numa.h>
 
 static int numa_ops_available(void)
 {
@@ -69,33 +66,6 @@ static int numa_ops_free(void *ptr, size_t bytes, void *cookie)
     return PA_OK;
 }
 
-#else /* !PA_HAVE_NUMA */
-
-static int numa_ops_available(void)
-{
-    return 0;
-}
-
-static int numa_ops_alloc(size_t bytes, const pa_mem_opts *opts, void **out, void **cookie)
-{
-    (void)bytes;
-    (void)opts;
-    (void)out;
-    (void)cookie;
-    return pa__err(PA_ERR_NODEV, "numa: parray was built without libnuma; rebuild with libnuma "
-                                 "(meson -Dnuma=enabled) or use paged memory");
-}
-
-static int numa_ops_free(void *ptr, size_t bytes, void *cookie)
-{
-    /* Nothing can have been allocated without libnuma. */
-    (void)ptr;
-    (void)bytes;
-    (void)cookie;
-    return pa__err(PA_ERR_NODEV, "numa: parray was built without libnuma");
-}
-
-#endif
 
 const pa__mem_ops pa__mem_numa_ops = {
     .name = "numa",

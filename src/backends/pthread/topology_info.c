@@ -1,14 +1,13 @@
 /*
- * parray — the public topology queries and the one-screen description printed by `parray info`.
+ * parray — the public topology queries and the one-screen description printed by `parray info`, through hwloc
+ * (built where hwloc is found; topology_none.c otherwise).
  */
 #include <string.h>
 #include <unistd.h>
 
-#include "pa_config.h"
-#include "thread_internal.h"
-
-#if PA_HAVE_HWLOC
 #include <hwloc.h>
+
+#include "thread_internal.h"
 
 static hwloc_topology_t topo_or_err(const char *what)
 {
@@ -155,39 +154,3 @@ int pa_topology_print(FILE *f)
             info.cores > 0 ? info.pus / info.cores : 1);
     return PA_OK;
 }
-
-#else
-
-static int no_hwloc(const char *what)
-{
-    return pa__err(PA_ERR_NODEV, "%s needs hwloc, which this build does not have (meson -Dhwloc=enabled)", what);
-}
-
-int pa_topology_get(pa_topology_info *out)
-{
-    return out ? no_hwloc("pa_topology_get") : pa__err(PA_ERR_INVAL, "pa_topology_get: out is NULL");
-}
-
-int pa_topology_gpu(int i, pa_gpu_info *out)
-{
-    return no_hwloc("pa_topology_gpu");
-}
-
-int pa_topology_mic_grid(int *cores, int *threads_per_core)
-{
-    return no_hwloc("the mic grid");
-}
-
-int pa_topology_print(FILE *f)
-{
-    if (f == NULL)
-        return pa__err(PA_ERR_INVAL, "pa_topology_print: the file is NULL");
-    pa_host_share_info sh;
-    pa__host_share(&sh);
-    fprintf(f, "topology: unknown (built without hwloc); %ld CPUs online\n", sysconf(_SC_NPROCESSORS_ONLN));
-    fprintf(f, "  this process: rank %d of %d on this node (%s), %d of %d CPUs: default threads %d\n",
-            sh.local_rank, sh.local_ranks, sh.source, sh.cpus, sh.machine_cpus, sh.cpus);
-    return no_hwloc("pa_topology_print");
-}
-
-#endif

@@ -17,7 +17,7 @@
  *     q32        two passes: 32 rows x 256 units through an L2 buffer, then f-style lines out
  *   split:  rows (each thread a band of source rows) or cols (a band of source columns)
  * Usage: strip_probe [reps] [threads...] (default 5; 1 2 4 8 and all CPUs).  Build:
- *   gcc -O2 -march=native -fopenmp bench/strip_probe.c -o strip_probe
+ *   gcc -O2 -march=native -fopenmp bench/probe/strip_probe.c -o strip_probe
  */
 #include <immintrin.h>
 #include <omp.h>
