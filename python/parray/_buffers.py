@@ -67,13 +67,13 @@ def _from_interface(obj: Any, iface: dict, device: str, device_id: int) -> View:
     typestr = iface["typestr"]
     if typestr[0] == ">":
         raise ParrayError("%s array is big-endian (%s): parray copies native little-endian elements" % (
-            type(obj).__module__.split(".")[0], typestr), -11, "PA_ERR_ELM")
+            type(obj).__module__.split(".")[0], typestr), -11, "ERR_ELM")
     kind, itemsize = typestr[1], int(typestr[2:])
     shape = tuple(int(n) for n in iface["shape"])
     strides = iface.get("strides")
     strides = None if strides is None else tuple(int(s) for s in strides)
     if iface.get("offset"):
-        raise ParrayError("array interface with an offset is not supported", -12, "PA_ERR_UNSUPPORTED")
+        raise ParrayError("array interface with an offset is not supported", -12, "ERR_UNSUPPORTED")
     ptr, readonly = iface["data"]
     count = 1
     for n in shape:
@@ -97,13 +97,13 @@ def _from_dlpack(obj: Any) -> View:
     try:
         dev_type, dev_id = obj.__dlpack_device__()
         capsule = obj.__dlpack__()
-    except BufferError as e:   # PyTorch: a tensor that requires grad, a conjugate view ...
-        raise ParrayError("%s cannot be exported by DLPack: %s" % (type(obj).__name__, e), -1, "PA_ERR_INVAL")
+    except (BufferError, RuntimeError) as e:   # PyTorch: a tensor that requires grad, a conjugate view ...
+        raise ParrayError("%s cannot be exported by DLPack: %s" % (type(obj).__name__, e), -1, "ERR_INVAL")
     t = _dlpack.tensor_of_capsule(capsule)
     dt = t.dtype
     if dt.lanes != 1 or dt.code not in _DL_KIND:
         raise ParrayError("DLPack dtype code %d bits %d lanes %d has no parray element type" % (
-            dt.code, dt.bits, dt.lanes), -11, "PA_ERR_ELM")
+            dt.code, dt.bits, dt.lanes), -11, "ERR_ELM")
     itemsize = dt.bits // 8
     shape = tuple(t.shape[i] for i in range(t.ndim))
     strides = None if not t.strides else tuple(t.strides[i] * itemsize for i in range(t.ndim))
@@ -118,6 +118,8 @@ def _from_dlpack(obj: Any) -> View:
 
 def view_of(obj: Any, what: str) -> View:
     """The View of obj; `what` ("dst", "src") names it in errors."""
+    if getattr(obj, "requires_grad", False) is True:   # PyTorch hands such tensors to no one
+        raise ParrayError("%s: the torch tensor requires grad: pass tensor.detach()" % what, -1, "ERR_INVAL")
     iface = getattr(obj, "__array_interface__", None)
     if iface is not None:
         return _from_interface(obj, iface, "cpu", 0)

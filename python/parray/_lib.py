@@ -19,10 +19,10 @@ c_size_t = ctypes.c_size_t
 
 class ParrayError(Exception):
     """An error reported by parray: `status` is the C status code (negative), `name` its name (such as
-    "PA_ERR_SIZE") and the message is the library's own detailed message (pa_last_error()), or the package's
+    "ERR_SIZE") and the message is the library's own detailed message (pa_last_error()), or the package's
     when the problem was found before calling the library."""
 
-    def __init__(self, message: str, status: int = -1, name: str = "PA_ERR_INVAL") -> None:
+    def __init__(self, message: str, status: int = -1, name: str = "ERR_INVAL") -> None:
         super().__init__(message)
         self.status = status
         self.name = name
@@ -109,7 +109,7 @@ for _name, _res, _args in _SIGNATURES:
 def error(status: int, what: str = "") -> ParrayError:
     """The exception for a failed call: the library's message, prefixed with what the package was doing."""
     msg = (lib.pa_last_error() or b"").decode(errors="replace")
-    name = (lib.pa_status_name(status) or b"PA_ERR").decode()
+    name = (lib.pa_status_name(status) or b"ERR").decode()
     if not msg:
         msg = name
     return ParrayError("%s: %s" % (what, msg) if what else msg, status, name)

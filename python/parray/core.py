@@ -33,7 +33,7 @@ TypeArg = Optional[Type]
 
 
 def _fail(msg: str, status: int = -1) -> ParrayError:
-    return ParrayError(msg, status, (lib.pa_status_name(status) or b"PA_ERR").decode())
+    return ParrayError(msg, status, (lib.pa_status_name(status) or b"ERR").decode())
 
 
 def _check_elm(t: Type, v: View, what: str) -> None:

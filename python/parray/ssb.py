@@ -33,7 +33,7 @@ class Database:
 
     def _live(self) -> int:
         if self._h is None:
-            raise ParrayError("the database was closed", -1, "PA_ERR_INVAL")
+            raise ParrayError("the database was closed", -1, "ERR_INVAL")
         return self._h
 
     def close(self) -> None:

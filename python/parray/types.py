@@ -40,7 +40,7 @@ class Scope:
 
     def _live(self) -> int:
         if self._h is None:
-            raise ParrayError("the scope was closed: its types are gone", -1, "PA_ERR_INVAL")
+            raise ParrayError("the scope was closed: its types are gone", -1, "ERR_INVAL")
         return self._h
 
     def close(self) -> None:
