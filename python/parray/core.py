@@ -142,7 +142,7 @@ def _copy(dst_type: TypeArg, dst: Any, src_type: TypeArg, src: Any, stream: Any,
 def _host_info(t: Type) -> Optional[tuple]:
     """(handle, bytes needed, kind, itemsize) of a host type for the C fast path, or None (any other case
     takes the checked path)."""
-    if t._host is None:
+    if t._host is None and t.scope._h is not None:
         try:
             want = ELEMENTS.get(t.elm or "")
             if want is None or t.mtt not in (None,) + _HOST_MTTS:
@@ -150,7 +150,7 @@ def _host_info(t: Type) -> Optional[tuple]:
             else:
                 lo, hi = t.extent
                 h = t.on("paged")
-                t._host = (h, (hi + 1) * want[1] if t.size > 0 else 0, want[0], want[1]) if lo >= 0 else ()
+                t._host = (h, (hi + 1) * want[1] if t.size > 0 else 0, ord(want[0]), want[1]) if lo >= 0 else ()
         except ParrayError:
             t._host = ()
     return t._host or None
@@ -164,13 +164,10 @@ def copy(dst_type: TypeArg, dst: Any, src_type: TypeArg, src: Any) -> None:
     memory, device, contiguity, sizes) with nothing written, or TypeError for an object that is no array."""
     if (_fast is not None and type(dst) is _ndarray and type(src) is _ndarray and type(dst_type) is Type
             and type(src_type) is Type):
-        d, s = dst_type._host, src_type._host
-        if d is None:
-            d = _host_info(dst_type)
-        if s is None:
-            s = _host_info(src_type)
-        if d and s and dst_type.scope._h is not None and src_type.scope._h is not None:
-            rc = _fast.copy(d[0], d[1], d[2], d[3], dst, s[0], s[1], s[2], s[3], src)
+        d = dst_type._host or _host_info(dst_type)
+        s = src_type._host or _host_info(src_type)
+        if d and s:
+            rc = _fast.copy(d, dst, s, src)
             if rc == 0:
                 return
             if rc != 1:   # the library refused: its own message

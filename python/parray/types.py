@@ -48,6 +48,8 @@ class Scope:
         if self._h is not None and lib is not None:
             lib.pa_scope_destroy(self._h)
         self._h = None
+        for t in self._types.values():   # the fast copy path holds handles: no more
+            t._host = ()
 
     __del__ = close
 
@@ -122,7 +124,7 @@ class Type:
         self._h0 = handle
         self.scope = scope
         self._on: Dict[str, int] = {}
-        self._host: Optional[Tuple[int, int, str, int]] = None   # for the fast copy path (core.py)
+        self._host: Optional[tuple] = None   # (handle, bytes, kind, itemsize) for the fast copy path (core.py)
 
     @property
     def _h(self) -> int:

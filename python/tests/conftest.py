@@ -20,3 +20,15 @@ def scope():
     s = parray.Scope()
     yield s
     s.close()
+
+
+@pytest.fixture(params=["fast", "checked"])
+def copy_path(request, monkeypatch):
+    """Runs a test through each of copy()'s paths: the C module's (NumPy arrays; skipped where the build has no
+    C module) and the checked Python path that every other array takes."""
+    from parray import core
+    if request.param == "checked":
+        monkeypatch.setattr(core, "_fast", None)
+    elif core._fast is None:
+        pytest.skip("this build has no C module (parray._fast)")
+    return request.param

@@ -7,6 +7,8 @@ import pytest
 
 import parray
 
+pytestmark = pytest.mark.usefixtures("copy_path")
+
 DTYPES = {"float": np.float32, "double": np.float64, "int": np.int32, "int8_t": np.int8, "unsigned short": np.uint16,
           "long": np.int64, "half": np.float16, "float2": np.complex64, "bool": np.bool_}
 
@@ -192,3 +194,24 @@ def test_many_shapes_against_numpy(scope, rng):
         d = np.empty([shape[p] for p in perm], dtype)
         parray.copy(scope.type("%s [%s]" % (elm, dims(d.shape))), d, P, a)
         assert np.array_equal(d, np.swapaxes(a, i, j))
+
+
+def test_fast_path_is_taken(scope, copy_path):
+    """The C module copies valid NumPy pairs itself (0) and leaves the rest to the checked path (1)."""
+    from parray import core
+    if copy_path != "fast":
+        pytest.skip("the C module's own test")
+    A = scope.declare("A", "paged float [[3][4]]")
+    AT = scope.declare("AT", "paged float [[#A_1][#A_0]]")
+    B = scope.declare("B", "paged float [[4][3]]")
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    b = np.zeros((4, 3), np.float32)
+    parray.copy(B, b, AT, a)
+    assert B._host and AT._host
+    b[:] = 0
+    assert core._fast.copy(B._host, b, AT._host, a) == 0 and np.array_equal(b, a.T)
+    assert core._fast.copy(B._host, b, AT._host, a.astype(np.float64)) == 1        # dtype
+    assert core._fast.copy(B._host, b, AT._host, np.zeros((3, 8), np.float32)[:, ::2]) == 1   # contiguity
+    assert core._fast.copy(B._host, b, AT._host, np.zeros(11, np.float32)) == 1    # size
+    b.flags.writeable = False
+    assert core._fast.copy(B._host, b, AT._host, a) == 1                           # read-only

@@ -3,6 +3,8 @@ import numpy as np
 import pytest
 
 import parray
+
+pytestmark = pytest.mark.usefixtures("copy_path")
 from parray import ParrayError
 
 

@@ -2,7 +2,11 @@
 in device memory taken by CuPy and PyTorch without a copy, and the refusals.  Skipped (with the reason) where
 CuPy or PyTorch, a GPU, or parray's CUDA backend is absent."""
 import numpy as np
-import pytest
+
+try:
+    import pytest
+except ImportError:   # run as a script where pytest is missing (see the end of this file)
+    import _minipytest as pytest
 
 import parray
 from parray import ParrayError
@@ -34,14 +38,18 @@ def torch_or_skip():
     return torch
 
 
-@pytest.fixture
-def gtypes(scope):
+def make_types(scope):
     A = scope.declare("A", "paged float [[5][7]]")
     AT = scope.declare("AT", "paged float [[#A_1][#A_0]]")
     D = scope.declare("D", "dmem float [[7][5]]")
     DT = scope.declare("DT", "dmem float [[#D_1][#D_0]]")
     H = scope.declare("H", "paged float [[5][7]]")
     return scope, A, AT, D, DT, H
+
+
+@pytest.fixture
+def gtypes(scope):
+    return make_types(scope)
 
 
 def test_cupy_host_device_round_trip(gtypes, rng):
@@ -172,3 +180,40 @@ def test_torch_refusals(gtypes):
         parray.copy(D, g, AT, np.zeros((5, 7), np.float32))
     with pytest.raises(ParrayError, match="wrong dtype"):
         parray.copy(D, torch.zeros((7, 5), dtype=torch.int64, device="cuda"), AT, np.zeros((5, 7), np.float32))
+
+
+def main():
+    """Runs every test here without pytest: `python3 python/tests/test_gpu.py` with parray importable (PYTHONPATH
+    and PARRAY_LIBRARY for a build directory).  Exits 0 when all ran and passed, 1 on a failure, 77 when every
+    test was skipped (no GPU, no CuPy or PyTorch, or a library without CUDA)."""
+    import inspect
+    import sys
+    import traceback
+    seed = 20261128
+    ran = failed = 0
+    for name, fn in sorted(globals().items()):
+        if not name.startswith("test_") or not callable(fn):
+            continue
+        scope = parray.Scope()
+        fixtures = {"scope": scope, "rng": np.random.default_rng(seed), "gtypes": make_types(scope)}
+        try:
+            fn(*[fixtures[p] for p in inspect.signature(fn).parameters])
+            print("PASS %s" % name)
+            ran += 1
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as e:   # a skip (pytest's derives from BaseException), a failure, an error
+            if type(e).__name__ == "Skipped":
+                print("SKIP %s: %s" % (name, e))
+            else:
+                print("FAIL %s (seed %d)" % (name, seed))
+                traceback.print_exc()
+                failed += 1
+        finally:
+            scope.close()
+    print("%d passed, %d failed" % (ran, failed))
+    sys.exit(1 if failed else 0 if ran else 77)
+
+
+if __name__ == "__main__":
+    main()
