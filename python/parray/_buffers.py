@@ -69,9 +69,10 @@ def _from_interface(obj: Any, iface: dict, device: str, device_id: int) -> View:
         raise ParrayError("%s array is big-endian (%s): parray copies native little-endian elements" % (
             type(obj).__module__.split(".")[0], typestr), -11, "ERR_ELM")
     kind, itemsize = typestr[1], int(typestr[2:])
-    shape = tuple(int(n) for n in iface["shape"])
+    shape = tuple(iface["shape"])
     strides = iface.get("strides")
-    strides = None if strides is None else tuple(int(s) for s in strides)
+    if strides is not None:
+        strides = tuple(strides)
     if iface.get("offset"):
         raise ParrayError("array interface with an offset is not supported", -12, "ERR_UNSUPPORTED")
     ptr, readonly = iface["data"]
@@ -79,7 +80,7 @@ def _from_interface(obj: Any, iface: dict, device: str, device_id: int) -> View:
     for n in shape:
         count *= n
     return View(ptr or 0, count * itemsize, kind, itemsize, shape, strides, device, device_id, bool(readonly),
-                type(obj).__module__.split(".")[0])
+                type(obj).__module__.partition(".")[0])
 
 
 def _device_id(obj: Any) -> int:
@@ -118,11 +119,11 @@ def _from_dlpack(obj: Any) -> View:
 
 def view_of(obj: Any, what: str) -> View:
     """The View of obj; `what` ("dst", "src") names it in errors."""
-    if getattr(obj, "requires_grad", False) is True:   # PyTorch hands such tensors to no one
-        raise ParrayError("%s: the torch tensor requires grad: pass tensor.detach()" % what, -1, "ERR_INVAL")
     iface = getattr(obj, "__array_interface__", None)
     if iface is not None:
         return _from_interface(obj, iface, "cpu", 0)
+    if getattr(obj, "requires_grad", False) is True:   # PyTorch hands such tensors to no one
+        raise ParrayError("%s: the torch tensor requires grad: pass tensor.detach()" % what, -1, "ERR_INVAL")
     try:
         iface = getattr(obj, "__cuda_array_interface__", None)
     except Exception:       # PyTorch refuses it for tensors that require grad; DLPack says why below

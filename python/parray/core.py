@@ -23,12 +23,6 @@ try:   # the C accelerator of copies between NumPy arrays (parray/_fast.c); opti
 except ImportError:
     _fast = None
 
-try:
-    import numpy as _np
-    _ndarray: Any = _np.ndarray
-except ImportError:
-    _ndarray = None
-
 TypeArg = Optional[Type]
 
 
@@ -36,13 +30,12 @@ def _fail(msg: str, status: int = -1) -> ParrayError:
     return ParrayError(msg, status, (lib.pa_status_name(status) or b"ERR").decode())
 
 
-def _check_elm(t: Type, v: View, what: str) -> None:
-    elm = t.elm
+def _check_elm(t: Type, elm: Optional[str], elm_size: int, v: View, what: str) -> None:
     want = ELEMENTS.get(elm) if elm is not None else None
     if want is None:
-        if elm is None or t.elm_size != v.itemsize:
+        if elm is None or elm_size != v.itemsize:
             raise _fail("%s: type %s has element type %s (%d bytes) but the array holds %s" % (
-                what, t.name or t.decl, elm, t.elm_size, dtype_name(v.kind, v.itemsize)), -11)
+                what, t.name or t.decl, elm, elm_size, dtype_name(v.kind, v.itemsize)), -11)
     elif want != (v.kind, v.itemsize):
         raise _fail("%s: type %s holds %s (%s) but the array holds %s: wrong dtype" % (
             what, t.name or t.decl, elm, dtype_name(*want), dtype_name(v.kind, v.itemsize)), -11)
@@ -63,7 +56,7 @@ def _bind(t: TypeArg, obj: Any, what: str, writable: bool, temp: list) -> Tuple[
         return _import(v, what, temp) + (v,)
     if not isinstance(t, Type):
         raise TypeError("%s type: expected a parray.Type or None, got %s" % (what, type(t).__name__))
-    mtt = t.mtt
+    mtt, elm, elm_size, lo, hi, size = t.meta()
     if mtt is None:
         h = t.on("dmem" if v.device == "cuda" else "paged")
     else:
@@ -80,14 +73,13 @@ def _bind(t: TypeArg, obj: Any, what: str, writable: bool, temp: list) -> Tuple[
         if cur >= 0 and v.device_id != cur:
             raise _fail("%s: the %s is on another device than parray's current GPU %d (pa_cuda_set_device)" % (
                 what, v.describe(), cur), -14)
-    _check_elm(t, v, what)
+    _check_elm(t, elm, elm_size, v, what)
     if not v.contiguous():
         neg = any(s < 0 for s in v.strides)
         raise _fail("%s: the %s is not contiguous%s; a type describes offsets in contiguous memory: pass a "
                     "contiguous copy, or None as its type to copy the view in its own layout" % (
                         what, v.describe(), " (it has negative strides)" if neg else ""), -12)
-    lo, hi = t.extent
-    need = (hi + 1) * v.itemsize if t.size > 0 else 0
+    need = (hi + 1) * v.itemsize if size > 0 else 0
     if lo < 0 or need > v.nbytes:
         raise _fail("%s: type %s reaches offsets %d..%d (%d bytes) but the %s has %d bytes" % (
             what, t.name or t.decl, lo, hi, need, v.describe(), v.nbytes), -6)
@@ -130,6 +122,10 @@ def _copy(dst_type: TypeArg, dst: Any, src_type: TypeArg, src: Any, stream: Any,
     try:
         dh, dp, dv = _bind(dst_type, dst, "dst", True, temp)
         sh, sp, sv = _bind(src_type, src, "src", False, temp)
+        if _fast is not None and not queued:   # the infos of the fast path, for the next call
+            for t in (dst_type, src_type):
+                if type(t) is Type and t._host is None:
+                    _host_info(t)
         if queued:
             check(lib.pa_copy_async(dh, dp, sh, sp, _stream_ptr(stream)), "copy_async")
         else:
@@ -162,17 +158,17 @@ def copy(dst_type: TypeArg, dst: Any, src_type: TypeArg, src: Any) -> None:
     object with the array interface, the CUDA array interface or DLPack) or Arrays from create(), in host or
     GPU memory; a type of None means the array's own layout.  Raises ParrayError naming the problem (dtype,
     memory, device, contiguity, sizes) with nothing written, or TypeError for an object that is no array."""
-    if (_fast is not None and type(dst) is _ndarray and type(src) is _ndarray and type(dst_type) is Type
-            and type(src_type) is Type):
-        d = dst_type._host or _host_info(dst_type)
-        s = src_type._host or _host_info(src_type)
-        if d and s:
-            rc = _fast.copy(d, dst, s, src)
-            if rc == 0:
-                return
-            if rc != 1:   # the library refused: its own message
-                raise error(rc, "copy")
-            # rc 1: not for the fast path (dtype, contiguity, size, writability); the checked path says why
+    if _fast is not None:
+        # The C module checks that both arrays are NumPy's and the infos tuples (a Type's _host, None until the
+        # checked path has made it once); 1 sends the call to the checked path, which says what is wrong.
+        try:
+            rc = _fast.copy(dst_type._host, dst, src_type._host, src)
+        except AttributeError:   # a type that is None or no Type
+            rc = 1
+        if rc == 0:
+            return
+        if rc != 1:   # the library refused: its own message
+            raise error(rc, "copy")
     _copy(dst_type, dst, src_type, src, None, False)
 
 

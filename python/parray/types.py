@@ -125,6 +125,16 @@ class Type:
         self.scope = scope
         self._on: Dict[str, int] = {}
         self._host: Optional[tuple] = None   # (handle, bytes, kind, itemsize) for the fast copy path (core.py)
+        self._meta: Optional[tuple] = None   # (mtt, elm, elm_size, lo, hi, size): a type never changes
+
+    def meta(self) -> tuple:
+        """(mtt, elm, elm_size, lowest offset, highest offset, size), asked of the library once: what each
+        copy checks."""
+        h = self._h
+        if self._meta is None:
+            lo, hi = self.extent if lib.pa_size(h) > 0 else (0, -1)
+            self._meta = (self.mtt, self.elm, self.elm_size, lo, hi, lib.pa_size(h))
+        return self._meta
 
     @property
     def _h(self) -> int:
