@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs a built tree into a temporary directory and uses it as a new user would: builds and runs
 # examples/readme_example.c with `pkg-config --cflags --libs parray` only, starts the installed bin/parray from
-# that non-system prefix, and checks parray.pc (each flag once, no library by absolute path) and the SONAME.
+# that non-system prefix, checks parray.pc (each flag once, no library by absolute path) and the SONAME, and
+# renders the installed manual page parray(1) with man.
 #
 #     scripts/check-install.sh [BUILD_DIR]        (default: build; it must be configured and built)
 set -euo pipefail
@@ -61,4 +62,16 @@ if [ "$got" != "parray $version (headers $version)" ]; then
     exit 1
 fi
 echo "    $got"
+echo "check-install: the manual page parray(1), rendered by man from the installed file"
+page=$(find "$stage" -path '*/man1/parray.1' -print -quit)
+if [ -z "$page" ]; then
+    echo "check-install: no man1/parray.1 was installed" >&2
+    exit 1
+fi
+rendered=$(MANWIDTH=80 man -l "$page" 2>&1)
+if ! grep -q '^NAME' <<<"$rendered" || ! grep -q "parray $version" <<<"$rendered"; then
+    printf 'check-install: man -l %s rendered\n%s\n' "$page" "$rendered" >&2
+    exit 1
+fi
+echo "    ${page#"$stage"}: $(grep -c . <<<"$rendered") lines, $(sed -n '2,/^$/p' <<<"$rendered" | head -n 4 | grep -m1 -A1 NAME | tail -n 1 | sed 's/^ *//')"
 echo "check-install: passed"

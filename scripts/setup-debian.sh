@@ -27,6 +27,10 @@ packages=(
     gfortran            # libgfortran, which libga's Fortran objects reference
     libdlpack-dev       # DLPack's header (include/parray/dlpack.h: export and import of arrays)
     python3-numpy       # the DLPack round trip through NumPy (tests/python/dlpack_numpy.py)
+    cmake               # the CMake consumer of an installed parray (scripts/check-cmake.sh)
+    man-db              # man -l renders parray(1) after install (scripts/check-install.sh)
+    groff               # groff -man checks parray(1) (meson test cli_man)
+    python3-venv        # the Python package's build and tests in a virtual environment (scripts/check-python.sh)
 )
 
 missing=()
