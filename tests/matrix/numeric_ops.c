@@ -283,9 +283,10 @@ int main(int argc, char **argv)
         binary(ops[i % 4], a, b);
         if (i % 4 == 0) {
             /* a tie at b's scale: a value with one more digit, a 5 */
-            pa_numeric t = {b.v * 10 + (b.v < 0 ? -5 : 5), b.scale + 1};
-            if (t.scale <= 38 && pa__num_mag(t.v) < PA__NUM_LIMIT)
+            if (b.scale < 38 && pa__num_mag(b.v) < PA__NUM_LIMIT10) {
+                pa_numeric t = {b.v * 10 + (b.v < 0 ? -5 : 5), b.scale + 1};
                 unary(t);
+            }
         }
         unary(a);
         texts();
