@@ -320,9 +320,9 @@ static int parse_words(pa__lexer *lx, pa_scope *scope, pa__decl *d)
     }
     if (!words[0])
         return PA_OK;
-    if ((st = pa__elm_numeric_check(words, lx->src, col)))
-        return st;
     d->elm_size = pa__scope_elm_size(scope, words);
+    if (!d->elm_size && (st = pa__elm_numeric_check(words, lx->src, col)))
+        return st;
     if (!d->elm_size) {
         if (!d->mtt && !strchr(words, ' '))
             return pa__err(PA_ERR_MTT, "in \"%s\" at column %d: '%s' is neither a memory/thread type nor an element type",

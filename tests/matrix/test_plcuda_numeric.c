@@ -14,7 +14,7 @@
 
 /* For operand pair i (scales in arg3[2i], arg3[2i+1]): add, sub, mul, div, round(a, b.scale), text of a read back
  * at b.scale, each as value (arg4) and scale | flags << 8 (arg5); and money: a's low digits as cents times b,
- * divided by b, divided by 7 (arg6). */
+ * divided by b, divided by 7 with the three calls' flags in bits 52.. (arg6). */
 static const char ops_src[] =
     "#plcuda_include \"cuda_numeric.h\"\n"
     "#plcuda_include \"cuda_money.h\"\n"
@@ -35,7 +35,8 @@ static const char ops_src[] =
     "    pa_money m = (pa_money)(arg1[i] % 100000000000000LL);\n"
     "    arg6[3 * i] = pa_money_mul_num(m, b, &em[0]);\n"
     "    arg6[3 * i + 1] = pa_money_div_num(m, b, &em[1]);\n"
-    "    arg6[3 * i + 2] = pa_money_div_int(m, 7, &em[2]) ^ (long)(em[0] | em[1] << 4 | em[2] << 8) << 56;\n"
+    "    pa_money q = pa_money_div_int(m, 7, &em[2]);\n"
+    "    arg6[3 * i + 2] = (pa_money)((unsigned long long)q ^ (unsigned long long)(em[0] | em[1] << 4 | em[2] << 8) << 52);\n"
     "  }\n"
     "#plcuda_end\n";
 
@@ -140,7 +141,8 @@ START_TEST(test_ops_equal_host)
                             rs[6 * i + j], h[j].scale | (int)e[j] << 8);
         pa_money c = (pa_money)(a[i] % 100000000000000LL);
         pa_money w0 = pa_money_mul_num(c, y, &em[0]), w1 = pa_money_div_num(c, y, &em[1]);
-        pa_money w2 = pa_money_div_int(c, 7, &em[2]) ^ (long long)(em[0] | em[1] << 4 | em[2] << 8) << 56;
+        pa_money q = pa_money_div_int(c, 7, &em[2]);
+        pa_money w2 = (pa_money)((unsigned long long)q ^ (unsigned long long)(em[0] | em[1] << 4 | em[2] << 8) << 52);
         if (m[3 * i] != w0 || m[3 * i + 1] != w1 || m[3 * i + 2] != w2)
             if (errors++ < 10)
                 fprintf(stderr, "pair %d: money results differ\n", i);
