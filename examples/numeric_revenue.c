@@ -3,8 +3,8 @@
  * lo_discount between 0.01 and 0.03 and lo_quantity < 25, over 600,000 lineorder rows (scale factor 0.1) made
  * here from a fixed seed, with the price a numeric(15,2) column and the discount a numeric(3,2) one.
  *
- * The PL/CUDA function revenue includes "cuda_numeric.h": each of 4096 threads sums its rows' products exactly
- * (scale 2 + 2 = 4) into the working buffer, and the post kernel adds the 4096 partial sums.  The CPU computes
+ * The PL/CUDA function revenue includes "cuda_numeric.h": each of 4096 threads (16 blocks of 256, so that no
+ * thread is left over) sums its rows' products exactly (scale 2 + 2 = 4) into the working buffer, and the post kernel adds the 4096 partial sums.  The CPU computes
  * the same sum with the same library as host C, and the sum in float and in double beside it, to show what
  * binary floating point makes of money.  The program fails when the GPU's sum differs from the CPU's by a unit
  * in the last place.  Without a GPU it prints the CPU's results, compiles the function for sm_90 when NVRTC is
@@ -24,6 +24,7 @@ static const char revenue_src[] =
     "#plcuda_working_bufsz 65536\n"                      /* THREADS partial sums of 16 bytes */
     "#plcuda_begin\n"
     "#plcuda_num_threads 4096\n"
+    "#plcuda_kernel_blocksz 256\n"                     /* 16 blocks: exactly 4096 threads, one partial each */
     "  unsigned err = 0;\n"
     "  pa_numeric sum = pa_num_from_long(0);\n"
     "  PA_FOR_EACH(i, arg1_len) {\n"
