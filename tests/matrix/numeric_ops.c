@@ -6,7 +6,7 @@
  *     numeric_ops [SEED [COUNT]]      COUNT random operations of each kind (default 2000), seed default 1
  *
  * Line formats (V: hi:lo/scale, the value hi:lo * 10^-scale; R: a V, or E<flags> on error; S: hex bytes):
- *     add|sub|mul|div V V R     cmp V V c     abs|neg V V     round V s R     store V p s R     load hi:lo s R
+ *     add|sub|mul|div V V R     divs V V s R     cmp V V c     abs|neg V V     round V s R     store V p s R     load hi:lo s R
  *     text V S     parse S s R     long n V     tolong V n|E<flags>     dbl V %a
  *     madd|msub M M r     mmuli|mdivi M n r     mmuln|mdivn M V r     mparse S s r     mtext M s S
  * (M, r: money as decimal integers; r may be E<flags>). */
@@ -123,6 +123,17 @@ static void binary(const char *op, pa_numeric a, pa_numeric b)
     put_v(a);
     put_v(b);
     printf(" %d\n", pa_num_cmp(a, b));
+    if (op[0] == 'd') {   /* the division again, to a scale of its own (some outside 0..38) */
+        int s = rndint(-1, 39);
+        err = 0;
+        r = pa_num_div_scale(a, b, s, &err);
+        printf("divs");
+        put_v(a);
+        put_v(b);
+        printf(" %d", s);
+        put_r(r, err);
+        printf("\n");
+    }
 }
 
 static void unary(pa_numeric a)
@@ -270,6 +281,20 @@ int main(int argc, char **argv)
             for (int o = 0; o < 4; o++)
                 binary(ops[o], edge(i), edge(j));
     }
+    /* small quotients rounded to fewer places than the dividend has: ties and near-ties with remainders */
+    for (int av = -40; av <= 40; av++)
+        for (int bv = -7; bv <= 7; bv++)
+            for (int sc = 0; sc < 6; sc++) {
+                pa_numeric a = {av * 7 + (av & 3), 3}, b = {bv, sc % 2};
+                unsigned err = 0;
+                pa_numeric r = pa_num_div_scale(a, b, sc / 2, &err);
+                printf("divs");
+                put_v(a);
+                put_v(b);
+                printf(" %d", sc / 2);
+                put_r(r, err);
+                printf("\n");
+            }
     /* every precision and scale, in turn, then random ones */
     for (int p = 1; p <= 38; p++)
         for (int s = 0; s <= p; s++) {

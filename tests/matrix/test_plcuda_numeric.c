@@ -13,7 +13,7 @@
 #include "testutil.h"
 
 /* For operand pair i (scales in arg3[2i], arg3[2i+1]): add, sub, mul, div, round(a, b.scale), text of a read back
- * at b.scale, each as value (arg4) and scale | flags << 8 (arg5); and money: a's low digits as cents times b,
+ * at b.scale, div at scale (a.scale + b.scale) % 39, each as value (arg4) and scale | flags << 8 (arg5); and money: a's low digits as cents times b,
  * divided by b, divided by 7 with the three calls' flags in bits 52.. (arg6). */
 static const char ops_src[] =
     "#plcuda_include \"cuda_numeric.h\"\n"
@@ -22,8 +22,8 @@ static const char ops_src[] =
     "#plcuda_begin\n"
     "#plcuda_num_threads n_ops\n"
     "  PA_FOR_EACH(i, arg1_len) {\n"
-    "    pa_numeric a, b, r[6];\n"
-    "    unsigned e[6] = {0, 0, 0, 0, 0, 0}, em[3] = {0, 0, 0};\n"
+    "    pa_numeric a, b, r[7];\n"
+    "    unsigned e[7] = {0, 0, 0, 0, 0, 0, 0}, em[3] = {0, 0, 0};\n"
     "    char t[PA_NUMERIC_TEXT_MAX];\n"
     "    a.v = arg1[i]; a.scale = arg3[2 * i]; b.v = arg2[i]; b.scale = arg3[2 * i + 1];\n"
     "    r[0] = pa_num_add(a, b, &e[0]); r[1] = pa_num_sub(a, b, &e[1]);\n"
@@ -31,7 +31,8 @@ static const char ops_src[] =
     "    r[4] = pa_num_round(a, b.scale, &e[4]);\n"
     "    int n = pa_num_to_text(a, t, sizeof t);\n"
     "    r[5] = pa_num_from_text(t, n, b.scale, &e[5]);\n"
-    "    for (int j = 0; j < 6; j++) { arg4[6 * i + j] = r[j].v; arg5[6 * i + j] = r[j].scale | (int)e[j] << 8; }\n"
+    "    r[6] = pa_num_div_scale(a, b, (a.scale + b.scale) % 39, &e[6]);\n"
+    "    for (int j = 0; j < 7; j++) { arg4[7 * i + j] = r[j].v; arg5[7 * i + j] = r[j].scale | (int)e[j] << 8; }\n"
     "    pa_money m = (pa_money)(arg1[i] % 100000000000000LL);\n"
     "    arg6[3 * i] = pa_money_mul_num(m, b, &em[0]);\n"
     "    arg6[3 * i + 1] = pa_money_div_num(m, b, &em[1]);\n"
@@ -106,8 +107,8 @@ static pa_numeric rnd_num(pa_rng *g)
 START_TEST(test_ops_equal_host)
 {
     pa_rng g = {pa_test_seed("plcuda_numeric_gpu")};
-    pa_decimal128 *a = calloc(NOPS, sizeof *a), *b = calloc(NOPS, sizeof *b), *r = calloc(6 * NOPS, sizeof *r);
-    int *sc = calloc(2 * NOPS, sizeof *sc), *rs = calloc(6 * NOPS, sizeof *rs);
+    pa_decimal128 *a = calloc(NOPS, sizeof *a), *b = calloc(NOPS, sizeof *b), *r = calloc(7 * NOPS, sizeof *r);
+    int *sc = calloc(2 * NOPS, sizeof *sc), *rs = calloc(7 * NOPS, sizeof *rs);
     pa_money *m = calloc(3 * NOPS, sizeof *m);
     ck_assert(a && b && r && sc && rs && m);
     for (int i = 0; i < NOPS; i++) {
@@ -119,13 +120,13 @@ START_TEST(test_ops_equal_host)
     }
     pa_kernel *k = NULL;
     PA_CK_OK(pa_kernel_create("numops", OPS_SIG, ops_src, funcs, 1, &k));
-    pa_arg args[] = {PA_ARG_N(a, NOPS), PA_ARG_N(b, NOPS), PA_ARG_N(sc, 2 * NOPS), PA_ARG_N(r, 6 * NOPS),
-                     PA_ARG_N(rs, 6 * NOPS), PA_ARG_N(m, 3 * NOPS)};
+    pa_arg args[] = {PA_ARG_N(a, NOPS), PA_ARG_N(b, NOPS), PA_ARG_N(sc, 2 * NOPS), PA_ARG_N(r, 7 * NOPS),
+                     PA_ARG_N(rs, 7 * NOPS), PA_ARG_N(m, 3 * NOPS)};
     PA_CK_OK(pa_kernel_call(k, args, 6, NULL));
     long errors = 0;
     for (int i = 0; i < NOPS; i++) {
-        pa_numeric x = {a[i], sc[2 * i]}, y = {b[i], sc[2 * i + 1]}, h[6];
-        unsigned e[6] = {0, 0, 0, 0, 0, 0}, em[3] = {0, 0, 0};
+        pa_numeric x = {a[i], sc[2 * i]}, y = {b[i], sc[2 * i + 1]}, h[7];
+        unsigned e[7] = {0, 0, 0, 0, 0, 0, 0}, em[3] = {0, 0, 0};
         char t[PA_NUMERIC_TEXT_MAX];
         h[0] = pa_num_add(x, y, &e[0]);
         h[1] = pa_num_sub(x, y, &e[1]);
@@ -134,11 +135,12 @@ START_TEST(test_ops_equal_host)
         h[4] = pa_num_round(x, y.scale, &e[4]);
         int n = pa_num_to_text(x, t, sizeof t);
         h[5] = pa_num_from_text(t, n, y.scale, &e[5]);
-        for (int j = 0; j < 6; j++)
-            if (h[j].v != r[6 * i + j] || (h[j].scale | (int)e[j] << 8) != rs[6 * i + j])
+        h[6] = pa_num_div_scale(x, y, (x.scale + y.scale) % 39, &e[6]);
+        for (int j = 0; j < 7; j++)
+            if (h[j].v != r[7 * i + j] || (h[j].scale | (int)e[j] << 8) != rs[7 * i + j])
                 if (errors++ < 10)
                     fprintf(stderr, "pair %d op %d: GPU and host differ (scale/flags %#x against %#x)\n", i, j,
-                            rs[6 * i + j], h[j].scale | (int)e[j] << 8);
+                            rs[7 * i + j], h[j].scale | (int)e[j] << 8);
         pa_money c = (pa_money)(a[i] % 100000000000000LL);
         pa_money w0 = pa_money_mul_num(c, y, &em[0]), w1 = pa_money_div_num(c, y, &em[1]);
         pa_money q = pa_money_div_int(c, 7, &em[2]);
@@ -149,7 +151,7 @@ START_TEST(test_ops_equal_host)
     }
     ck_assert_msg(errors == 0, "%ld results differ between the GPU and the host", errors);
     printf("plcuda_numeric_gpu: %d operand pairs, %d numeric and %d money results equal on GPU and host\n", NOPS,
-           6 * NOPS, 3 * NOPS);
+           7 * NOPS, 3 * NOPS);
     pa_kernel_destroy(k);
     free(a);
     free(b);

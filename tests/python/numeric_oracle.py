@@ -5,7 +5,7 @@
 
 PROGRAM is tests/matrix/numeric_ops.c built; its line formats are described there.  The rules checked are the
 ones documented in include/parray/plcuda/numeric.h and money.h: exact + - *, / at scale
-min(38, max(sa, sb) + 6), rounding half away from zero (decimal's ROUND_HALF_UP), 38 digits at most, and the
+min(38, max(sa, sb) + 6) or at a given scale (divs), rounding half away from zero (decimal's ROUND_HALF_UP), 38 digits at most, and the
 error flags (1 overflow, 2 division by zero, 4 bad text, 8 bad scale).  Exit 0 when every line agrees, 1
 otherwise (the first mismatches printed)."""
 import decimal
@@ -101,6 +101,15 @@ def check(f):
         want = {'add': lambda: expect_add(a, b), 'sub': lambda: expect_add(a, b, -1),
                 'mul': lambda: expect_mul(a, b), 'div': lambda: expect_div(a, b)}[op]()
         return got, want
+    if op == 'divs':
+        a, b, s = val(f[1]), val(f[2]), int(f[3])
+        if not 0 <= s <= 38:
+            want = 'E%d' % SCALE
+        elif b[0] == 0:
+            want = 'E%d' % DIVZ
+        else:
+            want = fmt(dec(a) / dec(b), s)
+        return res(f[4]), want
     if op == 'cmp':
         a, b = dec(val(f[1])), dec(val(f[2]))
         return int(f[3]), (a > b) - (a < b)

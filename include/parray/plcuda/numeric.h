@@ -15,6 +15,8 @@
  *     pa_num_mul(a, b, &err)              scale a.scale + b.scale, exact; when that exceeds 38 the product is
  *                                         rounded to scale 38
  *     pa_num_div(a, b, &err)              scale min(38, max(a.scale, b.scale) + 6), rounded
+ *     pa_num_div_scale(a, b, s, &err)     a / b rounded once, directly to scale s (0..38): round(a / b, s)
+ *                                         without the double rounding of pa_num_round(pa_num_div(a, b), s)
  *     pa_num_round(a, s, &err)            rounded (s < a.scale) or padded with zeros (s > a.scale) to scale s
  *     pa_num_cmp(a, b)                    -1, 0, 1 by value (2.50 == 2.5); pa_num_abs, pa_num_neg, pa_num_sign
  *     pa_num_to_double(a)                 correctly rounded when |v| < 2^53 and scale <= 22
@@ -126,6 +128,14 @@ PA__NUM_FN int pa__num_valid(pa_numeric a, unsigned *err)
         return 0;
     }
     return 1;
+}
+
+PA__NUM_FN pa__u256 pa__u256_of(pa_u128 x)
+{
+    pa__u256 r;
+    r.hi = 0;
+    r.lo = x;
+    return r;
 }
 
 PA__NUM_FN pa__u256 pa__num_mul128(pa_u128 a, pa_u128 b)
@@ -285,24 +295,38 @@ PA__NUM_FN pa_numeric pa_num_mul(pa_numeric a, pa_numeric b, unsigned *err)
     return pa__num_make((a.v < 0) != (b.v < 0), m, s, err);
 }
 
-/* |a| * 10^(s + b.scale - a.scale) / |b|, rounded: the exponent is 0..76, so the dividend is scaled in two
- * steps; one that leaves 256 bits makes a quotient of more than 38 digits anyway. */
-PA__NUM_FN pa_numeric pa_num_div(pa_numeric a, pa_numeric b, unsigned *err)
+/* a / b at scale s, rounded once: |a| * 10^e / |b| with e = s + b.scale - a.scale.  For e >= 0 the dividend is
+ * scaled in two steps (e is at most 76; one that leaves 256 bits makes a quotient of more than 38 digits anyway).
+ * For e < 0 (at most 38 places, p = 10^-e) the quotient is floor(q1 / p) with q1 = floor(|a| / |b|), and the
+ * remainder of the whole division is (q1 mod p) |b| + (|a| mod |b|): it reaches half of |b| p exactly when
+ * q1 mod p reaches p / 2, since p is even and |a| mod |b| < |b|. */
+PA__NUM_BIG pa_numeric pa_num_div_scale(pa_numeric a, pa_numeric b, int s, unsigned *err)
 {
     if (!pa__num_valid(a, err) || !pa__num_valid(b, err))
         return pa__num_fail(err, 0);
+    if (s < 0 || s > PA_NUMERIC_MAX_DIGITS)
+        return pa__num_fail(err, PA_NUMERIC_SCALE);
     if (b.v == 0)
         return pa__num_fail(err, PA_NUMERIC_DIVZERO);
-    int s = (a.scale > b.scale ? a.scale : b.scale) + 6, ovf = 0;
-    if (s > PA_NUMERIC_MAX_DIGITS)
-        s = PA_NUMERIC_MAX_DIGITS;
-    int e = s + b.scale - a.scale, e1 = e > PA_NUMERIC_MAX_DIGITS ? PA_NUMERIC_MAX_DIGITS : e;
-    pa__u256 n = pa__num_mul128(pa__num_mag(a.v), pa__num_pow10(e1));
+    int e = s + b.scale - a.scale, ovf = 0, neg = (a.v < 0) != (b.v < 0);
+    pa_u128 ma = pa__num_mag(a.v), mb = pa__num_mag(b.v);
+    if (e < 0) {
+        pa_u128 p = pa__num_pow10(-e), q1 = ma / mb;
+        return pa__num_make(neg, pa__u256_of(q1 / p + (q1 % p >= p / 2)), s, err);
+    }
+    int e1 = e > PA_NUMERIC_MAX_DIGITS ? PA_NUMERIC_MAX_DIGITS : e;
+    pa__u256 n = pa__num_mul128(ma, pa__num_pow10(e1));
     if (e > e1)
         n = pa__num_mul256(n, pa__num_pow10(e - e1), &ovf);
     if (ovf)
         return pa__num_fail(err, PA_NUMERIC_OVERFLOW);
-    return pa__num_make((a.v < 0) != (b.v < 0), pa__num_divround(n, pa__num_mag(b.v)), s, err);
+    return pa__num_make(neg, pa__num_divround(n, mb), s, err);
+}
+
+PA__NUM_FN pa_numeric pa_num_div(pa_numeric a, pa_numeric b, unsigned *err)
+{
+    int s = (a.scale > b.scale ? a.scale : b.scale) + 6;
+    return pa_num_div_scale(a, b, s > PA_NUMERIC_MAX_DIGITS ? PA_NUMERIC_MAX_DIGITS : s, err);
 }
 
 PA__NUM_FN pa_numeric pa_num_round(pa_numeric a, int s, unsigned *err)
