@@ -21,13 +21,14 @@
  * library: "math" — arithmetic with overflow checks, "matrix" — matrix access, "tile" — grid-stride loops, block
  * reductions and shared-memory tiles, "device" — <parray/device.h>, "time" — PostgreSQL dates and timestamps,
  * "text" — string compare and LIKE, "dynpara" — kernels that launch kernels (the function is then linked with
- * CUDA's device runtime); PG-Strom's "cuda_mathlib.h", "cuda_matrix.h", "cuda_timelib.h", "cuda_textlib.h" and
- * "cuda_dynpara.h" are accepted as those, and "cuda_numeric.h" and "cuda_money.h" are refused with
- * PA_ERR_UNSUPPORTED and the reason).
+ * CUDA's device runtime), "numeric" — exact 38-digit decimals, "money" — amounts in cents; PG-Strom's
+ * "cuda_mathlib.h", "cuda_matrix.h", "cuda_timelib.h", "cuda_textlib.h", "cuda_dynpara.h", "cuda_numeric.h" and
+ * "cuda_money.h" are accepted as those).
  *
  * The signature is C-like: "ret (arg, arg, ...)".  Scalars: char, signed char, unsigned char, short,
  * unsigned short, int, unsigned (int), long, unsigned long, long long, unsigned long long, int8_t .. uint64_t,
- * float, double, bool.  Arguments may also be arrays "T[]" (moved to the GPU; "inout T[]" are also copied back)
+ * float, double, bool, numeric (a numeric(p, s) element, 16 bytes) and money (8 bytes), whose libraries a
+ * signature using them includes.  Arguments may also be arrays "T[]" (moved to the GPU; "inout T[]" are also copied back)
  * and matrices "matrix T" (T: short, int, long, float, double; see matrix.h).  The return type is void, a
  * scalar, "matrix T" or "bytes" (the last two are variable-length results built in the results buffer).
  *

@@ -43,6 +43,9 @@ static int check_pair(const pa_type *dt, const pa_type *st, const pa__mem_ops **
         return pa__err(PA_ERR_ELM, "copy from %s (%s, %zu bytes) to %s (%s, %zu bytes): element sizes %s",
                        pa_type_name(st), pa_elm(st), se, pa_type_name(dt), pa_elm(dt), de,
                        de == 0 || se == 0 ? "unspecified" : "differ");
+    int dec = pa__elm_copy_check(pa_type_name(dt), pa_elm(dt), pa_type_name(st), pa_elm(st));
+    if (dec != PA_OK)
+        return dec;
     if (memory_of(dt, &dm) != PA_OK || memory_of(st, &sm) != PA_OK) {
         /* Why the side without an allocator has none (a backend not built, or switched off by PA_BACKENDS). */
         const char *side = dm == NULL && pa_mtt(dt) && strcmp(pa_mtt(dt), "any") != 0 ? pa_mtt(dt) : pa_mtt(st);

@@ -135,6 +135,12 @@ int pa_dlpack_export(const pa_type *type, void *data, DLManagedTensor **out)
         return pa__err(PA_ERR_MTT, "pa_dlpack_export(%s): memory type '%s' has no DLPack device (paged, numa, mmap, "
                        "vmem, pinned and dmem have)", name, mtt);
     DLDataType dt;
+    int dp, ds;
+    if (pa__elm_numeric(elm, &dp, &ds))
+        return pa__err(PA_ERR_ELM, "pa_dlpack_export(%s): element type '%s' has no DLPack data type: DLPack has no "
+                       "decimal type, and its 16-byte integers would reach a consumer as some other number (copy to "
+                       "double, or export the stored integers as int4 or bytes16 and apply the scale %d yourself)",
+                       name, elm, ds);
     if (!pa__dl_dtype_of(elm, &dt))
         return pa__err(PA_ERR_ELM, "pa_dlpack_export(%s): element type '%s' has no DLPack data type", name, elm);
     const pa__mem_ops *made = pa__mem_of(data);

@@ -19,7 +19,7 @@ static const struct {
     {"uint32_t", kDLUInt, 32, 1},  {"unsigned", kDLUInt, 32, 1},   {"unsigned int", kDLUInt, 32, 1},
     {"int64_t", kDLInt, 64, 1},    {"long", kDLInt, 64, 1},        {"long long", kDLInt, 64, 1},
     {"uint64_t", kDLUInt, 64, 1},  {"unsigned long", kDLUInt, 64, 1}, {"unsigned long long", kDLUInt, 64, 1},
-    {"size_t", kDLUInt, 64, 1},
+    {"size_t", kDLUInt, 64, 1},    {"money", kDLInt, 64, 1},   /* the count of cents: exported, never imported */
     {"half", kDLFloat, 16, 1},     {"float", kDLFloat, 32, 1},     {"double", kDLFloat, 64, 1},
     {"float2", kDLFloat, 32, 2},   {"float4", kDLFloat, 32, 4},    {"double2", kDLFloat, 64, 2},
     {"int2", kDLInt, 32, 2},       {"int4", kDLInt, 32, 4},

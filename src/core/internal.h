@@ -389,4 +389,13 @@ int pa__host_share(pa_host_share_info *out);
 /** CPUs this process's threads may use by default: its share of the host (at least 1). */
 int pa__process_cpus(void);
 
+/* numeric(p, s) element types (elm_decimal.c): 1 and the precision and scale when name is one (1 <= p <= 38,
+ * 0 <= s <= p), else 0. */
+int pa__elm_numeric(const char *name, int *precision, int *scale);
+/* PA_OK unless name is a malformed numeric ("numeric" alone, "numeric(40,2)"): then PA_ERR_ELM saying why. */
+int pa__elm_numeric_check(const char *name, const char *src, int col);
+/* PA_OK unless both element types are numeric and a byte copy would change the values (scales differ) or
+ * may not fit (a smaller precision): then PA_ERR_ELM naming both types. */
+int pa__elm_copy_check(const char *dst_name, const char *dst_elm, const char *src_name, const char *src_elm);
+
 #endif

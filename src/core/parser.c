@@ -1,4 +1,5 @@
 /* parray — the declaration parser: text to a declaration tree (pa__decl). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -269,6 +270,28 @@ static int parse_params(pa__lexer *lx, pa__decl *d)
     return pa__lex_next(lx);
 }
 
+/* numeric's "(p, s)" or "(p)" after the word, read into words as "numeric(p,s)"; the token after ')' is next. */
+static int numeric_args(pa__lexer *lx, char *words, size_t len)
+{
+    int64_t v[2] = {0, 0};
+    int n = 0, st;
+    if ((st = pa__lex_next(lx)))   /* '(' */
+        return st;
+    do {
+        if ((st = pa__lex_next(lx)))
+            return st;
+        if (lx->kind != PA__T_NUM)
+            return pa__syntax(lx, "numeric's precision and scale, as in numeric(18,2)");
+        v[n++] = lx->num > 999 ? 999 : lx->num;
+        if ((st = pa__lex_next(lx)))
+            return st;
+    } while (n < 2 && pa__lex_is(lx, ','));
+    if (!pa__lex_is(lx, ')'))
+        return pa__syntax(lx, "')' after numeric's precision and scale");
+    snprintf(words + strlen(words), len - strlen(words), "(%lld,%lld)", (long long)v[0], (long long)v[1]);
+    return pa__lex_next(lx);
+}
+
 /* The words before the first '[': [mtt] [element type]. */
 static int parse_words(pa__lexer *lx, pa_scope *scope, pa__decl *d)
 {
@@ -286,6 +309,11 @@ static int parse_words(pa__lexer *lx, pa_scope *scope, pa__decl *d)
             if (words[0])
                 strcat(words, " ");
             strcat(words, lx->ident);
+            if (strcmp(words, "numeric") == 0 && pa__lex_peekc(lx) == '(') {
+                if ((st = numeric_args(lx, words, sizeof words)))
+                    return st;
+                continue;
+            }
         }
         if ((st = pa__lex_next(lx)))
             return st;
@@ -293,6 +321,8 @@ static int parse_words(pa__lexer *lx, pa_scope *scope, pa__decl *d)
     if (!words[0])
         return PA_OK;
     d->elm_size = pa__scope_elm_size(scope, words);
+    if (!d->elm_size && (st = pa__elm_numeric_check(words, lx->src, col)))
+        return st;
     if (!d->elm_size) {
         if (!d->mtt && !strchr(words, ' '))
             return pa__err(PA_ERR_MTT, "in \"%s\" at column %d: '%s' is neither a memory/thread type nor an element type",

@@ -183,13 +183,16 @@ static const struct { const char *name; size_t size; } builtin_elms[] = {
     {"short", 2}, {"unsigned short", 2}, {"int16_t", 2}, {"uint16_t", 2}, {"half", 2},
     {"int", 4}, {"unsigned", 4}, {"unsigned int", 4}, {"int32_t", 4}, {"uint32_t", 4}, {"float", 4},
     {"long", 8}, {"unsigned long", 8}, {"long long", 8}, {"unsigned long long", 8}, {"int64_t", 8},
-    {"uint64_t", 8}, {"size_t", 8}, {"double", 8}, {"float2", 8}, {"int2", 8},
+    {"uint64_t", 8}, {"size_t", 8}, {"double", 8}, {"float2", 8}, {"int2", 8}, {"money", 8},
     {"float4", 16}, {"double2", 16}, {"int4", 16}, {"long double", 16},
 };
 
 size_t pa__scope_elm_size(pa_scope *s, const char *name)
 {
     char *end;
+    int p, sc;
+    if (pa__elm_numeric(name, &p, &sc))
+        return 16;   /* numeric(p, s): Arrow's decimal128, whatever p */
     for (size_t i = 0; i < sizeof builtin_elms / sizeof builtin_elms[0]; i++)
         if (strcmp(builtin_elms[i].name, name) == 0)
             return builtin_elms[i].size;

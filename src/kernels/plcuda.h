@@ -70,7 +70,7 @@ typedef struct pa__plc_block {
     int maxthreads;
 } pa__plc_block;
 
-#define PA__PLC_MAX_INCLUDES 8
+#define PA__PLC_MAX_INCLUDES 16   /* more than the libraries there are, each included once */
 
 typedef struct pa__plc_parsed {
     pa__plc_block blocks[PA__PLC_NBLOCKS];
@@ -79,6 +79,7 @@ typedef struct pa__plc_parsed {
     int ninclude;
     const char *include[PA__PLC_MAX_INCLUDES]; /* header paths, static strings */
     int rdc;                                /* "dynpara" included: compiled with -rdc=true, linked with cudadevrt */
+    int int128;                             /* "numeric" or "money" included: compiled with -device-int128 */
 } pa__plc_parsed;
 
 /**
@@ -88,6 +89,8 @@ typedef struct pa__plc_parsed {
 int pa__plc_parse(const char *fname, const char *source, const pa_kernel_func *funcs, int nfuncs,
                   pa__plc_parsed *out);
 void pa__plc_parsed_free(pa__plc_parsed *p);
+/** Adds the libraries the signature's types need ("numeric" for numeric, "money" for money) to p's includes. */
+void pa__plc_sig_includes(const pa__plc_sig *sig, pa__plc_parsed *p);
 
 /** The directive names, for messages and explanations ("num_threads", ...). */
 extern const char *const pa__plc_stage_names[PA__PLC_NBLOCKS];

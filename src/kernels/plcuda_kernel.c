@@ -53,6 +53,7 @@ int pa_kernel_create(const char *name, const char *signature, const char *source
     k->parsed.sanity_fn = k->parsed.fallback_fn = -1;
     if ((st = pa__plc_parse_sig(name, signature, &k->sig)) != PA_OK || (st = copy_funcs(k, funcs, nfuncs)) != PA_OK ||
         (st = pa__plc_parse(name, source, k->funcs, k->nfuncs, &k->parsed)) != PA_OK ||
+        (pa__plc_sig_includes(&k->sig, &k->parsed), 0) ||
         (st = pa__plc_codegen(name, &k->sig, &k->parsed, &k->source)) != PA_OK)
         goto fail;
     if ((k->sig.ret.kind == PA__PLC_MATRIX || k->sig.ret.kind == PA__PLC_BYTES) && !k->parsed.results_bufsz.set) {

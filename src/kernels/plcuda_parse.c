@@ -18,6 +18,10 @@ const char *const pa__plc_stage_names[PA__PLC_NBLOCKS] = {"decl", "prep", "begin
 const char *const pa__plc_value_names[PA__PLC_NSTAGEVALS] = {"num_threads", "shmem_unitsz", "shmem_blocksz",
                                                             "kernel_blocksz"};
 
+/* The headers a function's signature can need by itself (one object each: includes are compared by address). */
+static const char PA__PLC_NUMERIC_H[] = "parray/plcuda/numeric.h";
+static const char PA__PLC_MONEY_H[] = "parray/plcuda/money.h";
+
 /* #plcuda_include names: ours, and PG-Strom's for the same libraries. */
 static const struct { const char *name, *header; } includes[] = {
     {"math", "parray/plcuda/math.h"},     {"cuda_mathlib.h", "parray/plcuda/math.h"},
@@ -26,15 +30,8 @@ static const struct { const char *name, *header; } includes[] = {
     {"time", "parray/plcuda/time.h"},     {"cuda_timelib.h", "parray/plcuda/time.h"},
     {"text", "parray/plcuda/text.h"},     {"cuda_textlib.h", "parray/plcuda/text.h"},
     {"dynpara", "parray/plcuda/dynpara.h"}, {"cuda_dynpara.h", "parray/plcuda/dynpara.h"},
-};
-
-/* PG-Strom's libraries that have no meaning for a C program, refused with the reason. */
-static const struct { const char *name, *why; } refused[] = {
-    {"cuda_numeric.h", "PostgreSQL's numeric is an arbitrary-precision decimal in the server's own variable-length "
-                       "format, which C data does not have: use double, or int64 holding a fixed number of "
-                       "decimals with the overflow-checked arithmetic of \"math\""},
-    {"cuda_money.h", "PostgreSQL's money is an int64 count of the currency's smallest unit formatted by the server's "
-                     "lc_monetary locale: in C use an int64 of cents with \"math\"'s pa_add_long / pa_mul_long"},
+    {"numeric", PA__PLC_NUMERIC_H},       {"cuda_numeric.h", PA__PLC_NUMERIC_H},
+    {"money", PA__PLC_MONEY_H},           {"cuda_money.h", PA__PLC_MONEY_H},
 };
 
 typedef struct reader {
@@ -145,6 +142,17 @@ static int read_value(const reader *r, const char *p, const char *end, pa__plc_v
     return read_name(r, p, end, &v->fn);
 }
 
+/* Adds a header to the function's includes once; "numeric" and "money" need NVRTC's 128-bit integers. */
+static void add_include(pa__plc_parsed *o, const char *header)
+{
+    for (int j = 0; j < o->ninclude; j++)
+        if (o->include[j] == header)
+            return;
+    o->include[o->ninclude++] = header;
+    o->rdc |= strcmp(header, "parray/plcuda/dynpara.h") == 0;
+    o->int128 |= header == PA__PLC_NUMERIC_H || header == PA__PLC_MONEY_H;
+}
+
 static int read_include(reader *r, const char *p, const char *end)
 {
     pa__plc_parsed *o = r->out;
@@ -155,22 +163,24 @@ static int read_include(reader *r, const char *p, const char *end)
     size_t n = (size_t)(q - p - 1);
     for (size_t i = 0; i < sizeof includes / sizeof *includes; i++)
         if (strlen(includes[i].name) == n && strncmp(includes[i].name, p + 1, n) == 0) {
-            for (int j = 0; j < o->ninclude; j++)
-                if (o->include[j] == includes[i].header)
-                    return PA_OK;
-            o->include[o->ninclude++] = includes[i].header;
-            o->rdc |= strcmp(includes[i].header, "parray/plcuda/dynpara.h") == 0;
+            add_include(o, includes[i].header);
             return PA_OK;
         }
-    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
-        if (strlen(refused[i].name) == n && strncmp(refused[i].name, p + 1, n) == 0) {
-            char why[512];
-            snprintf(why, sizeof why, "\"%s\" is not provided: %s", refused[i].name, refused[i].why);
-            return fail(r, PA_ERR_UNSUPPORTED, why);
-        }
     return fail(r, PA_ERR_PARSE, "unknown library (known: \"math\", \"matrix\", \"tile\", \"device\", \"time\", "
-                                 "\"text\", \"dynpara\"; PG-Strom's \"cuda_mathlib.h\", \"cuda_matrix.h\", "
-                                 "\"cuda_timelib.h\", \"cuda_textlib.h\", \"cuda_dynpara.h\")");
+                                 "\"text\", \"dynpara\", \"numeric\", \"money\"; PG-Strom's \"cuda_mathlib.h\", "
+                                 "\"cuda_matrix.h\", \"cuda_timelib.h\", \"cuda_textlib.h\", \"cuda_dynpara.h\", "
+                                 "\"cuda_numeric.h\", \"cuda_money.h\")");
+}
+
+void pa__plc_sig_includes(const pa__plc_sig *sig, pa__plc_parsed *p)
+{
+    for (int i = -1; i < sig->nargs; i++) {
+        const pa__plc_scalar *t = (i < 0 ? &sig->ret : &sig->args[i])->scalar;
+        if (t && strcmp(t->name, "numeric") == 0)
+            add_include(p, PA__PLC_NUMERIC_H);
+        else if (t && strcmp(t->name, "money") == 0)
+            add_include(p, PA__PLC_MONEY_H);
+    }
 }
 
 static int open_block(reader *r, int b, const char *arg, const char *end)

@@ -34,6 +34,8 @@ static const pa__plc_scalar scalars[] = {
     {"float", "float", 4, PA_MATRIX_FLOAT},
     {"double", "double", 8, PA_MATRIX_DOUBLE},
     {"bool", "bool", 1, 0},
+    {"numeric", "pa_decimal128", 16, 0},    /* numeric(p, s)'s 16 bytes; the kernel knows the scale */
+    {"money", "pa_money", 8, 0},
 };
 
 static const pa__plc_scalar *find_scalar(const char *name)

@@ -27,7 +27,7 @@
 
 /* One argument as the kernel sees it. */
 typedef struct slot {
-    uint64_t value;         /* a scalar's bytes */
+    _Alignas(16) unsigned char value[16];   /* a scalar's bytes (16 for numeric) */
     void *dptr;             /* arrays and matrices on the GPU */
     long len;               /* array elements */
     size_t bytes, off;      /* host data copied in: bytes at offset off of the allocation; 0 when passed as is */
@@ -191,7 +191,7 @@ static int check_args(call *c)
             if (!c->args[i].ptr)
                 return pa__err(PA_ERR_PARAM, "%s: argument %d: NULL pointer to a %s", c->k->name, i + 1,
                                t->scalar->name);
-            memcpy(&c->s[i].value, c->args[i].ptr, (size_t)t->scalar->size);
+            memcpy(c->s[i].value, c->args[i].ptr, (size_t)t->scalar->size);
         } else if ((st = t->kind == PA__PLC_ARRAY ? array_arg(c, i, t) : matrix_arg(c, i, t)) != PA_OK) {
             return st;
         }
@@ -247,7 +247,7 @@ static int launch_all(call *c, pa_cuda__rtc_kernel *const kerns[PA__PLC_NBLOCKS]
     params[n++] = &results;
     for (int i = 0; i < c->nargs; i++) {
         pa__plc_kind kind = c->k->sig.args[i].kind;
-        params[n++] = kind == PA__PLC_SCALAR ? (void *)&c->s[i].value : (void *)&c->s[i].dptr;
+        params[n++] = kind == PA__PLC_SCALAR ? (void *)c->s[i].value : (void *)&c->s[i].dptr;
         if (kind == PA__PLC_ARRAY)
             params[n++] = &c->s[i].len;
     }

@@ -15,11 +15,13 @@
 #include "internal.h"
 #include "plcuda_call.h"
 
-/* The NVRTC options of a function: -rdc=true when it includes "dynpara" (one option, counted by parsed.rdc). */
-static const char *const *pa__plc_options(const pa_kernel *k)
+/* The NVRTC options of a function: -rdc=true when it includes "dynpara", -device-int128 when it includes
+ * "numeric" or "money" (a numeric or money signature includes them). */
+static const char *const *pa__plc_options(const pa_kernel *k, int *n)
 {
-    static const char *const rdc[] = {"-rdc=true"};
-    return k->parsed.rdc ? rdc : NULL;
+    static const char *const both[] = {"-rdc=true", "-device-int128"};
+    *n = k->parsed.rdc + k->parsed.int128;
+    return k->parsed.rdc ? both : both + 1;
 }
 
 int pa_kernel_compile(pa_kernel *k, int arch)
@@ -27,7 +29,9 @@ int pa_kernel_compile(pa_kernel *k, int arch)
     const pa_cuda__image *img;
     if (!k || arch < 0)
         return pa__err(PA_ERR_INVAL, "pa_kernel_compile: NULL function or negative architecture");
-    return pa_cuda__rtc_compile(k->name, k->source, pa__plc_options(k), k->parsed.rdc, arch, &img);
+    int nopts;
+    const char *const *opts = pa__plc_options(k, &nopts);
+    return pa_cuda__rtc_compile(k->name, k->source, opts, nopts, arch, &img);
 }
 
 int pa__plc_kernels(pa_kernel *k, pa_cuda__rtc_kernel *out[PA__PLC_NBLOCKS])
@@ -48,7 +52,9 @@ int pa__plc_kernels(pa_kernel *k, pa_cuda__rtc_kernel *out[PA__PLC_NBLOCKS])
     memcpy(got, k->loaded[dev], sizeof got);
     pthread_mutex_unlock(&k->lock);
     if (!got[PA__PLC_MAIN]) {
-        if ((st = pa_cuda__rtc_compile(k->name, k->source, pa__plc_options(k), k->parsed.rdc, 0, &img)) != PA_OK)
+        int nopts;
+        const char *const *opts = pa__plc_options(k, &nopts);
+        if ((st = pa_cuda__rtc_compile(k->name, k->source, opts, nopts, 0, &img)) != PA_OK)
             return st;
         for (int b = PA__PLC_PREP; b < PA__PLC_NBLOCKS; b++) {
             if (!k->parsed.blocks[b].present)
