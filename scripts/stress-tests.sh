@@ -87,9 +87,10 @@ for r in $(seq 1 "$runs"); do
     if [ $rc -ne 0 ]; then
         bad_runs=$((bad_runs + 1))
         # The failing tests, from meson's result lines ("12/190 parray / host_cost   FAIL ...").
-        for t in $(grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT) ' "$logs/run$r.log" | sed -E 's/^ *[0-9]+\/[0-9]+ +//; s/ +(FAIL|TIMEOUT) .*//; s/ //g' | sort -u); do
-            failed_in[$t]="${failed_in[$t]:-} $r"
-        done
+        while read -r t; do
+            [ -n "$t" ] && failed_in[$t]="${failed_in[$t]:-} $r"
+        done < <(grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT) ' "$logs/run$r.log" |
+                 sed -E 's/^ *[0-9]+\/[0-9]+ +//; s/ +(FAIL|TIMEOUT) .*//; s/ //g' | sort -u)
     fi
 done
 stop_load

@@ -175,6 +175,12 @@ START_TEST(test_host_calls)
     ck_assert(pa_money_from_text("-0.05", 5, &err) == -5 && err == 0);
     ck_assert_int_eq(pa_money_to_text(123456, buf, sizeof buf), 7);
     ck_assert_str_eq(buf, "1234.56");
+    /* money <-> numeric at the default scale (cents), and to double */
+    err = 0;
+    pa_numeric n = pa_num_from_text("12.345", 6, -1, &err);
+    ck_assert(pa_money_from_num(n, &err) == 1235 && err == 0);   /* 12.345 rounds half away from zero */
+    ck_assert_int_eq(pa_num_cmp(pa_money_to_num(1235), pa_num_from_text("12.35", 5, -1, &err)), 0);
+    ck_assert(pa_money_to_double(-5) == -0.05);
 }
 END_TEST
 
