@@ -38,8 +38,14 @@ static int put(char *buf, size_t len, size_t *at, const char *fmt, ...)
 static int check_bytes(const DLTensor *t, int empty, int64_t lo, int64_t hi, int64_t esz)
 {
     int64_t first, last;
-    if (t->data == NULL || empty)
+    if (t->data == NULL)
         return PA_OK;
+    if (empty) {   /* no elements, but the pointer data + byte_offset is still formed: it must be an address */
+        if (t->byte_offset > (uint64_t)OFFSET_LIMIT || UINTPTR_MAX - (uintptr_t)t->data < t->byte_offset)
+            return pa__err(PA_ERR_RANGE, "pa_dlpack_import: byte_offset %llu of the empty tensor leaves the "
+                           "address space from data %p", (unsigned long long)t->byte_offset, t->data);
+        return PA_OK;
+    }
     if (t->byte_offset > (uint64_t)OFFSET_LIMIT || __builtin_mul_overflow(lo, esz, &first) ||
         __builtin_add_overflow(first, (int64_t)t->byte_offset, &first) || __builtin_mul_overflow(hi + 1, esz, &last) ||
         __builtin_add_overflow(last, (int64_t)t->byte_offset, &last) ||
@@ -143,6 +149,7 @@ int pa_dlpack_import(pa_scope *scope, const DLTensor *tensor, const pa_type **ty
     if (made == NULL)
         return pa__err_wrap(pa__last_status(), "pa_dlpack_import(%s)", decl);
     *type = made;
-    *data = t->data == NULL ? NULL : (char *)t->data + (int64_t)t->byte_offset + lo * esz;   /* checked above */
+    /* checked above: an address, so computed as one (an intermediate sum of pointer and offsets may not be) */
+    *data = t->data == NULL ? NULL : (void *)((uintptr_t)t->data + (uintptr_t)t->byte_offset + (uintptr_t)(lo * esz));
     return PA_OK;
 }

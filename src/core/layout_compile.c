@@ -298,7 +298,7 @@ static int compose_ref(comp *c, symval *v, const pa_type *T)
         return c->pieces ? wrap_split(c, v, T) : FAIL_IRREGULAR;
     if (l->nmodes <= 1) {
         int64_t st = l->nmodes ? l->modes[0].stride : 0;
-        int bad = __builtin_mul_overflow(st, v->cst, &v->cst) | __builtin_add_overflow(v->cst, l->base, &v->cst);
+        int bad = __builtin_mul_overflow(st, v->cst, &v->cst) || __builtin_add_overflow(v->cst, l->base, &v->cst);
         for (int i = 0; i < v->np; i++)
             bad |= __builtin_mul_overflow(v->p[i].coeff, st, &v->p[i].coeff);
         return bad ? overflow() : 0;

@@ -273,6 +273,13 @@ START_TEST(test_import_empty)
     ck_assert_int_eq(pa_size(pa_type_child(ty, 0)), 3);
     ck_assert_int_eq(pa_size(pa_type_child(ty, 1)), 0);
     ck_assert_ptr_eq(p, t.data);
+    t.byte_offset = 8;   /* no elements, but the pointer still moves by byte_offset */
+    PA_CK_OK(pa_dlpack_import(s, &t, &ty, &p));
+    ck_assert_ptr_eq(p, (char *)pool + 8);
+    t.byte_offset = (uint64_t)1 << 63;   /* found by dlpack_fuzz: a pointer formed past the address space */
+    PA_CK_ERR(pa_dlpack_import(s, &t, &ty, &p), PA_ERR_RANGE);
+    ck_assert_msg(strstr(pa_last_error(), "empty tensor"), "%s", pa_last_error());
+    t.byte_offset = 0;
     t.data = NULL;
     PA_CK_OK(pa_dlpack_import(s, &t, &ty, &p));
     ck_assert_ptr_null(p);
