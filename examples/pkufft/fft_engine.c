@@ -2,6 +2,8 @@
  * pkufft — the FFT engines: plans and their execution through cuFFT (built where the CUDA toolkit's cuFFT was
  * found, PKUFFT_CUFFT) or on the CPU (fft_cpu.c).  cuFFT runs on the legacy default stream, which the
  * library's copies wait for; exec waits for the transform so that a time taken after it is the transform's.
+ * pk_plan_launch queues a transform on a stream of the program's own (pk_stream_make) instead, so that it runs
+ * while the library moves other data (the fast form's pipeline).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,12 +94,13 @@ int pk_plan_make(pk_engine_kind kind, int rank, int n, int64_t batch, int fail_o
 #endif
 }
 
-int pk_plan_exec(const pk_plan *p, void *data, const char **msg)
+int pk_plan_launch(const pk_plan *p, void *data, void *stream, const char **msg)
 {
     if (p->kind == PK_ENGINE_CPU) {
         pk_complex *d = data;
         int n = p->n;
         int rc = 0;
+        (void)stream;
         if (p->rank == 1)
             return pk_cpu_lines(d, n, p->batch, 1, n, 0) ? (*msg = "no memory for the CPU transform", -1) : 0;
         for (int64_t b = 0; b < p->batch && rc == 0; b++) {
@@ -108,10 +111,23 @@ int pk_plan_exec(const pk_plan *p, void *data, const char **msg)
     }
 #if PKUFFT_CUFFT
     cufftHandle h = (cufftHandle)(intptr_t)p->impl;
-    cufftResult r = cufftExecC2C(h, data, data, CUFFT_FORWARD);
-    if (r != CUFFT_SUCCESS)
-        return gpu_fail("cufftExecC2C", r, msg);
-    cudaError_t e = cudaStreamSynchronize(0);
+    cufftResult r = cufftSetStream(h, (cudaStream_t)stream);
+    if (r == CUFFT_SUCCESS)
+        r = cufftExecC2C(h, data, data, CUFFT_FORWARD);
+    return r == CUFFT_SUCCESS ? 0 : gpu_fail("cufftExecC2C", r, msg);
+#else
+    (void)stream;
+    *msg = "this build has no cuFFT";
+    return -1;
+#endif
+}
+
+int pk_stream_wait(pk_engine_kind kind, void *stream, const char **msg)
+{
+    if (kind == PK_ENGINE_CPU)
+        return 0;
+#if PKUFFT_CUFFT
+    cudaError_t e = cudaStreamSynchronize((cudaStream_t)stream);
     if (e != cudaSuccess) {
         snprintf(gpu_msg, sizeof gpu_msg, "cufftExecC2C: %s", cudaGetErrorString(e));
         *msg = gpu_msg;
@@ -119,8 +135,48 @@ int pk_plan_exec(const pk_plan *p, void *data, const char **msg)
     }
     return 0;
 #else
+    (void)stream;
     *msg = "this build has no cuFFT";
     return -1;
+#endif
+}
+
+int pk_plan_exec(const pk_plan *p, void *data, const char **msg)
+{
+    return pk_plan_launch(p, data, NULL, msg) || pk_stream_wait(p->kind, NULL, msg) ? -1 : 0;
+}
+
+int pk_stream_make(pk_engine_kind kind, void **stream, const char **msg)
+{
+    *stream = NULL;
+    if (kind == PK_ENGINE_CPU)
+        return 0;
+#if PKUFFT_CUFFT
+    cudaStream_t s;
+    cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+        snprintf(gpu_msg, sizeof gpu_msg, "cudaStreamCreateWithFlags: %s", cudaGetErrorString(e));
+        *msg = gpu_msg;
+        return -1;
+    }
+    *stream = s;
+    return 0;
+#else
+    *msg = "this build has no cuFFT";
+    return -1;
+#endif
+}
+
+void pk_stream_destroy(pk_engine_kind kind, void *stream)
+{
+#if PKUFFT_CUFFT
+    if (kind == PK_ENGINE_GPU && stream) {
+        cudaStreamSynchronize((cudaStream_t)stream);
+        cudaStreamDestroy((cudaStream_t)stream);
+    }
+#else
+    (void)kind;
+    (void)stream;
 #endif
 }
 

@@ -43,6 +43,19 @@ int pk_plan_make(pk_engine_kind kind, int rank, int n, int64_t batch, int fail_o
                  const char **msg);
 /** Runs the plan in place on data (device memory for the GPU) and waits for it.  \return 0 or -1 (*msg). */
 int pk_plan_exec(const pk_plan *p, void *data, const char **msg);
+/**
+ * A stream on which transforms run beside the library's copies (pk_plan_launch): a non-blocking CUDA stream on
+ * the GPU, so that neither the legacy default stream nor the library's copy streams wait for it; on the CPU none
+ * (*stream is NULL and launches run at once).  \return 0 or -1 (*msg).
+ */
+int pk_stream_make(pk_engine_kind kind, void **stream, const char **msg);
+/** Queues the plan's transform of data on stream (GPU; NULL is the legacy default stream) and returns; on the
+ *  CPU it runs the transform.  \return 0 or -1 (*msg); a fault of the queued work shows at pk_stream_wait. */
+int pk_plan_launch(const pk_plan *p, void *data, void *stream, const char **msg);
+/** Waits until stream (from pk_stream_make) has run everything queued on it.  \return 0 or -1 (*msg). */
+int pk_stream_wait(pk_engine_kind kind, void *stream, const char **msg);
+/** Frees a stream from pk_stream_make (NULL is ignored); it waits for the stream's work first. */
+void pk_stream_destroy(pk_engine_kind kind, void *stream);
 /** Frees a plan (a zeroed one is ignored). */
 void pk_plan_destroy(pk_plan *p);
 

@@ -40,6 +40,7 @@ typedef struct pk_ctx {
     int k, p, n;             /* this process, the number of processes, the size */
     pk_engine_kind engine;
     int fail_plan;           /* 1: this process's plans fail (the test of that error path) */
+    int groups;              /* the fast form's plane groups (pk_fast_groups); 0 or 1: one */
     char hmem[16], dmem[16]; /* the memory types of the listing's host and device arrays on this engine */
 } pk_ctx;
 
@@ -77,9 +78,14 @@ int pk_fft_device(pk_ctx *c, void *dslab, void *dbuf, pk_times *t, int *failed);
  * The device route's fast form (as cuFFTMp's transposed output): the XY transforms, one all-to-all S -> TZ that
  * gathers Z innermost (the transposition happens in the exchange), and the Z transforms in place.  The result is
  * left in dbuf distributed along Y: process p holds y in [p N/P, (p + 1) N/P) as [y][x][z] (the type TZ of
- * pk_declare_exchange).  dslab is overwritten.  Collective; as pk_fft_host.
+ * pk_declare_exchange).  dslab is overwritten.  With c->groups > 1 the slab's planes go in pk_fast_groups(c)
+ * groups: the XY transforms of group g + 1 run on a stream of their own while the all-to-all moves group g (the
+ * same result; the exchange overlaps the transforms).  Collective; as pk_fft_host.
  */
 int pk_fft_device_fast(pk_ctx *c, void *dslab, void *dbuf, pk_times *t, int *failed);
+
+/** The plane groups pk_fft_device_fast pipelines: the largest divisor of N/P not above c->groups (at least 1). */
+int pk_fast_groups(const pk_ctx *c);
 
 /** A monotonic clock in seconds. */
 double pk_now(void);

@@ -221,28 +221,93 @@ done:
 
 /* ---- the fast form: one all-to-all, the result left transposed ------------------------------------------- */
 
+int pk_fast_groups(const pk_ctx *c)
+{
+    int64_t planes = c->n / c->p;
+    int g = c->groups < 1 ? 1 : c->groups;
+    while (g > 1 && planes % g != 0)
+        g--;
+    return g;
+}
+
+/*
+ * The types of one plane group (M = N/P/G planes of every process): its source SG, the group's planes of the
+ * slab, and its destination TZG, the same places as TZ's for those planes.  TZ puts global plane z = p N/P + zp
+ * at offset z of its innermost dimension (stride 1); DZG splits that dimension as [P][[G][M]], so that a group
+ * is the dimensions P (stride N/P) and M (stride 1) from the group's first plane, g M elements on.
+ */
+static int declare_group(pk_ctx *c, pa_scope *s, int64_t m, int groups)
+{
+    char text[512];
+    int st = pa_scope_set_int(s, "M", m);
+    if (st == PA_OK)
+        st = pa_scope_set_int(s, "G", groups);
+    snprintf(text, sizeof text,
+             "parray %s float2 [M][[N][N]] DSLG\n"
+             "parray [#PROCS][#DSLG] SG\n"
+             "parray %s float2 [N/P][[N][[P][[G][M]]]] DZG\n"
+             "parray [[#DZG_1_1_0][#DZG_1_1_1_1][#PROCS][#DZG_0][#DZG_1_0]] TZG\n",
+             c->dmem, c->dmem);
+    return st == PA_OK ? pa_declare_text(s, text) : st;
+}
+
+/* Waits for the XY transforms queued on stream, timed into t->fft_xy, and agrees on how they went. */
+static int xy_done(pk_ctx *c, void *stream, int st, pk_times *t, int *failed)
+{
+    const char *msg;
+    double t0 = pk_now();
+    if (pk_stream_wait(c->engine, stream, &msg) != 0 && st == PA_OK)
+        st = engine_error(c, "transform", msg);
+    t->fft_xy += pk_now() - t0;
+    return agree_status(c, st, failed);
+}
+
 int pk_fft_device_fast(pk_ctx *c, void *dslab, void *dbuf, pk_times *t, int *failed)
 {
     pa_scope *s = NULL;
     pk_plan planxy = {0}, planz = {0};
+    void *stream = NULL;
+    const char *msg = "";
     double t0 = pk_now();
     int st = pk_declare_exchange(c, PK_ROUTE_DEVICE, &s);
     *failed = -1;
     if (st != PA_OK)
         return st;
-    const pa_type *S = pa_type_get(s, "S"), *TZ = pa_type_get(s, "TZ");
-    int64_t planes = c->n / c->p;
-    if ((st = make_plans(c, planes, planes * c->n, &planxy, &planz, failed)) != PA_OK)
+    int64_t planes = c->n / c->p, plane = (int64_t)c->n * c->n;
+    int groups = pk_fast_groups(c);
+    int64_t m = planes / groups;
+    pk_complex *slab = dslab, *buf = dbuf;
+    if ((st = declare_group(c, s, m, groups)) != PA_OK)
         goto done;
-    st = exec(c, &planxy, dslab, &t->fft_xy);                       /* fft XY of every plane at once */
+    const pa_type *SG = pa_type_get(s, "SG"), *TZG = pa_type_get(s, "TZG");
+    if ((st = make_plans(c, m, planes * c->n, &planxy, &planz, failed)) != PA_OK)
+        goto done;
+    st = pk_stream_make(c->engine, &stream, &msg) == 0 ? PA_OK : engine_error(c, "stream", msg);
     if ((st = agree_status(c, st, failed)) != PA_OK)
         goto done;
-    /* copy S(dslab) to TZ(dbuf): the all-to-all writes every Z line contiguously, so no transposition follows */
-    if ((st = copy(TZ, dbuf, S, dslab, &t->alltoall)) != PA_OK)
+    /* fft XY of the first group; then, group by group, the next group's XY transforms run on the program's
+     * stream while the all-to-all copy SG -> TZG moves this group: the transposition happens in the exchange,
+     * which writes every Z line contiguously, so no transposition follows */
+    st = pk_plan_launch(&planxy, slab, stream, &msg) == 0 ? PA_OK : engine_error(c, "transform", msg);
+    if ((st = xy_done(c, stream, st, t, failed)) != PA_OK)
         goto done;
+    for (int g = 0; g < groups; g++) {
+        int next = g + 1 < groups;
+        if (next)
+            st = pk_plan_launch(&planxy, slab + (g + 1) * m * plane, stream, &msg) == 0 ? PA_OK
+                 : engine_error(c, "transform", msg);
+        int cst = copy(TZG, buf + g * m, SG, slab + g * m * plane, &t->alltoall);
+        if (next)
+            st = xy_done(c, stream, st, t, failed);
+        if (cst != PA_OK || st != PA_OK) {
+            st = cst != PA_OK ? cst : st;
+            goto done;
+        }
+    }
     st = exec(c, &planz, dbuf, &t->fft_z);                          /* fft Z, in place in dbuf */
     st = agree_status(c, st, failed);
 done:
+    pk_stream_destroy(c->engine, stream);
     pk_plan_destroy(&planxy);
     pk_plan_destroy(&planz);
     pa_scope_destroy(s);
