@@ -190,11 +190,14 @@ static int build_children(build *b, pa_type *n, pa__adim *const *dims, int ndims
     if (!(n->child = calloc((size_t)ndims, sizeof *n->child)))
         return pa__err(PA_ERR_NOMEM, "no memory for a dimension");
     n->size = 1;
+    int64_t nonzero = 1;   /* bounds the strides too: an empty dimension makes the size 0, not its neighbours' product */
     for (int i = 0; i < ndims; i++) {
         if ((st = build_node(b, dims[i], n, i, &n->child[i])))
             return st;
         n->nchild++;
-        if (__builtin_mul_overflow(n->size, n->child[i]->size, &n->size) || n->size > PA__MAX_SIZE)
+        int64_t sz = n->child[i]->size;
+        if (__builtin_mul_overflow(n->size, sz, &n->size) || n->size > PA__MAX_SIZE ||
+            __builtin_mul_overflow(nonzero, sz ? sz : 1, &nonzero) || nonzero > PA__MAX_SIZE)
             return pa__err(PA_ERR_RANGE, "in \"%s\" at column %d: the dimension's size overflows", b->env.text,
                            dims[i]->col);
     }

@@ -81,6 +81,8 @@ static const bad unbound[] = {
     {"[n]", PA_ERR_NAME, "column 2: 'n' is neither a parameter nor a variable of the scope"},
     {"[1024*1024*1024*1024*1024*1024*1024]", PA_ERR_RANGE, "integer overflow"},
     {"[[1048576][1048576][1048576]]", PA_ERR_RANGE, "the dimension's size overflows"},
+    /* empty, but the strides of the first dimension would be 2^60 (found by dlpack_fuzz) */
+    {"[[0][1048576][1048576][1048576]]", PA_ERR_RANGE, "column 23: the dimension's size overflows"},
     {"[4/(2-2)]", PA_ERR_RANGE, "column 3: division by zero"},
     {"[#A_5]", PA_ERR_DIM, "dimension A has 2 sub-dimensions, so it has no sub-dimension 5"},
     {"[#A_0_1_0]", PA_ERR_DIM, "dimension A_0_1 has 0 sub-dimensions"},
