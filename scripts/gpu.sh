@@ -42,7 +42,7 @@ bench-matrix    gpu   300 gpu  bench/matrix,examples/matrix_knn,examples/matrix_
 bench-ssb       gpu   480 gpu  bench/ssb,tools/parray                         P8
 bench-fft       gpu   420 gpu  bench/fft,examples/pkufft                      P12 at P = 1 2 4 on the GPUs there are
 check-fft       gpu   360 gpu  examples/pkufft,tests/test_mpi_dmem            PKUFFT against cuFFT, bad input
-bench-gpu-dist  gpu   560 gpu2 bench/mpi_copy,bench/fft,bench/gpu_dist?       P12 P18, one rank per GPU, P = 2 4
+bench-gpu-dist  gpu   560 gpu2 bench/mpi_copy,bench/fft,bench/gpu_dist?,tools/parray  P12 P18, one rank per GPU, P = 2 4
 demo            gpu   150 gpu  examples/demo                                  the README main job
 nvtx            nvtx  420 gpu  all                                            NVTX, DLPack, nsys (docs/nsight.md)
 bench-host      host  300 -    bench/copy_host,tools/parray                   P4
@@ -311,6 +311,9 @@ step_bench_gpu_dist() {
     read -r -a extra <<< "${GPU_DIST_ARGS:-}"   # e.g. "--reps 7 --fft 1024"
     for p in 2 4; do [ "$p" -le "$ngpu" ] && procs+=("$p"); done
     [ "$ngpu" -gt 4 ] && procs+=("$ngpu")
+    # the NCCL route's constants measured between every GPU (rank 0 runs the tool, one drafted rank per GPU)
+    run 120 "parray calibrate, $ngpu GPUs" "${mpi_gpu[@]}" -np $((ngpu + 1)) -x NCCL_NVLS_ENABLE \
+        -x PA_COST_FILE="$logs/cost-nccl" "$b/tools/parray" calibrate
     for p in "${procs[@]}"; do
         [ -x "$b/bench/gpu_dist" ] || [ "$dry" = 1 ] &&
             run 120 "gpu_dist P=$p (P18)" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE "$b/bench/gpu_dist" \

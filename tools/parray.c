@@ -17,6 +17,7 @@
 #include <parray/parray.h>
 
 #include "ssb_tool.h"
+#include "tool_calibrate.h"
 
 /* Exit statuses: 1 for declaration and type errors, 2 for usage errors (as grep and diff use 2). */
 enum { EXIT_TYPE = 1, EXIT_USAGE = 2 };
@@ -36,7 +37,8 @@ static const char usage_text[] =
     "(on, off by PA_BACKENDS, not built), the copy planner's cost model and which memory types are usable\n"
     "here.  calibrate measures the cost model's constants on this machine (about a second) and writes them to\n"
     "FILE, by default the file the library reads at start (PA_COST_FILE, else $XDG_CACHE_HOME/parray/cost,\n"
-    "else ~/.cache/parray/cost).  The other commands read PARRAY type declarations into one scope, in the\n"
+    "else ~/.cache/parray/cost); under mpirun -np K (K >= 3) the K - 1 drafted processes also measure MPI and,\n"
+    "with a GPU each, NCCL between them.  The other commands read PARRAY type declarations into one scope, in the\n"
     "order given, then:\n"
     "  show TYPE...      prints, for each type or dimension, its name, memory type (mtt), element type and\n"
     "                    size, size, ndim, number of leaves, stp, cnt, extent, parameters, compiled layout\n"
@@ -418,10 +420,7 @@ int main(int argc, char **argv)
             status = usage_error("%s", "calibrate takes at most one FILE");
             goto done;
         }
-        if (pa_cost_calibrate(nwords == 2 ? words[1] : NULL, stdout) != PA_OK) {
-            fprintf(stderr, "parray: calibrate: %s\n", pa_last_error());
-            status = EXIT_TYPE;
-        }
+        status = pa_tool_calibrate(argc, argv, nwords == 2 ? words[1] : NULL) ? EXIT_TYPE : 0;
         goto done;
     }
     if (strcmp(words[0], "show") == 0) {

@@ -11,6 +11,8 @@
  * every process with a GPU of its own takes and which is refused (and the next route taken) where two share
  * one.  Exits 77 without a GPU.
  */
+#include "cost_model.h"
+#include "mpi_backend.h"
 #include "mpi_verify.h"
 
 static pa_scope *scope;
@@ -171,6 +173,30 @@ static void test_route(void)
         MCK(route && strstr(route, "NCCL"), "expected the NCCL route: %s", buf);
 }
 
+/* The NCCL route's constants (cost_nccl.c, run by pa_cost_calibrate after the MPI ones): measured on the route's
+ * own communicator where NCCL runs here (PA_TEST_EXPECT_NCCL=1 with a GPU per process), the same on every
+ * process and within sane bounds; elsewhere left as they were.  A copy after it still takes its route. */
+static void test_calibrate(void)
+{
+    pa__cost_model m = *pa__cost_defaults();
+    const pa__cost_model *d = pa__cost_defaults();
+    const char *want = getenv("PA_TEST_EXPECT_NCCL");
+    int nccl = want && strcmp(want, "1") == 0 && pa_backend_on("nccl") && pa_cuda_device_count() >= pa_mpi_nprocs();
+    MCK_OK(pa_mpi__calibrate(&m, pa_mpi_rank() == 0 ? stdout : NULL));
+    double v[2] = {m.gpu_nccl_latency, m.gpu_nccl_bw}, lo[2], hi[2];
+    MPI_Allreduce(v, lo, 2, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(v, hi, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MCK(lo[0] == hi[0] && lo[1] == hi[1], "processes measured different NCCL constants");
+    if (nccl)
+        MCK(m.gpu_nccl_latency != d->gpu_nccl_latency && m.gpu_nccl_bw != d->gpu_nccl_bw &&
+            m.gpu_nccl_latency >= 1000 && m.gpu_nccl_bw > 1, "NCCL constants not measured: %g ns, %g bytes/ns",
+            m.gpu_nccl_latency, m.gpu_nccl_bw);
+    else
+        MCK(m.gpu_nccl_latency == d->gpu_nccl_latency && m.gpu_nccl_bw == d->gpu_nccl_bw,
+            "NCCL constants changed without NCCL: %g ns, %g bytes/ns", m.gpu_nccl_latency, m.gpu_nccl_bw);
+    check("FT", "dmem", "FS", "dmem");
+}
+
 int main(int argc, char **argv)
 {
     (void)mv_check_copy;   /* this suite checks through device memory (check above) */
@@ -220,6 +246,7 @@ int main(int argc, char **argv)
     mck_run("pkufft all-to-all", test_pkufft);
     mck_run("repeated copies", test_repeated);
     mck_run("route", test_route);
+    mck_run("calibration of the NCCL constants", test_calibrate);
     int all = 0;
     MPI_Allreduce(&mck_failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     pa_scope_destroy(scope);

@@ -7,6 +7,7 @@
  * 100 round trips of 8 bytes, and of 5 round trips of 16 MiB) while the others wait; process 0 sends the results
  * to all, so that every process writes the same model.  Without MPI running, or with one process, the
  * constants keep their values.  The packing bandwidth (mpi_host_bw) is the host backend's copy bandwidth.
+ * Then the NCCL route's constants, where the processes have GPUs (cost_nccl.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,5 +72,5 @@ int pa_mpi__calibrate(pa__cost_model *m, FILE *log)
     if (log && rank == 0)
         fprintf(log, "  mpi: latency %.0f ns, %.2f bytes/ns between processes 0 and 1 (of %d)\n", m->mpi_latency,
                 m->mpi_net_bw, nprocs);
-    return PA_OK;
+    return pa_mpi__calibrate_nccl(m, log);
 }

@@ -469,10 +469,19 @@ static int gpus_differ(const char *mine, char *all, int members)
 static int comm_for(pa_mpi__dplan *p, MPI_Comm comm, void **out, const char **why)
 {
     pa_mpi__nccl *x = p->nccl;
-    const pa__devcomm_ops *dc = x->dc;
     int pair = x->members == 2 && p->kind == PA_MPI__SENDRECV;
     int a = pair ? p->src_root : -1, b = pair ? p->dst_root : -1;
-    int me = pair ? (p->rank == a ? 0 : 1) : p->rank, members = x->members;
+    x->me = pair ? (p->rank == a ? 0 : 1) : p->rank;
+    return pa_mpi__nccl_comm(comm, x->dc, a, b, out, why);
+}
+
+int pa_mpi__nccl_comm(MPI_Comm comm, const pa__devcomm_ops *dc, int a, int b, void **out, const char **why)
+{
+    int pair = a >= 0, rank, members;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &members);
+    int me = pair ? (rank == a ? 0 : 1) : rank;
+    members = pair ? 2 : members;
     int peer = pair ? (me == 0 ? b : a) : -1;
     char key[KEY_BYTES] = "", *all = NULL;
     unsigned char id[ID_MAX];
@@ -494,14 +503,13 @@ static int comm_for(pa_mpi__dplan *p, MPI_Comm comm, void **out, const char **wh
         has = pa_mpi__all_ok(has, comm);
     }
     if (has) {
-        x->me = me;
         *out = e->comm;
         return PA_OK;
     }
     if (!(all = calloc((size_t)members, KEY_BYTES)))
         return pa__err(PA_ERR_NOMEM, "NCCL route: no memory for %d GPU keys", members);
     if (!have)
-        snprintf(key, sizeof key, "!%d", p->rank);   /* unique: the failure is agreed on below */
+        snprintf(key, sizeof key, "!%d", rank);   /* unique: the failure is agreed on below */
     if (pair) {
         memcpy(all + (size_t)me * KEY_BYTES, key, KEY_BYTES);
         MPI_Sendrecv(key, KEY_BYTES, MPI_CHAR, peer, TAG_NCCL_ID, all + (size_t)(1 - me) * KEY_BYTES, KEY_BYTES,
@@ -556,7 +564,6 @@ static int comm_for(pa_mpi__dplan *p, MPI_Comm comm, void **out, const char **wh
         free(ne);
         return st;
     }
-    x->me = me;
     *out = nc;
     return PA_OK;
 }

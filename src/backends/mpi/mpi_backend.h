@@ -191,6 +191,7 @@ void pa_mpi__buffers_free(pa_mpi__dplan *p);
 pa_mpi__route pa_mpi__route_choose(pa_mpi__dplan *p);
 
 /* ---- NCCL between the processes' GPUs (dist_nccl.c) ----------------------------------------------------- */
+struct pa__devcomm_ops;
 
 /** 1 when a plan may take the NCCL route (both sides dmem, not local, NCCL loadable); else 0 and *why. */
 int pa_mpi__nccl_possible(const pa_mpi__dplan *p, const char **why);
@@ -202,6 +203,15 @@ int pa_mpi__nccl_prepare(pa_mpi__dplan *p);
 int pa_mpi__nccl_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src, pa_mpi__times *t);
 /** Frees what pa_mpi__nccl_prepare and the runs made (the communicator stays with the MPI communicator). */
 void pa_mpi__nccl_free(pa_mpi__dplan *p);
+/**
+ * The NCCL communicator between the members of comm (a, b = -1, -1: all of them; else the pair of ranks a and
+ * b, which alone call it), made if new and kept with comm.  Collective over the members.  \return PA_OK with
+ * *out, PA_ERR_UNSUPPORTED with *why where NCCL or a GPU of one's own is missing on some member (every member
+ * says so), or another error.
+ */
+int pa_mpi__nccl_comm(MPI_Comm comm, const struct pa__devcomm_ops *dc, int a, int b, void **out, const char **why);
+/** Measures the NCCL route's constants (cost_nccl.c) where every process has a GPU of its own. */
+int pa_mpi__calibrate_nccl(struct pa__cost_model *m, FILE *log);
 /** The NCCL route's words for explanations (chunks, slices in place).  \return as snprintf. */
 int pa_mpi__nccl_explain(const pa_mpi__dplan *p, char *buf, size_t len);
 
