@@ -171,6 +171,8 @@ static void test_route(void)
         printf("pkufft all-to-all: %s\n", buf);
     if (want && strcmp(want, "1") == 0 && pa_backend_on("nccl") && pa_cuda_device_count() >= pa_mpi_nprocs())
         MCK(route && strstr(route, "NCCL"), "expected the NCCL route: %s", buf);
+    if (want && strcmp(want, "0") == 0)   /* NCCL cannot be loaded (mpi_dmem_nccl_missing): another route */
+        MCK(route && !strstr(route, "NCCL"), "expected a route other than NCCL's: %s", buf);
 }
 
 /* The NCCL route's constants (cost_nccl.c, run by pa_cost_calibrate after the MPI ones): measured on the route's
