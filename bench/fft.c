@@ -2,7 +2,7 @@
  * bench/fft — the distributed 3-D FFT of the manual's section 7.2 (examples/pkufft), target P12:
  *
  *     mpirun -np P build/bench/fft [--route=host|device|both] [--repeats=R] [--alltoall-only] [--groups=G]
- *                                  [N...]                                             (N: 256 512 1024)
+ *                                  [--fast-only] [N...]                               (N: 256 512 1024)
  *
  * For each N (complex float) and route, every rank runs the transform on its slab R times after a warm-up
  * (each from the same input); a phase's time is the slowest rank's, and the table shows the median over the
@@ -17,7 +17,8 @@
  * Prints P, the ranks per GPU and the route the library took.  Skips (77) without a GPU or cuFFT.
  * The fast form (one all-to-all that leaves Z innermost, result left distributed along Y) runs twice: in one
  * group (reported) and pipelined in G plane groups (--groups, default 4: the XY transforms of group g + 1 run
- * while group g is exchanged), which carries P12's limits against cuFFT on one GPU.
+ * while group g is exchanged), which carries P12's limits against cuFFT on one GPU.  --fast-only runs only those
+ * rows (and cuFFT's anchor): no listing, no all-to-all rows.
  * --alltoall-only measures the all-to-all rows alone (no transforms, no 3-D anchor).  PA_MPI_TIMES=1 prints each
  * distributed copy's steps (pack, own block, MPI, unpack) at exit; PA_MPI_SELF=0 sends the own block through
  * MPI as well (the comparison for dist_self.c).
@@ -38,7 +39,7 @@
 
 #define TARGET_ALLTOALL 0.90
 
-static int rank, nranks, ngpu, repeats = 5, fails, cpu, smoke, a2a_only, groups = 4;
+static int rank, nranks, ngpu, repeats = 5, fails, cpu, smoke, a2a_only, fast_only, groups = 4;
 
 #define CHECK(x)                                                                                         \
     do {                                                                                                 \
@@ -305,7 +306,7 @@ static int task(pa_ctx *ctx, void *arg)
     MPI_Bcast(&r3, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Bcast(&r3c, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     for (int route = 0; route < 2; route++) {
-        if (!(j->routes & (1 << route)))
+        if (!(j->routes & (1 << route)) || (fast_only && route == PK_ROUTE_HOST))
             continue;
         int host = route == PK_ROUTE_HOST;
         const pa_type *SL = host ? HSTS_1 : DSLAB;
@@ -318,7 +319,7 @@ static int task(pa_ctx *ctx, void *arg)
         for (int64_t i = 0; i < pa_size(HSTS_1); i++)
             orig[i] = (pk_complex){(float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f, (float)(i % 13) * 0.05f};
         double ph[5][64] = {{0}};
-        for (int i = -1; i < repeats && !a2a_only; i++) {   /* i = -1: the warm-up */
+        for (int i = -1; i < repeats && !a2a_only && !fast_only; i++) {   /* i = -1: the warm-up */
             pk_times t = {0};
             int failed;
             CHECK(pa_copy(SL, a, HSTS_1, orig));
@@ -331,12 +332,22 @@ static int task(pa_ctx *ctx, void *arg)
                     ph[q][i] = x;
             }
         }
-        double med[5], a2a, a2a_mpi;
+        double med[5], a2a = 0, a2a_mpi = 0;
         char plan[1024];
         for (int q = 0; q < 5; q++)
             med[q] = median(ph[q], repeats);
-        alltoall(&c, (pk_route)route, a, b, &a2a, &a2a_mpi, plan, sizeof plan);
-        if (c.k == 0) {
+        if (!fast_only)
+            alltoall(&c, (pk_route)route, a, b, &a2a, &a2a_mpi, plan, sizeof plan);
+        if (fast_only && c.n <= 512) {   /* the listing's result, once, untimed: what the fast form is checked against */
+            pk_times t = {0};
+            int failed;
+            CHECK(pa_copy(SL, a, HSTS_1, orig));
+            CHECK(pk_fft_device(&c, a, b, &t, &failed));
+        }
+        if (c.k == 0 && fast_only)
+            printf("\nN=%d complex float (%.2f GiB), P=%d, ranks per GPU %d, the fast form alone (--fast-only)\n",
+                   c.n, (double)c.n * c.n * c.n * 8 / (1 << 30), c.p, cpu ? 0 : (c.p + ngpu - 1) / ngpu);
+        if (c.k == 0 && !fast_only) {
             printf("\nN=%d complex float (%.2f GiB), P=%d, ranks per GPU %d, route %s\n  all-to-all plan: %s\n",
                    c.n, (double)c.n * c.n * c.n * 8 / (1 << 30), c.p, cpu ? 0 : (c.p + ngpu - 1) / ngpu,
                    cpu ? (host ? "host (the listing's steps, transforms on the CPU)" : "device (its steps, on the CPU)")
@@ -407,6 +418,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--engine=cpu")) cpu = 1;
         else if (!strcmp(argv[i], "--smoke")) smoke = 1;
         else if (!strcmp(argv[i], "--alltoall-only")) a2a_only = 1;
+        else if (!strcmp(argv[i], "--fast-only")) fast_only = 1;
         else if (!strncmp(argv[i], "--groups=", 9)) groups = atoi(argv[i] + 9) < 1 ? 1 : atoi(argv[i] + 9);
         else if (nsizes < 16 && atoi(argv[i]) > 0) sizes[nsizes++] = atoi(argv[i]);
     }
