@@ -17,7 +17,7 @@
 #                           runs the baseline's build of the same configuration, in the same call ("before")
 #   GPU_COUNT=N             the GPUs to assume (default: what nvidia-smi lists)
 #   DRY=1                   build nothing, run nothing: print each step's commands (checks the logic anywhere)
-#   step knobs: TESTS (suites for tests), FFT_SIZES, FFT_REPEATS, GPU_DIST_ARGS, MPI_RANKS, SSB_SF, SSB_TILES,
+#   step knobs: TESTS (suites for tests), FFT_SIZES, FFT_REPEATS, FFT_GROUPS, GPU_DIST_ARGS, MPI_RANKS, SSB_SF, SSB_TILES,
 #   HOST_CASES, PA_SGEMM_SWEEP, FUZZ_SECONDS, FUZZ_JOBS; see the step functions below.
 #
 # On a machine without a GPU the steps that need one print "STEP: skipped (no GPU here)" and the others run.
@@ -321,6 +321,11 @@ step_bench_gpu_dist() {
         run 120 "mpi_copy P=$p" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE "$b/bench/mpi_copy"
         run 200 "fft --route=device N=${sizes[*]} P=$p (P12)" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE \
             -x PA_MPI_TIMES=1 "$b/bench/fft" --route=device --repeats="${FFT_REPEATS:-5}" "${sizes[@]}"
+        for g in ${FFT_GROUPS:-4 8}; do   # the fast form alone, pipelined in g plane groups
+            run 120 "fft --fast-only --groups=$g N=${sizes[*]} P=$p (P12)" "${mpi_gpu[@]}" -np "$p" \
+                -x NCCL_NVLS_ENABLE "$b/bench/fft" --fast-only --groups="$g" --repeats="${FFT_REPEATS:-5}" \
+                "${sizes[@]}"
+        done
     done
 }
 
