@@ -17,7 +17,7 @@
 #                           runs the baseline's build of the same configuration, in the same call ("before")
 #   GPU_COUNT=N             the GPUs to assume (default: what nvidia-smi lists)
 #   DRY=1                   build nothing, run nothing: print each step's commands (checks the logic anywhere)
-#   step knobs: TESTS (suites for tests), FFT_SIZES, FFT_REPEATS, FFT_GROUPS, GPU_DIST_ARGS, MPI_RANKS, SSB_SF, SSB_TILES,
+#   step knobs: TESTS (suites for tests), FFT_SIZES, FFT_REPEATS, FFT_GROUPS, SANITIZE_TOOLS, GPU_DIST_ARGS, MPI_RANKS, SSB_SF, SSB_TILES,
 #   HOST_CASES, PA_SGEMM_SWEEP, FUZZ_SECONDS, FUZZ_JOBS; see the step functions below.
 #
 # On a machine without a GPU the steps that need one print "STEP: skipped (no GPU here)" and the others run.
@@ -33,7 +33,7 @@ set -uo pipefail
 STEP_TABLE='
 info            gpu   120 -    tools/parray                                   device, parray info and calibrate
 tests           gpu   540 gpu  all                                            every suite (TESTS="a b": those)
-sanitize        gpu   420 gpu  tests/test_cuda_for,tests/test_plcuda_gpu,tests/test_cuda_copy,tests/test_cuda_devices,tests/test_query_ssb_gpu,examples/pkufft?  compute-sanitizer memcheck
+sanitize        gpu   900 gpu  tests/test_cuda_for,tests/test_plcuda_gpu,tests/test_cuda_copy,tests/test_cuda_devices,tests/test_query_ssb_gpu,tests/test_tiles_gpu,examples/pkufft?  compute-sanitizer memcheck, racecheck, synccheck, initcheck
 bench-copy      gpu   240 gpu  bench/copy_gpu                                 P1 P2 P3 (GPU1 rows with 2 GPUs)
 bench-map       gpu   120 gpu  bench/map_gpu                                  P5
 bench-kernels   gpu   120 gpu  bench/kernels                                  P6
@@ -223,6 +223,16 @@ step_sanitize() {
     [ "$ngpu" -ge 2 ] && run 60 "test_cuda_devices two" env PA_TEST_SEED=42 "${sz[@]}" "$b/tests/test_cuda_devices" two
     [ -x "$b/examples/pkufft" ] || [ "$dry" = 1 ] &&
         run 120 "pkufft P=2" "${mpi_gpu[@]}" -np 2 "${sz[@]}" "$b/examples/pkufft" --engine=gpu --route=both 16
+    # Shared-memory races and barriers in the kernels that tile through shared memory (the tiles' gemm, the SSB
+    # engine's block-wide primitives, the tiled permute), and reads of uninitialised device memory by the copies.
+    local tool
+    for tool in ${SANITIZE_TOOLS:-racecheck synccheck initcheck}; do
+        sz=(compute-sanitizer --tool "$tool" --error-exitcode 9)
+        [ "$tool" = racecheck ] && sz+=(--racecheck-report hazard)
+        for t in tiles_gpu query_ssb_gpu cuda_copy; do
+            run 200 "$tool test_$t" env PA_TEST_SEED=42 CK_FORK=no "${sz[@]}" "$b/tests/test_$t"
+        done
+    done
 }
 
 step_bench_copy() {
