@@ -47,8 +47,9 @@ static double predict(const pa_mpi__dplan *p, pa_mpi__route r)
             return -1;
         /* two barriers, and a synchronous copy per peer */
         return 2 * m->mpi_latency * p->nprocs + p->nprocs * m->gpu_call + b / m->gpu_peer_bw + 2 * gpu_pass;
-    case PA_MPI__ROUTE_STAGED:
-        return b / m->gpu_d2h_pinned + b / m->gpu_h2d_pinned + m->mpi_latency * p->nprocs + b / m->mpi_net_bw;
+    case PA_MPI__ROUTE_STAGED:   /* two synchronous DMAs (device -> pinned, pinned -> device) around MPI's */
+        return 2 * m->gpu_call + b / m->gpu_d2h_pinned + b / m->gpu_h2d_pinned + m->mpi_latency * p->nprocs +
+               b / m->mpi_net_bw;
     default:
         return -1;
     }
