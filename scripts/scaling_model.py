@@ -325,7 +325,7 @@ def table(cost, source):
         w("| %s | %d | %.3f | %s | %.2f |" % (what, p, got, ms(t), t * 1e3 / got))
 
     w("\n### Strong scaling: N fixed, %d GPUs a node, NDR (%.0f GB/s a GPU)\n" % (m.per_node, m.b_ib / 1e9))
-    w("| N | GPUs | nodes | to each peer | chunks | exchange: wire / latency ms | fast form, 1 group ms "
+    w("| N | GPUs | nodes | to each peer | chunks | exchange in 1 group: wire / latency ms | fast form, 1 group ms "
       "| 4 groups ms | efficiency | listing 46 ms | pencil ms (grid) | pencil efficiency |")
     w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for n in (1024, 2048, 4096):
