@@ -12,6 +12,8 @@
  * one.  Exits 77 without a GPU.
  */
 #include "mpi_verify.h"
+#include <parray/cuda.h>
+#include <parray/mpi.h>
 
 static pa_scope *scope;
 
