@@ -1,7 +1,8 @@
 /*
  * parray — the names kept for one release after the API's renames (docs/api.md, "The API's style"): each is
  * declared PA_DEPRECATED in its header and calls its new name, with the arguments in the old order.  Delete
- * this file, the declarations and tests/core/test_api_aliases.c together in the next release.
+ * this file, the declarations, tests/core/test_api_aliases.c and tests/matrix/test_matrix_aliases.c together in
+ * the next release.
  *
  * pa_matrix_create is not here: it keeps its own body in src/matrix/matrix.c (it makes a malloc'd matrix,
  * which pa_matrix_create_in does not).
