@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "gpu_bench.h"
+#include <parray/cuda.h>
 #include "omp_memcpy.h"
 
 /* The pageable pipeline's host threads (src/backends/cuda/copy_pipeline.c). */

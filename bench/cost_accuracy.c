@@ -17,6 +17,7 @@
 
 #include "bench_clock.h"
 #include "parray/parray.h"
+#include <parray/cuda.h>
 
 static int smoke, repeats = 7, fails;
 

@@ -35,6 +35,7 @@
 
 #if PKUFFT_CUFFT
 #include <cuda_runtime_api.h>
+#include <parray/cuda.h>
 #endif
 
 #define TARGET_ALLTOALL 0.90

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "parray/parray.h"
+#include <parray/gputile.h>
 
 int main(int argc, char **argv)
 {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "parray/parray.h"
+#include <parray/cuda.h>
 
 /* A CUDA call that must succeed. */
 #define CK(x)                                                                                            \

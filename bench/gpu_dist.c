@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "parray/parray.h"
+#include <parray/cuda.h>
 #include "bench_clock.h"
 
 static int me, nprocs, reps = 11;

@@ -22,6 +22,8 @@
 
 #include "rtc_internal.h"
 #include "parray/parray.h"
+#include <parray/cuda.h>
+#include <parray/kernel.h>
 #include "bench_clock.h"
 
 #define CHECK(expr)                                                                                    \

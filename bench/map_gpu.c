@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "gpu_bench.h"
+#include <parray/cuda.h>
 
 int map_anchor(int c, float *x, long long n, long long w, long long d, float a, float b);
 

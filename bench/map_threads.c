@@ -94,7 +94,7 @@ int main(int argc, char **argv)
     snprintf(decl, sizeof decl, "pthd [%d]", p);
     const pa_type *P = pa_type_parse(s, decl);
     run *rp = &r;
-    pa_set_num_threads(p);
+    pa_threads_set_num(p);
     printf("map_threads: 3 x %lld doubles on %d threads, static chunks (OpenMP, pa_for) and pa_map_runs\n",
            (long long)n, p);
     for (int round = 0; round < (smoke ? 2 : 12); round++) {

@@ -27,6 +27,7 @@
 
 #include "cuda_internal.h"
 #include "gpu_bench.h"
+#include <parray/kernel.h>
 #include "../examples/matrix_knn.h"
 
 int bench_topk_launch(const float *G, const float *xn, int n, int nq, int *out);
@@ -121,15 +122,15 @@ static void run_ours(void *p)
 {
     copy_case *c = p;
     if (c->kind == 0)
-        PK(pa_matrix_transpose_into(c->in[0], c->out));
+        PK(pa_matrix_store_transpose(c->out, c->in[0]));
     else if (c->kind == 3)
         PK(pa_copy(c->dt, c->dptr, c->st, c->sptr));
     else if (c->kind == 1)
-        PK(pa_matrix_rbind_into(c->in, c->nin, c->out));
+        PK(pa_matrix_store_rbind(c->out, c->in, c->nin));
     else if (c->kind == 4)
         rbind_2d(c);
     else
-        PK(pa_matrix_cbind_into(c->in, c->nin, c->out));
+        PK(pa_matrix_store_cbind(c->out, c->in, c->nin));
 }
 
 static void run_memcpy(void *p)
@@ -143,8 +144,7 @@ static void run_memcpy(void *p)
 static pa_matrix *random_dmem(int elm, int64_t h, int64_t w, unsigned seed)
 {
     pa_matrix *m = NULL, *d = NULL;
-    m = pa_matrix_create(elm, h, w);
-    if (!m) {
+    if (pa_matrix_create_in(NULL, elm, h, w, &m) != PA_OK) {
         fprintf(stderr, "%s\n", pa_last_error());
         exit(1);
     }
@@ -408,7 +408,12 @@ static void knn_rows(int quick)
     c.d = 32;
     knn_shape shape = {c.d, 8, quick ? 16 : 128};
     /* integer coordinates 0..99: every distance and dot product is exact in float */
-    pa_matrix *hd = pa_matrix_create(PA_MATRIX_FLOAT, c.n, c.d), *hq = pa_matrix_create(PA_MATRIX_FLOAT, c.nq, c.d);
+    pa_matrix *hd = NULL, *hq = NULL;
+    if (pa_matrix_create_in(NULL, PA_MATRIX_FLOAT, c.n, c.d, &hd) != PA_OK ||
+        pa_matrix_create_in(NULL, PA_MATRIX_FLOAT, c.nq, c.d, &hq) != PA_OK) {
+        fprintf(stderr, "%s\n", pa_last_error());
+        exit(1);
+    }
     uint32_t s = 99;
     for (int64_t i = 0; i < (int64_t)c.n * c.d; i++) {
         s = s * 1664525u + 1013904223u;

@@ -5,7 +5,7 @@
  * process's share of the host (pa_topology_mic_grid, pa_host_share; a pthd array where hwloc is missing).
  *
  *   bandwidth  every thread moves its row y -> x (PAGED = paged double [[cores][tpc]][[N/L][L]]) through a vmem
- *              tile the size of the vector register file (pa_tile2 with the vmem inner type), ntests times,
+ *              tile the size of the vector register file (pa_tile_copy with the vmem inner type), ntests times,
  *              against an OpenMP-parallel memcpy of the same bytes on as many threads: target >= 0.85;
  *   FMA        every thread loads a vmem tile c (half the register file) into registers and runs nrepeats
  *              c = c * a + b on it (independent vectors, so the FMA units stay busy: on a core with one
@@ -82,7 +82,7 @@ static int thread_body(pa_ctx *ctx, void *arg)
     int64_t off = pa_tid(ctx) * t->row_elems;
     int st = PA_OK;
     for (int i = 0; i < t->ntests && st == PA_OK; i++)
-        st = pa_tile2(t->row, t->y + off, t->row, t->x + off, t->tile, NULL, NULL);
+        st = pa_tile_copy(t->row, t->x + off, t->row, t->y + off, t->tile, NULL, NULL);
     return st;
 }
 

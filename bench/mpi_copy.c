@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "parray/parray.h"
+#include <parray/mpi.h>
 #include "bench_clock.h"
 
 #define TARGET 0.95

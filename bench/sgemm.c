@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "gpu_bench.h"
+#include <parray/gputile.h>
 
 #define CB(x)                                                                                            \
     do {                                                                                                 \

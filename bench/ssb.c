@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "gpu_bench.h"
+#include <parray/ssb.h>
 
 #define FLOOR_BW 3.0e12
 
@@ -101,7 +102,7 @@ int main(int argc, char **argv)
         pa_ssb_result rg = {0}, rc = {0};
         PK(pa_ssb_gpu_launch(gpu, q, stream));   /* warm: kernels loaded, caches touched */
         PK(pa_ssb_gpu_result(gpu, q, &rg));
-        pa_ssb_result_free(&rg);
+        pa_ssb_result_destroy(&rg);
         for (int r = 0; r < runs; r++) {
             float ms;
             CK(cudaEventRecord(ev0, stream));
@@ -144,7 +145,7 @@ int main(int argc, char **argv)
         PK(pa_ssb_gpu_result(gpu, q, &rg));
         double gms = median(t, runs), sms = median(ts, runs), cms = 0;
         for (int r = 0; r < cpu_runs; r++) {
-            pa_ssb_result_free(&rc);
+            pa_ssb_result_destroy(&rc);
             t0 = now_ms();
             PK(pa_ssb_run_cpu(db, q, 0, &rc));
             tc[r] = now_ms() - t0;
@@ -166,8 +167,8 @@ int main(int argc, char **argv)
         if (csv)
             fprintf(csv, "%s,%g,%.1f,%.4f,%.4f,%.4f,%.3f,%.2f,%.2f,%s\n", pa_ssb_query_name(q), sf, bytes / 1e6,
                     floor_ms, gms, sms, frac, target, cms, same ? "equal" : "differs");
-        pa_ssb_result_free(&rg);
-        pa_ssb_result_free(&rc);
+        pa_ssb_result_destroy(&rg);
+        pa_ssb_result_destroy(&rc);
     }
     printf("\n%d of %d queries meet their target; %d results differ from the CPU's\n", PA_SSB_NQUERIES - misses,
            PA_SSB_NQUERIES, bad);

@@ -142,7 +142,7 @@ static void run_ours(int c, const pa_type *A, const pa_type *P, triad *t, triad 
     else if (c == C_FOR)
         pa_for(P, triad_thread, tp, sizeof *tp);
     else
-        triad_omp(t, pa_get_num_threads());   /* the noise floor: the anchor against itself */
+        triad_omp(t, pa_threads_get_num());   /* the noise floor: the anchor against itself */
 }
 
 static void run_anchor(int c, triad *t, int p)
@@ -178,7 +178,7 @@ static void bench_triad(pa_scope *scope, int log2n, const int *nthr, int nt, int
         int p = nthr[i];
         snprintf(decl, sizeof decl, "pthd [%d]", p);
         const pa_type *P = pa_type_parse(scope, decl);
-        pa_set_num_threads(p);
+        pa_threads_set_num(p);
         /* Rounds of pairs: each case of ours right beside its anchor, the one first in one round going second
          * in the next, so that a drift of the host's rate (other tenants, the clock) falls on both sides of a
          * pair; a row's ratio is the median of its rounds' ratios.  Before every run a pause lets spinning
@@ -225,7 +225,7 @@ static void bench_triad(pa_scope *scope, int log2n, const int *nthr, int nt, int
         printf("| triad OpenMP against itself (noise floor, no target) | %s | %d | %.2f | %.2f | GB/s | %.3f | - | - |\n",
                size, p, g[C_FLOOR], ga[C_FLOOR], q[C_FLOOR]);
     }
-    pa_set_num_threads(all);
+    pa_threads_set_num(all);
     pa_destroy(A, t.a);
     pa_destroy(A, t.b);
     pa_destroy(A, t.c);

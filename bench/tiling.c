@@ -4,13 +4,13 @@
  *
  * As the listing writes it: A = paged int [[n/R][R]][[n/C][C]] seen tile by tile, TA = [[#A_0_0][#A_1_0]]
  * [[#A_0_1][#A_1_1]], each tile moved through a vmem int [R][C] tile into B = A^T seen as TB = [[#B_1_0][#B_0_0]]
- * [[#B_1_1][#B_0_1]], one pa_tile2 call (no tile function: the tile lives in vector registers, transposed there;
+ * [[#B_1_1][#B_0_1]], one pa_tile_copy call (no tile function: the tile lives in vector registers, transposed there;
  * AVX-512 or AVX2 chosen at run time, pa_vmem_isa).  R x 4 bytes is one 64-byte line of B and R x C x 4 bytes
  * at most the register file: 16 x 16 on AVX-512, 16 x 8 on AVX2.  B = A^T is checked.
  *
  * Against an OpenMP-parallel memcpy of the same bytes (bytes counted once) on as many threads, alternating, a
  * pause of 20 ms before each side, median of 11: at all of this process's CPUs (target >= 0.85), and at half of
- * them and on one thread (information).  Without a tile function pa_tile2's move is pa_copy's, on the copy
+ * them and on one thread (information).  Without a tile function pa_tile_copy's move is pa_copy's, on the copy
  * threads (pa_copy_set_threads).
  *
  * Usage: tiling [--smoke] [n]      (n: the matrix side, a multiple of 16, default 8192: 256 MiB; --smoke: 512,
@@ -39,11 +39,11 @@ typedef struct bench {
 static void measure(const bench *x, int t, int reps, double *ours, double *anchor)
 {
     double vo[16], va[16];
-    pa_copy_set_threads(t);   /* pa_tile2's move without a tile function is a copy (tile.h) */
+    pa_copy_set_threads(t);   /* pa_tile_copy's move without a tile function is a copy (tile.h) */
     for (int r = -1; r < reps; r++) {   /* r = -1: the warm-up of both sides */
         usleep(smoke ? 0 : 20000);
         double t0 = now();
-        if (pa_tile2(x->ta, x->a, x->tb, x->b, x->tile, NULL, NULL) != PA_OK) {
+        if (pa_tile_copy(x->tb, x->b, x->ta, x->a, x->tile, NULL, NULL) != PA_OK) {
             fprintf(stderr, "tiling: %s\n", pa_last_error());
             exit(1);
         }
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
     pa_host_share(&sh);
     char hp[128];
     thp(hp, sizeof hp);
-    printf("listing 23 (tiling.pa): B = A^T, %d x %d int (%.0f MiB), pa_tile2 through vmem int [%d][%d] tiles, vmem: "
+    printf("listing 23 (tiling.pa): B = A^T, %d x %d int (%.0f MiB), pa_tile_copy through vmem int [%d][%d] tiles, vmem: "
            "%s (%d-byte vectors, %d registers); %d CPUs; transparent huge pages: %s\n",
            n, n, (double)x.bytes / (1 << 20), R, C, pa_vmem_isa(), pa_vmem_width(), pa_vmem_registers(), sh.cpus, hp);
     printf("| case | threads | ours | anchor | unit | ratio | target | result |\n"

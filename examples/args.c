@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include <parray/parray.h>
+#include <parray/cuda.h>
 
 static const char foo_source[] =
     "#include <parray/device.h>\n"

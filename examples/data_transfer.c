@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include <parray/parray.h>
+#include <parray/cuda.h>
 
 #define SIZE 4096
 

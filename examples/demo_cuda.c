@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "demo_util.h"
+#include <parray/cuda.h>
 
 static double seconds(void)
 {

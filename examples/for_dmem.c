@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include <parray/parray.h>
+#include <parray/cuda.h>
 
 static void fail(const char *what)
 {

@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include <parray/parray.h>
+#include <parray/mpi.h>
 
 static pa_scope *scope;   /* the listing's #parray declarations, made by every process */
 

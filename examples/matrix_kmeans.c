@@ -6,7 +6,7 @@
  * centroids are its first 5 rows (an rbind of 1-row matrices built with pa_matrix_rows).  Each of 12 Lloyd
  * iterations is a call of the PL/CUDA function of matrix_kmeans.h, whose result matrix (centroids and cluster
  * sizes) is the next call's argument and is checked against the same step on the CPU (bit for bit).  The
- * final result comes back as rows through pa_matrix_unnest.  Without a GPU the CPU's steps are printed (the
+ * final result comes back as rows through pa_matrix_unnest_rows.  Without a GPU the CPU's steps are printed (the
  * output is the same) and the function is still compiled for sm_90 when NVRTC is present.
  */
 #include <stdint.h>
@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "matrix_kmeans.h"
+#include <parray/cuda.h>
+#include <parray/kernel.h>
 
 enum { N = 60000, DIM = 8, K = 5, ITERATIONS = 12 };
 
@@ -44,11 +46,11 @@ static int write_csv(const char *path)
     return fclose(f);
 }
 
-static int print_centroid(int64_t row, const void *values, int32_t width, void *ctx)
+static int print_centroid(int64_t row, const void *values, int64_t width, void *ctx)
 {
     const double *v = values;
     printf("cluster %lld (%6.0f points):", (long long)row, v[width - 1]);
-    for (int j = 0; j < width - 1; j++)
+    for (int64_t j = 0; j < width - 1; j++)
         printf(" %9.3f", v[j]);
     printf("\n");
     return 0;
@@ -94,8 +96,8 @@ int main(void)
         pa_matrix_copy_to(data, "paged", &hdata) != PA_OK || initial_centroids(hdata, &cent) != PA_OK ||
         kmeans_register(&k) != PA_OK)
         goto fail;
-    printf("data %d x %d, %d clusters, %d iterations\n", pa_matrix_height(data), pa_matrix_width(data), K,
-           ITERATIONS);
+    printf("data %lld x %lld, %d clusters, %d iterations\n", (long long)pa_matrix_nrows(data),
+           (long long)pa_matrix_ncols(data), K, ITERATIONS);
     if (!gpu) {
         int st = pa_kernel_compile(k, 90);
         fprintf(stderr, "matrix_kmeans: no GPU: the CPU's steps; the function compiles for sm_90: %s\n",
@@ -123,8 +125,9 @@ int main(void)
     }
     if (gpu)
         fprintf(stderr, "matrix_kmeans: ran on the GPU; every iteration matches the CPU\n");
-    printf("result: %d x %d matrix of double (centroid, size)\n", pa_matrix_height(cent), pa_matrix_width(cent));
-    if (pa_matrix_unnest(cent, print_centroid, NULL) != PA_OK)
+    printf("result: %lld x %lld matrix of double (centroid, size)\n", (long long)pa_matrix_nrows(cent),
+           (long long)pa_matrix_ncols(cent));
+    if (pa_matrix_unnest_rows(cent, print_centroid, NULL) != PA_OK)
         goto fail;
     printf("checked: every iteration against the CPU implementation\n");
     rc = 0;

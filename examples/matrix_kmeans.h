@@ -21,25 +21,26 @@
 #include <string.h>
 
 #include <parray/parray.h>
+#include <parray/kernel.h>
 
 static int64_t km_points(const pa_arg *args, int nargs, void *ret, void *ctx)
 {
-    return pa_matrix_height(args[0].ptr);
+    return pa_matrix_nrows(args[0].ptr);
 }
 
 static int64_t km_cells(const pa_arg *args, int nargs, void *ret, void *ctx)
 {
-    return (int64_t)pa_matrix_height(args[1].ptr) * (pa_matrix_width(args[0].ptr) + 1);
+    return (int64_t)pa_matrix_nrows(args[1].ptr) * (pa_matrix_ncols(args[0].ptr) + 1);
 }
 
 static int64_t km_results(const pa_arg *args, int nargs, void *ret, void *ctx)
 {
-    return (int64_t)pa_matrix_rawsize(PA_MATRIX_DOUBLE, pa_matrix_height(args[1].ptr), pa_matrix_width(args[0].ptr) + 1);
+    return (int64_t)pa_matrix_rawsize(PA_MATRIX_DOUBLE, pa_matrix_nrows(args[1].ptr), pa_matrix_ncols(args[0].ptr) + 1);
 }
 
 static int64_t km_work(const pa_arg *args, int nargs, void *ret, void *ctx)
 {
-    return (int64_t)pa_matrix_height(args[1].ptr) * (pa_matrix_width(args[0].ptr) + 1) * 8;
+    return (int64_t)pa_matrix_nrows(args[1].ptr) * (pa_matrix_ncols(args[0].ptr) + 1) * 8;
 }
 
 static int64_t km_sane(const pa_arg *args, int nargs, void *ret, void *ctx)
@@ -116,8 +117,10 @@ static pa_matrix *kmeans_cpu(const pa_matrix *data, const pa_matrix *cent)
     int n = data->height, d = data->width, k = cent->height;
     const float *X = (const float *)((const char *)data + 16);
     const double *C = (const double *)((const char *)cent + 16);
+    pa_matrix *res = NULL;
+    if (pa_matrix_create_in(NULL, PA_MATRIX_DOUBLE, k, d + 1, &res) != PA_OK)
+        return NULL;
     long long *sum = calloc((size_t)k * (size_t)(d + 1), sizeof *sum);
-    pa_matrix *res = pa_matrix_create(PA_MATRIX_DOUBLE, k, d + 1);
     double *out = pa_matrix_data(res);
     for (int i = 0; i < n; i++) {
         int best = 0;

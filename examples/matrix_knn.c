@@ -4,7 +4,7 @@
  * Two CSV files (20000 data points and 300 queries of 16 integer coordinates, with headers, made here from a
  * fixed seed) are read into matrices (pa_matrix_from_csv: into dmem when there is a GPU), the PL/CUDA function
  * of matrix_knn.h finds each query's 8 nearest points on the GPU, its result matrix comes back, and
- * pa_matrix_unnest turns it into rows, which are printed.  The same search on the CPU (knn_cpu) is the check:
+ * pa_matrix_unnest_rows turns it into rows, which are printed.  The same search on the CPU (knn_cpu) is the check:
  * the program fails when any index differs.  Integer coordinates make every distance exact in float, so GPU and
  * CPU agree bit for bit, ties included.  Without a GPU the CPU's result is printed (the output is the same),
  * and the function is still registered and compiled for sm_90 when NVRTC is present.
@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "matrix_knn.h"
+#include <parray/cuda.h>
+#include <parray/kernel.h>
 
 enum { N = 20000, NQ = 300, DIM = 16, K = 8 };
 
@@ -42,13 +44,13 @@ static int write_csv(const char *path, int rows)
     return fclose(f);
 }
 
-static int print_row(int64_t row, const void *values, int32_t width, void *ctx)
+static int print_row(int64_t row, const void *values, int64_t width, void *ctx)
 {
     const int *v = values;
     if (row % 60 != 0)   /* every 60th query */
         return 0;
     printf("query %3lld:", (long long)row);
-    for (int r = 0; r < width; r++)
+    for (int64_t r = 0; r < width; r++)
         printf(" %5d", v[r]);
     printf("\n");
     return 0;
@@ -74,8 +76,9 @@ int main(void)
     if (pa_matrix_from_csv(data_csv, PA_MATRIX_FLOAT, PA_MATRIX_CSV_HEADER, mem, &data) != PA_OK ||
         pa_matrix_from_csv(query_csv, PA_MATRIX_FLOAT, PA_MATRIX_CSV_HEADER, mem, &query) != PA_OK)
         goto fail;
-    printf("data %d x %d, queries %d x %d (%s)\n", pa_matrix_height(data), pa_matrix_width(data),
-           pa_matrix_height(query), pa_matrix_width(query), "float");
+    printf("data %lld x %lld, queries %lld x %lld (%s)\n", (long long)pa_matrix_nrows(data),
+           (long long)pa_matrix_ncols(data), (long long)pa_matrix_nrows(query), (long long)pa_matrix_ncols(query),
+           "float");
     /* the CPU's answer, from host copies */
     if (pa_matrix_copy_to(data, "paged", &hdata) != PA_OK || pa_matrix_copy_to(query, "paged", &hquery) != PA_OK)
         goto fail;
@@ -102,9 +105,10 @@ int main(void)
         got = want;
         want = NULL;
     }
-    printf("result: %d x %d matrix of int, nearest first\n", pa_matrix_height(got), pa_matrix_width(got));
+    printf("result: %lld x %lld matrix of int, nearest first\n", (long long)pa_matrix_nrows(got),
+           (long long)pa_matrix_ncols(got));
     /* result -> rows */
-    if (pa_matrix_unnest(got, print_row, NULL) != PA_OK)
+    if (pa_matrix_unnest_rows(got, print_row, NULL) != PA_OK)
         goto fail;
     printf("checked: %d queries, %d nearest of %d points, against the CPU implementation\n", NQ, K, N);
     rc = 0;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include <parray/parray.h>
+#include <parray/kernel.h>
 
 typedef struct knn_shape {
     int dim, topk, chunks;
@@ -31,25 +32,25 @@ typedef struct knn_shape {
 static int64_t knn_main_threads(const pa_arg *args, int nargs, void *ret, void *ctx)
 {
     const knn_shape *s = ctx;
-    int32_t nq = pa_matrix_height(args[1].ptr);   /* any memory: the header is read where the matrix lives */
+    int64_t nq = pa_matrix_nrows(args[1].ptr);   /* any memory: the header is read where the matrix lives */
     return nq < 0 ? -1 : (int64_t)((nq + 255) / 256) * 128 * s->chunks;
 }
 
 static int64_t knn_post_threads(const pa_arg *args, int nargs, void *ret, void *ctx)
 {
-    return pa_matrix_height(args[1].ptr);
+    return pa_matrix_nrows(args[1].ptr);
 }
 
 static int64_t knn_results(const pa_arg *args, int nargs, void *ret, void *ctx)
 {
     const knn_shape *s = ctx;
-    return (int64_t)pa_matrix_rawsize(PA_MATRIX_INT, pa_matrix_height(args[1].ptr), s->topk);
+    return (int64_t)pa_matrix_rawsize(PA_MATRIX_INT, pa_matrix_nrows(args[1].ptr), s->topk);
 }
 
 static int64_t knn_work(const pa_arg *args, int nargs, void *ret, void *ctx)
 {
     const knn_shape *s = ctx;
-    return (int64_t)s->chunks * s->topk * pa_matrix_height(args[1].ptr) * 8;
+    return (int64_t)s->chunks * s->topk * pa_matrix_nrows(args[1].ptr) * 8;
 }
 
 /* Both matrices float, of width dim, and at least k data rows. */
@@ -209,7 +210,9 @@ static pa_matrix *knn_cpu(const pa_matrix *data, const pa_matrix *query, int k)
 {
     int n = data->height, nq = query->height, d = data->width;
     const float *X = (const float *)((const char *)data + 16), *Q = (const float *)((const char *)query + 16);
-    pa_matrix *res = pa_matrix_create(PA_MATRIX_INT, nq, k);
+    pa_matrix *res = NULL;
+    if (pa_matrix_create_in(NULL, PA_MATRIX_INT, nq, k, &res) != PA_OK)
+        return NULL;
     float *bd = malloc(sizeof(float) * (size_t)k);
     int *bi = malloc(sizeof(int) * (size_t)k), *out = pa_matrix_data(res);
     for (int q = 0; q < nq; q++) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <parray/parray.h>
+#include <parray/mpi.h>
 
 /* The declarations every process of the array makes (the manual's $parray lines). */
 static const char *const decls =

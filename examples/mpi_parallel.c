@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <parray/parray.h>
+#include <parray/mpi.h>
 
 typedef struct { int pid, tid; } ids;
 

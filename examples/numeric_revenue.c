@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include <parray/parray.h>
+#include <parray/kernel.h>
 
 enum { ROWS = 600000, THREADS = 4096 };
 

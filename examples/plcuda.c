@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include <parray/parray.h>
+#include <parray/kernel.h>
 
 static const char *source =
     "#plcuda_include \"cuda_mathlib.h\"\n"

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include <parray/parray.h>
+#include <parray/gputile.h>
 
 #define N 512
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include <parray/parray.h>
+#include <parray/gputile.h>
 
 #define N 32
 

@@ -3,10 +3,10 @@
  *
  * A is a 6 x 8 matrix declared in 2 x 4 blocks, [[3][2]][[2][4]].  TA lists A's elements tile by tile (block
  * row, block column, then the rows and columns inside the block); TB lists B = A^T (8 x 6) so that tile t of TB
- * is where tile t of TA belongs after the transposition.  pa_tile2 stages each tile in a small buffer (the
+ * is where tile t of TA belongs after the transposition.  pa_tile_copy stages each tile in a small buffer (the
  * inner type, a cache-sized block on a real matrix) and stores it to B.  A 1024 x 1024 run in 32 x 32 tiles
  * is then checked element by element, and again with the manual's own inner type, a vmem tile (vector
- * registers on the Xeon Phi; here an 8 x 8 tile of ints within the CPU's register file, which pa_tile2 moves
+ * registers on the Xeon Phi; here an 8 x 8 tile of ints within the CPU's register file, which pa_tile_copy moves
  * through the vector registers and transposes there: see vmem.h and tile.h).  bench/tiling times the same call
  * on a 8192 x 8192 matrix against an OpenMP memcpy (docs/threads.md).
  */
@@ -30,7 +30,7 @@ static int transpose(pa_scope *s, int rb, int r, int cb, int c, const int *a, in
         pa_declare(s, "TB", "[[#B_1_0][#B_0_0]][[#B_1_1][#B_0_1]]") != PA_OK)
         return -1;
     /* for TA(a) itile TILE { } then the tile goes to B: one call, tile by tile. */
-    return pa_tile2(pa_type_get(s, "TA"), a, pa_type_get(s, "TB"), b, pa_type_get(s, "TILE"), NULL, NULL);
+    return pa_tile_copy(pa_type_get(s, "TB"), b, pa_type_get(s, "TA"), a, pa_type_get(s, "TILE"), NULL, NULL);
 }
 
 int main(void)

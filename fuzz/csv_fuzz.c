@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include <parray/parray.h>
+#include <parray/matrix.h>
 
 #include "fuzz_files.h"
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include <parray/parray.h>
+#include <parray/ssb.h>
 
 #include "fuzz_files.h"
 
@@ -100,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (pa_ssb_run_cpu(db, q, 1, &r) == PA_OK) {
                 if (pa_ssb_result_print(db, &r, null) != PA_OK)
                     abort();
-                pa_ssb_result_free(&r);
+                pa_ssb_result_destroy(&r);
             }
         }
         fclose(null);

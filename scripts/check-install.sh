@@ -54,6 +54,46 @@ if [ "$out" != "$want" ]; then
 fi
 echo "    ran: $(tr '\n' '|' <<<"$out")"
 
+echo "check-install: code written for parray.h alone, with a module and an old name (docs/api.md, the API's style)"
+# For one release parray.h still gives the optional modules and the renamed calls keep their old names: such code
+# compiles, warned of each old name with its replacement; with PA_CORE_ONLY (the next release's parray.h) it does
+# not, and the compiler names what is missing.
+cat >"$stage/old_style.c" <<'EOF_C'
+#include <parray/parray.h>
+int main(void)
+{
+    pa_matrix *m = NULL;
+    int st = pa_matrix_create_in(NULL, PA_MATRIX_FLOAT, 2, 3, &m);
+    int rows = st == PA_OK ? pa_matrix_height(m) : -1;
+    pa_matrix_destroy(m);
+    pa_clear_error();
+    return rows == 2 ? 0 : 1;
+}
+EOF_C
+# shellcheck disable=SC2046  # pkg-config's flags are meant to be split
+if ! warned=$(cc -o "$stage/old_style" "$stage/old_style.c" $(pkg-config --cflags --libs parray) 2>&1); then
+    printf 'check-install: code that includes only parray.h no longer compiles:\n%s\n' "$warned" >&2
+    exit 1
+fi
+for want in "use pa_matrix_nrows" "use pa_error_clear"; do
+    if ! grep -q "$want" <<<"$warned"; then
+        printf 'check-install: no deprecation warning saying "%s":\n%s\n' "$want" "$warned" >&2
+        exit 1
+    fi
+done
+if ! LD_LIBRARY_PATH=$libdir "$stage/old_style"; then
+    echo "check-install: the old names did not run as before" >&2
+    exit 1
+fi
+# shellcheck disable=SC2046
+if core=$(cc -DPA_CORE_ONLY -c -o "$stage/old_style.o" "$stage/old_style.c" $(pkg-config --cflags parray) 2>&1) ||
+        ! grep -q "pa_matrix" <<<"$core"; then
+    printf 'check-install: with PA_CORE_ONLY parray.h still gave matrix.h, or the error does not name it:\n%s\n' \
+        "$core" >&2
+    exit 1
+fi
+echo "    compiles with $(grep -c 'deprecated' <<<"$warned") deprecation warnings and runs; with PA_CORE_ONLY: $(grep -m1 -o "error: .*pa_matrix[^ ]*" <<<"$core")"
+
 echo "check-install: the installed bin/parray, from this prefix (RUNPATH)"
 cli=$(find "$stage" -path '*/bin/parray' -print -quit)
 got=$(env -u LD_LIBRARY_PATH "$cli" --version)

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include <parray/parray.h>
+#include <parray/ssb.h>
 
 #include "ssb_tool.h"
 

@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include <parray/parray.h>
+#include <parray/cuda.h>
+#include <parray/ssb.h>
 
 #include "ssb_tool.h"
 
@@ -58,10 +60,10 @@ int pa_tool_ssb_run(const char *dir, double sf, unsigned long long seed, int thr
         }
         if (gpu) {
             /* The first run compiles the kernels (NVRTC, cached); the time is the second run's. */
-            if (pa_ssb_gpu_run(gpu, q, &rg, NULL) != PA_OK || (pa_ssb_result_free(&rg), 0) ||
+            if (pa_ssb_gpu_run(gpu, q, &rg, NULL) != PA_OK || (pa_ssb_result_destroy(&rg), 0) ||
                 pa_ssb_gpu_run(gpu, q, &rg, &tg) != PA_OK) {
                 fprintf(stderr, "parray ssb: %s on the GPU: %s\n", pa_ssb_query_name(q), pa_last_error());
-                pa_ssb_result_free(&rc);
+                pa_ssb_result_destroy(&rc);
                 status = 3;
                 break;
             }
@@ -82,8 +84,8 @@ int pa_tool_ssb_run(const char *dir, double sf, unsigned long long seed, int thr
         printf("\n");
         if (!quiet)
             pa_ssb_result_print(db, cpu ? &rc : &rg, stdout);
-        pa_ssb_result_free(&rc);
-        pa_ssb_result_free(&rg);
+        pa_ssb_result_destroy(&rc);
+        pa_ssb_result_destroy(&rg);
     }
 done:
     pa_ssb_gpu_destroy(gpu);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "pkufft.h"
+#include <parray/cuda.h>
 
 #define L2_LIMIT 1e-3   /* the manual's CompareL2fe(..., 0.001) */
 

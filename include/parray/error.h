@@ -20,6 +20,21 @@ extern "C" {
 #define PA_API
 #endif
 
+/*
+ * PA_DEPRECATED(msg) marks a name kept for one release after a rename (docs/api.md, "The API's style"): a call
+ * compiles and works as before, and the compiler warns with msg ("use pa_tile_copy").  Define
+ * PA_NO_DEPRECATION_WARNINGS before including parray's headers to silence them all.
+ */
+#if defined(PA_NO_DEPRECATION_WARNINGS)
+#define PA_DEPRECATED(msg)
+#elif defined(__GNUC__) || defined(__clang__)
+#define PA_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#elif defined(_MSC_VER)
+#define PA_DEPRECATED(msg) __declspec(deprecated(msg))
+#else
+#define PA_DEPRECATED(msg)
+#endif
+
 /* The one list of status codes: name, value, text.  pa_strerror() and pa_status_name() come from it. */
 #define PA_STATUS_MAP(X)                                                                           \
     X(OK, 0, "success")                                                                            \
@@ -59,7 +74,10 @@ PA_API const char *pa_status_name(int status);
 PA_API const char *pa_last_error(void);
 
 /** Forgets the calling thread's last error message. */
-PA_API void pa_clear_error(void);
+PA_API void pa_error_clear(void);
+
+/** Deprecated name of pa_error_clear (verb after the noun: pa_<noun>_<verb>); removed in the next release. */
+PA_API PA_DEPRECATED("use pa_error_clear") void pa_clear_error(void);
 
 #ifdef __cplusplus
 }

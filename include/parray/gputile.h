@@ -148,10 +148,21 @@ PA_API int pa_tilegen_function(const pa_tilegen *g, const char *name, const char
 PA_API int pa_tile_dmem(const pa_type *outer, void *data, const pa_type *inner, int mode, const char *source,
                         const char *fn, const void *arg, size_t arg_size);
 
-/** pa_tile2 over dmem: tile t of src (src_outer) is loaded, fn runs, the tile is stored as tile t of dst. */
-PA_API int pa_tile2_dmem(const pa_type *src_outer, const void *src, const pa_type *dst_outer, void *dst,
-                         const pa_type *inner, const char *source, const char *fn, const void *arg,
-                         size_t arg_size);
+/**
+ * pa_tile_copy over dmem, destination first: tile t of src (src_outer) is loaded, fn runs, the tile is stored as
+ * tile t of dst (dst_outer).  \return as pa_tile_dmem.
+ */
+PA_API int pa_tile_copy_dmem(const pa_type *dst_outer, void *dst, const pa_type *src_outer, const void *src,
+                             const pa_type *inner, const char *source, const char *fn, const void *arg,
+                             size_t arg_size);
+
+/**
+ * Deprecated: pa_tile_copy_dmem with the source first (pa_tile2_dmem(src_outer, src, dst_outer, dst, ...) is
+ * pa_tile_copy_dmem(dst_outer, dst, src_outer, src, ...)); removed in the next release.
+ */
+PA_API PA_DEPRECATED("use pa_tile_copy_dmem (destination first)") int pa_tile2_dmem(const pa_type *src_outer,
+    const void *src, const pa_type *dst_outer, void *dst, const pa_type *inner, const char *source, const char *fn,
+    const void *arg, size_t arg_size);
 
 /* ---- gemm on dmem types ----------------------------------------------------------------------------------- */
 

@@ -4,9 +4,9 @@
  * data[j * height + i]).  The same bytes are used on the host and on the GPU, so a matrix moves between them
  * with one copy; PL/CUDA functions (kernel.h) take and return matrices in this form.
  *
- * A matrix lives in any memory the library can address from the host or a GPU: plain malloc'd memory
- * (pa_matrix_create, and the results of PL/CUDA calls), or an array of paged, pinned, numa or dmem memory made
- * by pa_matrix_create_in (pa_create underneath: the allocation table knows its memory type and size).  Every
+ * A matrix lives in any memory the library can address from the host or a GPU: plain malloc'd memory (the
+ * results of PL/CUDA calls, and the deprecated pa_matrix_create), or an array of paged, pinned, numa or dmem
+ * memory made by pa_matrix_create_in (pa_create underneath: the allocation table knows its memory type and size).  Every
  * call below takes a matrix in any of them and puts its result in the memory of its (first) argument; a dmem
  * matrix is worked on by the GPU.  A matrix is also a parray type: pa_matrix_type gives the type that views
  * its elements by (row, column), so pa_copy, pa_map, pa_for and tiles work on matrices unchanged.
@@ -14,12 +14,12 @@
  * The SQL functions of PG-Strom's PL/CUDA chapter and their calls here (docs/manual-map.md):
  *     array_matrix(variadic arg, ...)    pa_matrix_rows_* (row by row, blocks), pa_matrix_from_columns,
  *                                        pa_matrix_from_csv
- *     matrix_unnest(array)               pa_matrix_unnest (a callback per row), pa_matrix_unnest_columns
+ *     matrix_unnest(array)               pa_matrix_unnest_rows (a callback per row), pa_matrix_unnest_columns
  *     rbind(array, array) / rbind(array) pa_matrix_rbind / pa_matrix_rbind_n
  *     cbind(array, array) / cbind(array) pa_matrix_cbind / pa_matrix_cbind_n
  *     transpose(array)                   pa_matrix_transpose
  *     array_matrix_validation(anyarray)  pa_matrix_validate (bytes given), pa_matrix_check (any memory)
- *     array_matrix_height / _width       pa_matrix_height / pa_matrix_width
+ *     array_matrix_height / _width       pa_matrix_nrows / pa_matrix_ncols
  *     array_matrix_rawsize(t, h, w)      pa_matrix_rawsize
  * and pa_matrix_gemm (C = A B on host threads or the GPU).
  *
@@ -73,12 +73,6 @@ PA_API const char *pa_matrix_elm_name(int elm);
  */
 PA_API size_t pa_matrix_rawsize(int elm, int64_t height, int64_t width);
 
-/**
- * Allocates a zeroed matrix in malloc'd host memory (free with pa_matrix_destroy or free).
- * \return the matrix, or NULL with the error set: PA_ERR_INVAL (elm unknown, dimension negative or above
- *         2^31-1), PA_ERR_NOMEM.
- */
-PA_API pa_matrix *pa_matrix_create(int elm, int64_t height, int64_t width);
 
 /**
  * Allocates a zeroed matrix in memory of type mtt ("paged", "pinned", "numa", "dmem" on the current GPU; NULL
@@ -90,7 +84,17 @@ PA_API pa_matrix *pa_matrix_create(int elm, int64_t height, int64_t width);
 PA_API int pa_matrix_create_in(const char *mtt, int elm, int64_t height, int64_t width, pa_matrix **out);
 
 /**
- * Frees a matrix from pa_matrix_create, pa_matrix_create_in, any call below or a PL/CUDA call, in whatever
+ * Deprecated (a constructor returns a status and its object through its last parameter): allocates a zeroed
+ * matrix in malloc'd host memory (free with pa_matrix_destroy or free).  Use pa_matrix_create_in(NULL, elm,
+ * height, width, &m), a paged matrix freed with pa_matrix_destroy.  Removed in the next release.
+ * \return the matrix, or NULL with the error set: PA_ERR_INVAL (elm unknown, dimension negative or above
+ *         2^31-1), PA_ERR_NOMEM.
+ */
+PA_API PA_DEPRECATED("use pa_matrix_create_in(NULL, ...)") pa_matrix *pa_matrix_create(int elm, int64_t height,
+                                                                                          int64_t width);
+
+/**
+ * Frees a matrix from pa_matrix_create_in, pa_matrix_create, any call below or a PL/CUDA call, in whatever
  * memory it lives.  NULL is ignored.
  */
 PA_API void pa_matrix_destroy(pa_matrix *m);
@@ -116,10 +120,14 @@ PA_API int pa_matrix_check(const pa_matrix *m);
 PA_API int pa_matrix_header(const pa_matrix *m, pa_matrix *out);
 
 /** array_matrix_height: the rows of a matrix in any memory.  \return the height, or -1 with the error set. */
-PA_API int32_t pa_matrix_height(const pa_matrix *m);
+PA_API int64_t pa_matrix_nrows(const pa_matrix *m);
 
 /** array_matrix_width: the columns of a matrix in any memory.  \return the width, or -1 with the error set. */
-PA_API int32_t pa_matrix_width(const pa_matrix *m);
+PA_API int64_t pa_matrix_ncols(const pa_matrix *m);
+
+/* Deprecated (sizes are 64-bit): pa_matrix_nrows and pa_matrix_ncols as int32_t; removed in the next release. */
+PA_API PA_DEPRECATED("use pa_matrix_nrows (int64_t)") int32_t pa_matrix_height(const pa_matrix *m);
+PA_API PA_DEPRECATED("use pa_matrix_ncols (int64_t)") int32_t pa_matrix_width(const pa_matrix *m);
 
 /** The memory type a matrix lives in: its allocation's ("paged", "pinned", "dmem", ...), "paged" for malloc'd. */
 PA_API const char *pa_matrix_mtt(const pa_matrix *m);
@@ -202,16 +210,23 @@ PA_API int pa_matrix_from_csv(const char *path, int elm, int flags, const char *
 /* ---- back to rows (matrix_unnest) ----------------------------------------------------------------------- */
 
 /**
- * Called once per row by pa_matrix_unnest with the row's index and its width elements (host memory, valid
- * during the call).  \return 0 to go on; any other value stops the walk and is returned by pa_matrix_unnest.
+ * Called once per row by pa_matrix_unnest_rows with the row's index and its width elements (host memory, valid
+ * during the call).  \return 0 to go on; any other value stops the walk and is returned by pa_matrix_unnest_rows.
  */
-typedef int (*pa_matrix_row_fn)(int64_t row, const void *values, int32_t width, void *ctx);
+typedef int (*pa_matrix_unnest_fn)(int64_t row, const void *values, int64_t width, void *ctx);
 
 /**
  * PG-Strom's matrix_unnest: calls fn for every row, in order (a dmem matrix is brought to the host first, in
  * blocks of rows).  \return PA_OK, fn's nonzero value, or the errors of pa_matrix_check, PA_ERR_INVAL, PA_ERR_NOMEM.
  */
-PA_API int pa_matrix_unnest(const pa_matrix *m, pa_matrix_row_fn fn, void *ctx);
+PA_API int pa_matrix_unnest_rows(const pa_matrix *m, pa_matrix_unnest_fn fn, void *ctx);
+
+/** Deprecated (sizes are 64-bit): the row callback of pa_matrix_unnest, with an int32_t width. */
+typedef int (*pa_matrix_row_fn)(int64_t row, const void *values, int32_t width, void *ctx);
+
+/** Deprecated: pa_matrix_unnest_rows with an int32_t width in the callback; removed in the next release. */
+PA_API PA_DEPRECATED("use pa_matrix_unnest_rows (int64_t width)") int pa_matrix_unnest(const pa_matrix *m,
+                                                                                       pa_matrix_row_fn fn, void *ctx);
 
 /**
  * Writes column j of m to cols[j] (host memory of height elements each) for every column.
@@ -249,17 +264,26 @@ PA_API int pa_matrix_cbind_n(const pa_matrix *const *ms, int n, pa_matrix **out)
 PA_API int pa_matrix_transpose(const pa_matrix *m, pa_matrix **out);
 
 /**
- * The aggregate rbind into an existing matrix out (any memory) of exactly the result's shape and element type:
- * nothing is allocated, so repeated binds into one buffer cost only their copies.
- * \return as pa_matrix_rbind_n; PA_ERR_SIZE or PA_ERR_ELM when out does not fit the result (both named).
+ * The aggregate rbind stored in an existing matrix dst (any memory; the destination first, as in pa_copy) of
+ * exactly the result's shape and element type: nothing is allocated, so repeated binds into one buffer cost only
+ * their copies.
+ * \return as pa_matrix_rbind_n; PA_ERR_SIZE or PA_ERR_ELM when dst does not fit the result (both named).
  */
-PA_API int pa_matrix_rbind_into(const pa_matrix *const *ms, int n, pa_matrix *out);
+PA_API int pa_matrix_store_rbind(pa_matrix *dst, const pa_matrix *const *ms, int n);
 
-/** The aggregate cbind into an existing matrix out.  \return as pa_matrix_rbind_into. */
-PA_API int pa_matrix_cbind_into(const pa_matrix *const *ms, int n, pa_matrix *out);
+/** The aggregate cbind stored in an existing matrix dst.  \return as pa_matrix_store_rbind. */
+PA_API int pa_matrix_store_cbind(pa_matrix *dst, const pa_matrix *const *ms, int n);
 
-/** transpose into an existing width x height matrix t of m's element type.  \return as pa_matrix_rbind_into. */
-PA_API int pa_matrix_transpose_into(const pa_matrix *m, pa_matrix *t);
+/** transpose stored in an existing width x height matrix dst of m's element type.  \return as pa_matrix_store_rbind. */
+PA_API int pa_matrix_store_transpose(pa_matrix *dst, const pa_matrix *m);
+
+/* Deprecated (the destination last): pa_matrix_store_* with the output matrix last; removed in the next release. */
+PA_API PA_DEPRECATED("use pa_matrix_store_rbind (destination first)") int pa_matrix_rbind_into(
+    const pa_matrix *const *ms, int n, pa_matrix *out);
+PA_API PA_DEPRECATED("use pa_matrix_store_cbind (destination first)") int pa_matrix_cbind_into(
+    const pa_matrix *const *ms, int n, pa_matrix *out);
+PA_API PA_DEPRECATED("use pa_matrix_store_transpose (destination first)") int pa_matrix_transpose_into(
+    const pa_matrix *m, pa_matrix *t);
 
 /* ---- multiply ------------------------------------------------------------------------------------------- */
 

@@ -8,7 +8,7 @@
  *     pa_ssb_result r;
  *     pa_ssb_run_cpu(db, pa_ssb_query_index("q2.1"), 0, &r);
  *     pa_ssb_result_print(db, &r, stdout);
- *     pa_ssb_result_free(&r);
+ *     pa_ssb_result_destroy(&r);
  *     pa_ssb_destroy(db);
  *
  * A database holds every column in host memory.  String columns are dictionary-encoded: a column's dictionary
@@ -151,13 +151,16 @@ PA_API const char *pa_ssb_result_column(int q, int i);
  * Runs query q on the CPU with nthreads host threads (0: every core), a pthd thread array.  Group values come
  * from the data: d_year spans the years the date table holds (not only the specification's 1992-1998), and
  * dimension keys of any spread are looked up (a hash table where they are sparse: see docs/ssb.md).
- * \return PA_OK and *out (free with pa_ssb_result_free); PA_ERR_RANGE (q, nthreads < 0, or group columns whose
+ * \return PA_OK and *out (free with pa_ssb_result_destroy); PA_ERR_RANGE (q, nthreads < 0, or group columns whose
  *         ranges multiply past 2^56 combinations); PA_ERR_INVAL; PA_ERR_NOMEM.
  */
 PA_API int pa_ssb_run_cpu(const pa_ssb_db *db, int q, int nthreads, pa_ssb_result *out);
 
 /** Frees a result's rows (the struct itself is the caller's).  NULL is ignored. */
-PA_API void pa_ssb_result_free(pa_ssb_result *r);
+PA_API void pa_ssb_result_destroy(pa_ssb_result *r);
+
+/** Deprecated name of pa_ssb_result_destroy (_destroy frees, everywhere); removed in the next release. */
+PA_API PA_DEPRECATED("use pa_ssb_result_destroy") void pa_ssb_result_free(pa_ssb_result *r);
 
 /**
  * Compares two results row by row.  \return 1 when equal; 0 with the first difference written to why (e.g.

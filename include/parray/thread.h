@@ -110,21 +110,27 @@ typedef enum pa_bind {
  * the environment gives the initial value.
  * \return PA_OK, PA_ERR_INVAL (unknown policy) or PA_ERR_NODEV (compact/spread without hwloc).
  */
-PA_API int pa_set_binding(pa_bind policy);
+PA_API int pa_threads_set_binding(pa_bind policy);
 
 /** The current placement policy. */
-PA_API pa_bind pa_get_binding(void);
+PA_API pa_bind pa_threads_get_binding(void);
 
 /**
  * Sets the number of threads used by pa_map (PA_NUM_THREADS in the environment gives the initial value, else
- * this process's share of the CPUs).  pa_tile and pa_tile2 with a tile function walk tiles in order on the
- * calling thread; pa_tile2's move without one is a copy, on pa_copy's threads (pa_copy_set_threads).
+ * this process's share of the CPUs).  pa_tile and pa_tile_copy with a tile function walk tiles in order on
+ * the calling thread; pa_tile_copy's move without one is a copy, on pa_copy's threads (pa_copy_set_threads).
  * \return PA_OK or PA_ERR_RANGE (n < 1 or n > PA_MAX_THREADS).
  */
-PA_API int pa_set_num_threads(int n);
+PA_API int pa_threads_set_num(int n);
 
 /** The number of threads used by pa_map. */
-PA_API int pa_get_num_threads(void);
+PA_API int pa_threads_get_num(void);
+
+/* Deprecated names (verb before the noun), removed in the next release: the same calls as the names they name. */
+PA_API PA_DEPRECATED("use pa_threads_set_binding") int pa_set_binding(pa_bind policy);
+PA_API PA_DEPRECATED("use pa_threads_get_binding") pa_bind pa_get_binding(void);
+PA_API PA_DEPRECATED("use pa_threads_set_num") int pa_set_num_threads(int n);
+PA_API PA_DEPRECATED("use pa_threads_get_num") int pa_get_num_threads(void);
 
 /* ---- for over data types (map) ---------------------------------------------------------------------- */
 
@@ -142,7 +148,7 @@ typedef void (*pa_run_fn)(void *first, int64_t stride, int64_t k0, int64_t n, vo
 
 /**
  * Maps elem over every element of ptr seen through type data (PARRAY's for k A(a)): elem(ptr + data(k), k)
- * for every flat index k, over pa_get_num_threads() pool threads (at least 2048 elements a thread).  Each
+ * for every flat index k, over pa_threads_get_num() pool threads (at least 2048 elements a thread).  Each
  * thread owns a contiguous range of k and maps it in chunks from its front; a thread done with its own takes
  * chunks from the back of the others' ranges, so a thread that gets less of the machine delays the map less.
  * Every k is visited exactly once, through the type's offsets, so a transposed or windowed type touches

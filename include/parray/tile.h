@@ -45,8 +45,8 @@ typedef int (*pa_tile_fn)(void *tile, int64_t t, void *arg);
 PA_API int pa_tile(const pa_type *outer, void *data, const pa_type *inner, int mode, pa_tile_fn fn, void *arg);
 
 /**
- * The out-of-place form: tile t of src (through src_outer) is loaded, fn runs, and the buffer is stored as tile t
- * of dst (through dst_outer).  With a dst_outer that lists the tiles of dst in transposed order this is a
+ * The out-of-place form, destination first as in pa_copy: tile t of src (through src_outer) is loaded, fn runs,
+ * and the buffer is stored as tile t of dst (through dst_outer).  With a dst_outer that lists the tiles of dst in transposed order this is a
  * cache-blocked transposition (the manual's listing 23).  Without fn (a pure move) nothing can look at a tile, so
  * the move is element k of src_outer to element k of dst_outer for every k: pa_copy(dst_outer, dst, src_outer,
  * src) makes it (its planner moves a transposition through 16 x 16 register blocks over the copy threads) when
@@ -57,8 +57,15 @@ PA_API int pa_tile(const pa_type *outer, void *data, const pa_type *inner, int m
  * destinations of 8 MiB or more.
  * \return as pa_tile, and PA_ERR_SIZE when the outer types differ in size.
  */
-PA_API int pa_tile2(const pa_type *src_outer, const void *src, const pa_type *dst_outer, void *dst,
-                    const pa_type *inner, pa_tile_fn fn, void *arg);
+PA_API int pa_tile_copy(const pa_type *dst_outer, void *dst, const pa_type *src_outer, const void *src,
+                        const pa_type *inner, pa_tile_fn fn, void *arg);
+
+/**
+ * Deprecated: pa_tile_copy with the source first (pa_tile2(src_outer, src, dst_outer, dst, ...) is
+ * pa_tile_copy(dst_outer, dst, src_outer, src, ...)); removed in the next release.
+ */
+PA_API PA_DEPRECATED("use pa_tile_copy (destination first)") int pa_tile2(const pa_type *src_outer,
+    const void *src, const pa_type *dst_outer, void *dst, const pa_type *inner, pa_tile_fn fn, void *arg);
 
 #ifdef __cplusplus
 }

@@ -53,7 +53,7 @@ PA_API int pa_topology_mic_grid(int *cores, int *threads_per_core);
 
 /**
  * This process's share of the host, from which its default thread counts come (pa_copy's threads, which
- * pa_tile2's moves use, pa_map's, the pthd pool's binding slice): when several MPI ranks share the node, each takes its part of the
+ * pa_tile_copy's moves use, pa_map's, the pthd pool's binding slice): when several MPI ranks share the node, each takes its part of the
  * CPUs, so that ranks x threads never oversubscribe the cores by default.
  */
 typedef struct pa_host_share_info {

@@ -140,10 +140,17 @@ typedef struct pa_builder pa_builder;
 typedef struct pa_dim pa_dim;   /* a dimension under construction, owned by its builder */
 
 /**
- * Starts building a type of the given mtt and element type (either may be NULL: unspecified).
- * \return the builder, or NULL with PA_ERR_MTT, PA_ERR_ELM or PA_ERR_NOMEM.
+ * Starts building a type of the given mtt and element type (either may be NULL: unspecified) in scope.  The
+ * builder ends with pa_builder_finish (which frees it) or pa_builder_destroy.
+ * \return PA_OK and *out; PA_ERR_INVAL (NULL scope or out), PA_ERR_MTT, PA_ERR_ELM or PA_ERR_NOMEM.
  */
-PA_API pa_builder *pa_builder_create(pa_scope *scope, const char *mtt, const char *elm);
+PA_API int pa_builder_start(pa_scope *scope, const char *mtt, const char *elm, pa_builder **out);
+/**
+ * Deprecated: pa_builder_start returning the builder (NULL with the error set on failure); removed in the next
+ * release.
+ */
+PA_API PA_DEPRECATED("use pa_builder_start (status and out-parameter)") pa_builder *pa_builder_create(pa_scope *scope,
+    const char *mtt, const char *elm);
 /** Frees a builder that was not finished.  NULL is ignored. */
 PA_API void pa_builder_destroy(pa_builder *b);
 /** A plain dimension of the given size (0 to 2^50; 0 makes the type empty).  \return the dimension or NULL

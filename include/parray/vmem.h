@@ -6,8 +6,8 @@
  * CPU has (AVX-512, AVX2 or SSE2, chosen at run time) and no larger than that set's register file (32 x 64 B,
  * 16 x 32 B or 16 x 16 B), so that a loop over it is one the compiler keeps in registers, and copies to and
  * from it are whole aligned vectors.  pa_create / pa_destroy make and free one; pa_copy moves data between it
- * and any host array; pa_tile and pa_tile2 with a vmem inner type stage each tile in such a buffer for a tile
- * function, and pa_tile2 without one moves each tile through the vector registers themselves, transposing it
+ * and any host array; pa_tile and pa_tile_copy with a vmem inner type stage each tile in such a buffer for a tile
+ * function, and pa_tile_copy without one moves each tile through the vector registers themselves, transposing it
  * there when it must (tile.h; a vmem tile larger than the register file is refused).  PA_VMEM_ISA=avx2|sse2|scalar
  * chooses a smaller set; any other value, or a set this CPU lacks, gives one warning on stderr and the widest set.
  */

@@ -53,7 +53,7 @@ _SIGNATURES = [
     ("pa_version", c_char_p, [c_void_p, c_void_p, c_void_p]),
     ("pa_last_error", c_char_p, []),
     ("pa_status_name", c_char_p, [c_int]),
-    ("pa_clear_error", None, []),
+    ("pa_error_clear", None, []),
     ("pa_scope_create", c_int, [c_void_p, ctypes.POINTER(c_void_p)]),
     ("pa_scope_destroy", None, [c_void_p]),
     ("pa_scope_set_int", c_int, [c_void_p, c_char_p, c_int64]),
@@ -98,7 +98,7 @@ _SIGNATURES = [
     ("pa_ssb_query_sql", c_char_p, [c_int]),
     ("pa_ssb_result_column", c_char_p, [c_int, c_int]),
     ("pa_ssb_run_cpu", c_int, [c_void_p, c_int, c_int, c_void_p]),
-    ("pa_ssb_result_free", None, [c_void_p]),
+    ("pa_ssb_result_destroy", None, [c_void_p]),
 ]
 for _name, _res, _args in _SIGNATURES:
     _f = getattr(lib, _name)

@@ -143,7 +143,7 @@ def run(db: Database, query: Union[str, int], threads: int = 0) -> Result:
         dicts = []
         for name in names:   # string columns decode through their dictionary; d_year is a number
             dicts.append(name != "d_year" and lib.pa_ssb_dict_string(db._h, name.encode(), 0) is not None)
-        lib.pa_clear_error()
+        lib.pa_error_clear()
         rows = []
         for i in range(r.nrows):
             row = []
@@ -153,6 +153,6 @@ def run(db: Database, query: Union[str, int], threads: int = 0) -> Result:
             row.append(int(r.values[i]))
             rows.append(tuple(row))
     finally:
-        lib.pa_ssb_result_free(ctypes.byref(r))
+        lib.pa_ssb_result_destroy(ctypes.byref(r))
     agg = "profit" if q >= 10 else "revenue"
     return Result(queries()[q], names + (agg,), rows)

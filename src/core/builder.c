@@ -19,32 +19,26 @@ struct pa_builder {
     pa_dim *dims;
 };
 
-pa_builder *pa_builder_create(pa_scope *s, const char *mtt, const char *elm)
+int pa_builder_start(pa_scope *s, const char *mtt, const char *elm, pa_builder **out)
 {
     pa_builder *b;
-    if (!s) {
-        pa__err(PA_ERR_INVAL, "pa_builder_create: NULL scope");
-        return NULL;
-    }
-    if (mtt && pa__mtt_kind_of(mtt) == PA__MTT_NONE) {
-        pa__err(PA_ERR_MTT, "pa_builder_create: '%s' is not a memory or thread type", mtt);
-        return NULL;
-    }
-    if (elm && !pa__scope_elm_size(s, elm)) {
-        pa__err(PA_ERR_ELM, "pa_builder_create: unknown element type '%s'", elm);
-        return NULL;
-    }
+    if (!s || !out)
+        return pa__err(PA_ERR_INVAL, "pa_builder_start: NULL %s", !s ? "scope" : "out");
+    if (mtt && pa__mtt_kind_of(mtt) == PA__MTT_NONE)
+        return pa__err(PA_ERR_MTT, "pa_builder_start: '%s' is not a memory or thread type", mtt);
+    if (elm && !pa__scope_elm_size(s, elm))
+        return pa__err(PA_ERR_ELM, "pa_builder_start: unknown element type '%s'", elm);
     if (!(b = calloc(1, sizeof *b)) || (mtt && !(b->mtt = pa__strdup(mtt))) || (elm && !(b->elm = pa__strdup(elm)))) {
         if (b) {
             free(b->mtt);
             free(b);
         }
-        pa__err(PA_ERR_NOMEM, "no memory for a builder");
-        return NULL;
+        return pa__err(PA_ERR_NOMEM, "no memory for a builder");
     }
     b->scope = s;
     b->elm_size = elm ? pa__scope_elm_size(s, elm) : 0;
-    return b;
+    *out = b;
+    return PA_OK;
 }
 
 void pa_builder_destroy(pa_builder *b)

@@ -72,7 +72,7 @@ int pa__piece_plan_make(const pa_type *dt, const pa_type *st, size_t elm, const 
     if (o && (o->nd != x->nd || memcmp(o->dsize, x->dsize, (size_t)x->nd * sizeof *x->dsize) != 0))
         return PA_ERR_UNSUPPORTED;    /* pieced over different digits: not supported, the caller falls back */
     if (!o && !(other = pa__type_layout(x == dp ? st : dt))) {
-        pa_clear_error();
+        pa_error_clear();
         return PA_ERR_UNSUPPORTED;
     }
     if (!(pp->e = calloc(2 * PA__MAX_PIECES, sizeof *pp->e)))
@@ -101,7 +101,7 @@ int pa__piece_plan_make(const pa_type *dt, const pa_type *st, size_t elm, const 
 fail:
     pa__piece_plan_free(pp);
     if (rc == PA_ERR_UNSUPPORTED)
-        pa_clear_error();
+        pa_error_clear();
     return rc;
 }
 

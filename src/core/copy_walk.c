@@ -120,7 +120,7 @@ int pa__copy_walk(const pa_type *dt, void *dst, const pa_type *st, const void *s
     int apart = pa_extent(dt, &dlo, &dhi) == PA_OK && pa_extent(st, &slo, &shi) == PA_OK &&
                 ((uintptr_t)dst + (uintptr_t)(dlo * (int64_t)e) >= (uintptr_t)src + (uintptr_t)((shi + 1) * (int64_t)e) ||
                  (uintptr_t)src + (uintptr_t)(slo * (int64_t)e) >= (uintptr_t)dst + (uintptr_t)((dhi + 1) * (int64_t)e));
-    pa_clear_error();
+    pa_error_clear();
     return walk(dt, dst, st, src, !apart);
 }
 

@@ -197,7 +197,7 @@ static void load(void)
             snprintf(sources[0], sizeof sources[0], "%s", path);
         else if (errno != ENOENT)   /* there and unreadable: say so (a missing file means the defaults) */
             fprintf(stderr, "parray: %s; using the built-in defaults\n", pa_last_error());
-        pa_clear_error();
+        pa_error_clear();
     }
     atomic_store(&current, 0);
 }

@@ -32,7 +32,7 @@ const char *pa_last_error(void)
     return pa__errbuf;
 }
 
-void pa_clear_error(void)
+void pa_error_clear(void)
 {
     pa__errbuf[0] = '\0';
     pa__errstatus = PA_OK;

@@ -10,6 +10,13 @@
 #include <stdio.h>
 
 #include "parray/parray.h"
+/* The library implements every module: their headers too (parray.h gives the core alone with PA_CORE_ONLY). */
+#include "parray/cuda.h"
+#include "parray/gputile.h"
+#include "parray/kernel.h"
+#include "parray/matrix.h"
+#include "parray/mpi.h"
+#include "parray/ssb.h"
 
 #define PA__HIDDEN __attribute__((visibility("hidden")))
 
@@ -19,7 +26,7 @@
 int pa__err(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /** Re-raises the calling thread's last error with a prefix: "<prefix>: <previous detail>". */
 int pa__err_wrap(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/** The status of the calling thread's last pa__err (PA_OK after pa_clear_error): for callers of functions that
+/** The status of the calling thread's last pa__err (PA_OK after pa_error_clear): for callers of functions that
  *  report failure by NULL, such as pa_create. */
 int pa__last_status(void);
 

@@ -500,7 +500,8 @@ const pa_type *pa__type_on(const pa_type *t, const char *mtt)
     }
     if (strcmp(t->mtt, mtt) == 0)
         return t;
-    pa_builder *b = pa_builder_create(s, mtt, NULL);
+    pa_builder *b = NULL;
+    pa_builder_start(s, mtt, NULL, &b);
     pa_dim *root = b ? pa_dim_ref(b, t) : NULL;
     const pa_type *r = root ? pa_builder_finish(b, root, NULL) : (pa_builder_destroy(b), NULL);
     if (!r || rename_on((pa_type *)r, mtt))

@@ -1,6 +1,6 @@
 /*
  * parray — the array-based matrix's format: element types, header, size and checks (matrix.h), and the
- * malloc'd host matrices of pa_matrix_create (the form PL/CUDA calls return).
+ * malloc'd host matrices of the deprecated pa_matrix_create (the form PL/CUDA calls return).
  */
 #include <stdlib.h>
 #include <string.h>

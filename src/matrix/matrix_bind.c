@@ -161,14 +161,14 @@ int pa_matrix_cbind_n(const pa_matrix *const *ms, int n, pa_matrix **out)
     return bind("cbind", 0, ms, n, NULL, out);
 }
 
-int pa_matrix_rbind_into(const pa_matrix *const *ms, int n, pa_matrix *out)
+int pa_matrix_store_rbind(pa_matrix *out, const pa_matrix *const *ms, int n)
 {
     if (!out)
         return pa__err(PA_ERR_INVAL, "rbind: NULL destination");
     return bind("rbind", 1, ms, n, out, NULL);
 }
 
-int pa_matrix_cbind_into(const pa_matrix *const *ms, int n, pa_matrix *out)
+int pa_matrix_store_cbind(pa_matrix *out, const pa_matrix *const *ms, int n)
 {
     if (!out)
         return pa__err(PA_ERR_INVAL, "cbind: NULL destination");
@@ -226,7 +226,7 @@ int pa_matrix_transpose(const pa_matrix *m, pa_matrix **out)
     return PA_OK;
 }
 
-int pa_matrix_transpose_into(const pa_matrix *m, pa_matrix *t)
+int pa_matrix_store_transpose(pa_matrix *t, const pa_matrix *m)
 {
     pa__mloc loc, tloc;
     pa_matrix h, th;

@@ -320,7 +320,7 @@ int pa_matrix_from_csv(const char *path, int elm, int flags, const char *mtt, pa
     if ((rc = first_line(path, buf, end, flags, &g.width, &body, &line0)) != PA_OK)
         goto fail;
     /* Chunks of at least 1 MiB, one per thread at most, cut after a line end. */
-    int nt = pa_get_num_threads();
+    int nt = pa_threads_get_num();
     size_t span = (size_t)(end - body);
     g.nchunks = (int)(span / (1 << 20)) + 1;
     g.nchunks = g.nchunks < nt ? g.nchunks : nt;

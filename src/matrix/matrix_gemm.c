@@ -65,7 +65,7 @@ static int host_gemm(gemm_job *g)
     char decl[64];
     int rc;
     double work = (double)g->m * (double)g->n * (double)g->k;
-    int nt = pa_get_num_threads();
+    int nt = pa_threads_get_num();
     if (nt > g->n)
         nt = (int)g->n;
     if (work < 4e6 || nt <= 1) {

@@ -164,13 +164,13 @@ int pa_matrix_check(const pa_matrix *m)
     return pa_matrix_header(m, &h);
 }
 
-int32_t pa_matrix_height(const pa_matrix *m)
+int64_t pa_matrix_nrows(const pa_matrix *m)
 {
     pa_matrix h;
     return pa_matrix_header(m, &h) == PA_OK ? h.height : -1;
 }
 
-int32_t pa_matrix_width(const pa_matrix *m)
+int64_t pa_matrix_ncols(const pa_matrix *m)
 {
     pa_matrix h;
     return pa_matrix_header(m, &h) == PA_OK ? h.width : -1;

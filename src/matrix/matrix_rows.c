@@ -167,7 +167,7 @@ static int64_t block_rows(const pa_matrix *h)
     return n < 1 ? 1 : n;
 }
 
-int pa_matrix_unnest(const pa_matrix *m, pa_matrix_row_fn fn, void *ctx)
+int pa_matrix_unnest_rows(const pa_matrix *m, pa_matrix_unnest_fn fn, void *ctx)
 {
     pa__mloc loc;
     pa_matrix h;
@@ -176,7 +176,7 @@ int pa_matrix_unnest(const pa_matrix *m, pa_matrix_row_fn fn, void *ctx)
     char decl[96];
     int rc;
     if (!fn)
-        return pa__err(PA_ERR_INVAL, "pa_matrix_unnest: NULL callback");
+        return pa__err(PA_ERR_INVAL, "pa_matrix_unnest_rows: NULL callback");
     if ((rc = pa__matrix_locate(m, &loc)) != PA_OK || (rc = pa__matrix_read_header(m, &loc, &h)) != PA_OK)
         return pa__err_wrap(rc, "matrix_unnest");
     size_t esz = pa_matrix_elm_size(h.elm);

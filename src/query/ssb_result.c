@@ -69,7 +69,7 @@ int pa__ssb_result_from_pairs(const pa__ssb_plan *p, const int64_t *slots, const
     out->values = malloc(((size_t)m + 1) * sizeof *out->values);
     if (!out->groups || !out->values) {
         free(rows);
-        pa_ssb_result_free(out);
+        pa_ssb_result_destroy(out);
         return pa__err(PA_ERR_NOMEM, "ssb: a result of %lld rows", (long long)m);
     }
     for (int64_t i = 0; i < m; i++) {
@@ -80,7 +80,7 @@ int pa__ssb_result_from_pairs(const pa__ssb_plan *p, const int64_t *slots, const
     return PA_OK;
 }
 
-void pa_ssb_result_free(pa_ssb_result *r)
+void pa_ssb_result_destroy(pa_ssb_result *r)
 {
     if (!r)
         return;

@@ -1,5 +1,5 @@
 /*
- * parray — pa_tile and pa_tile2 over dmem (gputile.h): PARRAY's itile/otile/iotile with the inner memory a
+ * parray — pa_tile and pa_tile_copy over dmem (gputile.h): PARRAY's itile/otile/iotile with the inner memory a
  * block's shared memory and the tile's body a device function.
  *
  * The kernel is generated per (outer layouts, inner type, function): one block per tile (grid-stride over the
@@ -171,17 +171,17 @@ int pa_tile_dmem(const pa_type *outer, void *data, const pa_type *inner, int mod
     return run(outer, data, outer, data, inner, mode, source, fn, arg, arg_size, "pa_tile_dmem");
 }
 
-int pa_tile2_dmem(const pa_type *src_outer, const void *src, const pa_type *dst_outer, void *dst,
-                  const pa_type *inner, const char *source, const char *fn, const void *arg, size_t arg_size)
+int pa_tile_copy_dmem(const pa_type *dst_outer, void *dst, const pa_type *src_outer, const void *src,
+                      const pa_type *inner, const char *source, const char *fn, const void *arg, size_t arg_size)
 {
-    int st = check(src_outer, src, inner, "pa_tile2_dmem");
+    int st = check(src_outer, src, inner, "pa_tile_copy_dmem");
     if (st == PA_OK)
-        st = check(dst_outer, dst, inner, "pa_tile2_dmem");
+        st = check(dst_outer, dst, inner, "pa_tile_copy_dmem");
     if (st != PA_OK)
         return st;
     if (pa_size(src_outer) != pa_size(dst_outer))
-        return pa__err(PA_ERR_SIZE, "pa_tile2_dmem: source %s has %lld elements but destination %s has %lld",
+        return pa__err(PA_ERR_SIZE, "pa_tile_copy_dmem: source %s has %lld elements but destination %s has %lld",
                        pa_type_name(src_outer), (long long)pa_size(src_outer), pa_type_name(dst_outer),
                        (long long)pa_size(dst_outer));
-    return run(src_outer, src, dst_outer, dst, inner, PA_IOTILE, source, fn, arg, arg_size, "pa_tile2_dmem");
+    return run(src_outer, src, dst_outer, dst, inner, PA_IOTILE, source, fn, arg, arg_size, "pa_tile_copy_dmem");
 }

@@ -44,12 +44,12 @@ int pa_tile_dmem(const pa_type *outer, void *data, const pa_type *inner, int mod
     return no_cuda("pa_tile_dmem");
 }
 
-int pa_tile2_dmem(const pa_type *src_outer, const void *src, const pa_type *dst_outer, void *dst,
-                  const pa_type *inner, const char *source, const char *fn, const void *arg, size_t arg_size)
+int pa_tile_copy_dmem(const pa_type *dst_outer, void *dst, const pa_type *src_outer, const void *src,
+                      const pa_type *inner, const char *source, const char *fn, const void *arg, size_t arg_size)
 {
     (void)src_outer, (void)src, (void)dst_outer, (void)dst, (void)inner, (void)source, (void)fn, (void)arg;
     (void)arg_size;
-    return no_cuda("pa_tile2_dmem");
+    return no_cuda("pa_tile_copy_dmem");
 }
 
 int pa__tile_dmem_source(const pa_type *src_o, const pa_type *dst_o, const pa_type *inner, int mode,

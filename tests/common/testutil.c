@@ -2,6 +2,7 @@
 #include "testutil.h"
 #include "test_seed.h"
 #include "internal.h"
+#include <parray/cuda.h>
 #include "backends.h"
 
 #include <stdio.h>

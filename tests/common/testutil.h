@@ -92,7 +92,7 @@ void pa_test_pair_free(pa_test_pair *c);
 /** Asserts that a status equals an expected error code and that a message was set. */
 #define PA_CK_ERR(expr, code)                                                                            \
     do {                                                                                                 \
-        pa_clear_error();                                                                                \
+        pa_error_clear();                                                                                \
         int pa__st = (expr);                                                                             \
         ck_assert_msg(pa__st == (code), "%s returned %s, expected %s (%s)", #expr,                      \
                       pa_status_name(pa__st), pa_status_name(code), pa_last_error());                   \

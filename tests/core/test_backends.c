@@ -13,6 +13,7 @@
 #include "parray/dlpack.h"
 #include "parray/gputile.h"
 #include "testutil.h"
+#include <parray/cuda.h>
 
 static pa_scope *scope;
 

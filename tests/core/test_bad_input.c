@@ -95,7 +95,7 @@ START_TEST(test_unbound)
 {
     const bad *b = &unbound[_i];
     PA_CK_OK(pa_declare(s, "T", b->decl));
-    pa_clear_error();
+    pa_error_clear();
     ck_assert_ptr_null(pa_type_get(s, "T"));
     ck_assert_msg(strstr(pa_last_error(), pa_status_name(b->code)) == pa_last_error(), "\"%s\": got \"%s\"", b->decl,
                   pa_last_error());
@@ -124,7 +124,7 @@ START_TEST(test_names_and_nulls)
     PA_CK_ERR(pa_scope_def_elm(s, "float", 4), PA_ERR_EXISTS);
     PA_CK_ERR(pa_extent(NULL, &lo, &hi), PA_ERR_INVAL);
     PA_CK_ERR(pa_args(NULL, buf, sizeof buf), PA_ERR_INVAL);
-    pa_clear_error();
+    pa_error_clear();
     ck_assert_ptr_null(pa_type_get(s, NULL));
     ck_assert_ptr_null(pa_type_get(s, "Nope"));
     ck_assert_ptr_nonnull(strstr(pa_last_error(), "type 'Nope' is not declared"));
@@ -142,7 +142,7 @@ START_TEST(test_names_and_nulls)
     ck_assert_ptr_null(pa_elm(NULL));
     ck_assert_ptr_null(pa_mtt(NULL));
     ck_assert_int_eq(pa_stp(NULL), 0);
-    pa_clear_error();
+    pa_error_clear();
     ck_assert_int_eq(pa_offset(NULL, 0), PA_BAD_OFFSET);
     ck_assert_str_eq(pa_status_name(PA_ERR_INVAL), "ERR_INVAL");
     ck_assert_int_eq(pa_offset(A, 18), PA_BAD_OFFSET);
@@ -168,10 +168,14 @@ END_TEST
 
 START_TEST(test_builder_errors)
 {
-    pa_builder *b = pa_builder_create(s, "pagedx", "float");
+    pa_builder *b = NULL;
+    PA_CK_ERR(pa_builder_start(s, "pagedx", "float", &b), PA_ERR_MTT);
+    ck_assert_ptr_null(b);   /* the output is untouched on failure */
+    PA_CK_ERR(pa_builder_start(s, "paged", "floaty", &b), PA_ERR_ELM);
+    PA_CK_ERR(pa_builder_start(NULL, "paged", "float", &b), PA_ERR_INVAL);
+    PA_CK_ERR(pa_builder_start(s, "paged", "float", NULL), PA_ERR_INVAL);
     ck_assert_ptr_null(b);
-    ck_assert_ptr_null(pa_builder_create(s, "paged", "floaty"));
-    b = pa_builder_create(s, "paged", "float");
+    PA_CK_OK(pa_builder_start(s, "paged", "float", &b));
     ck_assert_ptr_nonnull(b);
     ck_assert_ptr_null(pa_dim_size(b, -1));
     ck_assert_ptr_nonnull(strstr(pa_last_error(), "size -1 is not in 0..2^50"));
@@ -180,7 +184,7 @@ START_TEST(test_builder_errors)
     pa_dim *t = pa_dim_tree(b, 1, &x);
     ck_assert_ptr_null(pa_dim_tree(b, 1, &x));        /* x is already used */
     ck_assert_ptr_null(pa_builder_finish(b, x, NULL)); /* frees the builder */
-    b = pa_builder_create(s, "paged", "float");
+    PA_CK_OK(pa_builder_start(s, "paged", "float", &b));
     (void)t;
     pa_dim_size(b, 4);
     pa_builder_destroy(b);                              /* unfinished: no leak */

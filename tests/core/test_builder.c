@@ -26,7 +26,8 @@ START_TEST(test_builder_matches_text)
     const pa_type *A = pa_type_get(s, "A");
 
     /* the transposition */
-    pa_builder *b = pa_builder_create(s, NULL, NULL);
+    pa_builder *b = NULL;
+    PA_CK_OK(pa_builder_start(s, NULL, NULL, &b));
     pa_dim *col[2] = {pa_dim_ref(b, pa_type_dim(A, "0_1")), pa_dim_ref(b, pa_type_dim(A, "0_0"))};
     pa_dim *top[2] = {pa_dim_tree(b, 2, col), pa_dim_ref(b, pa_type_dim(A, "1"))};
     const pa_type *Bb = pa_builder_finish(b, pa_dim_tree(b, 2, top), "Bb");
@@ -37,7 +38,8 @@ START_TEST(test_builder_matches_text)
 
     /* the window */
     const pa_type *D = pa_type_get(s, "DATA");
-    b = pa_builder_create(s, "paged", "float");
+    b = NULL;
+    PA_CK_OK(pa_builder_start(s, "paged", "float", &b));
     pa_dim *r = pa_dim_size(b, 6), *c = pa_dim_size(b, 5);
     PA_CK_OK(pa_dim_then_disp(r, 2));
     PA_CK_OK(pa_dim_then_ref(r, pa_type_child(D, 0)));
@@ -48,7 +50,8 @@ START_TEST(test_builder_matches_text)
     same_offsets(Wb, pa_type_get(s, "W"));
 
     /* a user offset function */
-    b = pa_builder_create(s, "paged", "double");
+    b = NULL;
+    PA_CK_OK(pa_builder_start(s, "paged", "double", &b));
     pa_dim *f = pa_dim_size(b, n);
     PA_CK_OK(pa_dim_then_func(f, reverse, &n));
     const pa_type *R = pa_builder_finish(b, f, "R");

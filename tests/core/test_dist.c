@@ -9,6 +9,7 @@
 
 #include "internal.h"
 #include "testutil.h"
+#include <parray/mpi.h>
 
 static pa_scope *scope;
 
@@ -97,7 +98,7 @@ START_TEST(test_bad_input)
     const pa_type *bad = pa_type_get(scope, "BAD");
     ck_assert_ptr_nonnull(bad);
     ck_assert_str_eq(pa_mtt(bad), "distributed");
-    pa_clear_error();
+    pa_error_clear();
     ck_assert_int_eq(pa_offset_on(bad, PA_ON_THREAD, 0), PA_BAD_OFFSET);
     ck_assert_ptr_nonnull(strstr(pa_last_error(), "ERR_UNSUPPORTED"));
 }

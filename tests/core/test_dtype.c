@@ -9,6 +9,7 @@
 
 #include "internal.h"
 #include "testutil.h"
+#include <parray/cuda.h>
 #include "type_pool.h"
 
 /* Every index of t through its pa_dtype against the reference walk. */
@@ -57,7 +58,7 @@ START_TEST(random_pool_types)
         pa_type_pool_make(&p, &rng, "dmem", 4, 4096);
         for (int i = 0; i < p.n; i++) {
             pa_dtype d;
-            pa_clear_error();
+            pa_error_clear();
             int st = pa_cuda_dtype(p.t[i], &d);
             if (st == PA_ERR_UNSUPPORTED)   /* the pool's func() and non-affine wraps need tables */
                 continue;

@@ -49,7 +49,7 @@ START_TEST(test_queries)
     PA_CK_OK(pa_extent(t, &lo, &hi));
     ck_assert_int_eq(lo, 0);
     ck_assert_int_eq(hi, -1);
-    pa_clear_error();
+    pa_error_clear();
     ck_assert_uint_eq(pa_alloc_bytes(t), 0);
     ck_assert_str_eq(pa_last_error(), "");
     ck_assert_int_eq(pa_offset(t, 0), PA_BAD_OFFSET);
@@ -150,7 +150,8 @@ END_TEST
 /* The builder makes empty dimensions too; negative sizes stay refused. */
 START_TEST(test_builder)
 {
-    pa_builder *b = pa_builder_create(s, "paged", "double");
+    pa_builder *b = NULL;
+    PA_CK_OK(pa_builder_start(s, "paged", "double", &b));
     pa_dim *kids[2] = {pa_dim_size(b, 4), pa_dim_size(b, 0)};
     ck_assert_ptr_nonnull(kids[1]);
     const pa_type *t = pa_builder_finish(b, pa_dim_tree(b, 2, kids), "BUILT");
@@ -159,7 +160,8 @@ START_TEST(test_builder)
     void *p = pa_create(t);
     ck_assert_ptr_nonnull(p);
     PA_CK_OK(pa_destroy(t, p));
-    b = pa_builder_create(s, "paged", "double");
+    b = NULL;
+    PA_CK_OK(pa_builder_start(s, "paged", "double", &b));
     ck_assert_ptr_null(pa_dim_size(b, -3));
     pa_builder_destroy(b);
 }

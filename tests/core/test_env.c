@@ -62,7 +62,7 @@ START_TEST(test_parse_int)
 }
 END_TEST
 
-/* The five invalid values of the issue, and a valid one, for PA_NUM_THREADS through pa_get_num_threads(). */
+/* The five invalid values of the issue, and a valid one, for PA_NUM_THREADS through pa_threads_get_num(). */
 static const char *const thread_values[] = {"abc", "-3", "4097", "", "3junk", "3"};
 
 START_TEST(test_num_threads)
@@ -74,7 +74,7 @@ START_TEST(test_num_threads)
     int want = strcmp(value, "3") == 0 ? 3 : (int)(cpus < 1 ? 1 : cpus > PA_MAX_THREADS ? PA_MAX_THREADS : cpus);
     setenv("PA_NUM_THREADS", value, 1);
     capture_begin();
-    int n = pa_get_num_threads();
+    int n = pa_threads_get_num();
     const char *err = capture_end();
     ck_assert_msg(n == want, "PA_NUM_THREADS='%s' gave %d threads, expected %d (the default)", value, n, want);
     if (strcmp(value, "3") == 0) {
@@ -92,7 +92,7 @@ START_TEST(test_num_threads_unset)
 {
     unsetenv("PA_NUM_THREADS");
     capture_begin();
-    int n = pa_get_num_threads();
+    int n = pa_threads_get_num();
     const char *err = capture_end();
     ck_assert_int_ge(n, 1);
     ck_assert_msg(err[0] == '\0', "an unset variable warned: %s", err);
@@ -146,12 +146,12 @@ START_TEST(test_flag_choice_dir)
 }
 END_TEST
 
-/* PA_BIND through pa_get_binding: an unknown word is the default (none) with a warning. */
+/* PA_BIND through pa_threads_get_binding: an unknown word is the default (none) with a warning. */
 START_TEST(test_bind)
 {
     setenv("PA_BIND", "everywhere", 1);
     capture_begin();
-    pa_bind b = pa_get_binding();
+    pa_bind b = pa_threads_get_binding();
     const char *err = capture_end();
     ck_assert_int_eq(b, PA_BIND_NONE);
     ck_assert_msg(strstr(err, "PA_BIND='everywhere' is not one of none, compact, spread") && lines(err) == 1,

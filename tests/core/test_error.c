@@ -35,7 +35,7 @@ START_TEST(test_message_kept_and_cleared)
 {
     ck_assert_int_eq(pa__err(PA_ERR_NAME, "type '%s' is not declared", "Q"), PA_ERR_NAME);
     ck_assert_str_eq(pa_last_error(), "ERR_NAME: type 'Q' is not declared");
-    pa_clear_error();
+    pa_error_clear();
     ck_assert_str_eq(pa_last_error(), "");
 }
 END_TEST

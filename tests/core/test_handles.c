@@ -26,7 +26,7 @@ static void teardown(void)
 
 #define CK_PARAM(expr)                                                                                   \
     do {                                                                                                 \
-        pa_clear_error();                                                                                \
+        pa_error_clear();                                                                                \
         expr;                                                                                            \
         ck_assert_msg(strncmp(pa_last_error(), "ERR_PARAM", 9) == 0, "%s set \"%s\"", #expr,            \
                       pa_last_error());                                                                  \
@@ -80,7 +80,7 @@ START_TEST(test_unbound_handle)
     PA_CK_ERR(pa_type_bind(w, 1, args) == NULL ? PA_ERR_PARAM : PA_OK, PA_ERR_PARAM);
     /* in declarations the bare name is still an error: a reference needs its values */
     PA_CK_OK(pa_declare(s, "BAD", "[#WINDOW]"));
-    pa_clear_error();
+    pa_error_clear();
     ck_assert_ptr_null(pa_type_get(s, "BAD"));
     ck_assert_msg(strstr(pa_last_error(), "WINDOW takes 2 parameters, 0 given"), "%s", pa_last_error());
 }
@@ -101,7 +101,7 @@ START_TEST(test_type_on)
     pa_layout_format(p, l2, sizeof l2);
     ck_assert_str_eq(l1, l2);
     ck_assert_ptr_eq(pa_type_on(a, "paged"), a);
-    pa_clear_error();
+    pa_error_clear();
     ck_assert_ptr_null(pa_type_on(a, "nonsense"));
     ck_assert_msg(strncmp(pa_last_error(), "ERR_MTT", 7) == 0, "%s", pa_last_error());
     /* in reference text and in declarations */

@@ -7,6 +7,7 @@
 
 #include "parray/dlpack.h"
 #include "testutil.h"
+#include <parray/kernel.h>
 
 static pa_scope *scope;
 
@@ -37,7 +38,8 @@ START_TEST(test_declare)
     const pa_type *m = pa_type_parse(scope, "pinned money [10]");
     ck_assert_msg(m, "%s", pa_last_error());
     ck_assert_uint_eq(pa_elm_size(m), 8);
-    pa_builder *b = pa_builder_create(scope, "paged", "numeric(9, 4)");
+    pa_builder *b = NULL;
+    PA_CK_OK(pa_builder_start(scope, "paged", "numeric(9, 4)", &b));
     ck_assert_msg(b, "%s", pa_last_error());
     const pa_type *t = pa_builder_finish(b, pa_dim_size(b, 7), "B");
     ck_assert_msg(t, "%s", pa_last_error());
@@ -56,7 +58,7 @@ static const struct { const char *decl, *says; } bad_decls[] = {
 
 START_TEST(test_bad_declarations)
 {
-    pa_clear_error();
+    pa_error_clear();
     ck_assert_ptr_null(pa_type_parse(scope, bad_decls[_i].decl));
     ck_assert_msg(strstr(pa_last_error(), bad_decls[_i].says), "%s: %s", bad_decls[_i].decl, pa_last_error());
 }

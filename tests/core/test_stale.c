@@ -24,7 +24,7 @@ static void elem_noop(void *e, int64_t i, void *arg)
 
 #define CK_STALE(expr)                                                                                   \
     do {                                                                                                 \
-        pa_clear_error();                                                                                \
+        pa_error_clear();                                                                                \
         (void)(expr);                                                                                    \
         ck_assert_msg(strstr(pa_last_error(), "stale") != NULL, "%s: '%s'", #expr, pa_last_error());    \
     } while (0)

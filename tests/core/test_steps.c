@@ -161,7 +161,8 @@ END_TEST
 /* The builder writes the same chains: pa_dim_then_step. */
 START_TEST(test_builder_step)
 {
-    pa_builder *b = pa_builder_create(s, "paged", "float");
+    pa_builder *b = NULL;
+    PA_CK_OK(pa_builder_start(s, "paged", "float", &b));
     const pa_type *m0 = pa_type_get(s, "M_0"), *m1 = pa_type_get(s, "M_1");
     pa_dim *r = pa_dim_size(b, 6), *c = pa_dim_size(b, 4);
     PA_CK_OK(pa_dim_then_step(r, -1));
@@ -187,7 +188,7 @@ START_TEST(test_step_overflow)
     int64_t lo, hi;
     ck_assert_ptr_nonnull(t);
     PA_CK_ERR(pa_extent(t, &lo, &hi), PA_ERR_RANGE);
-    pa_clear_error();
+    pa_error_clear();
     ck_assert_int_eq(pa_offset(t, 2), PA_BAD_OFFSET);
     ck_assert_msg(strstr(pa_last_error(), "ERR_RANGE") != NULL, "%s", pa_last_error());
     PA_CK_ERR(pa_declare(s, "Z", "[3 # step(]"), PA_ERR_PARSE);

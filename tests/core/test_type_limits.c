@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "testutil.h"
+#include <parray/cuda.h>
 #include "type_internal.h"
 
 static pa_scope *s;
@@ -39,7 +40,7 @@ static void check_out_of_range(const pa_type *t, const char *what)
     float buf[16], src[16] = {0};
     ck_assert_msg(t != NULL, "%s: %s", what, pa_last_error());
     for (int64_t k = 0; k < pa_size(t) && k < 4; k++) {
-        pa_clear_error();
+        pa_error_clear();
         int64_t o = pa_offset(t, k);
         ck_assert_msg(o == PA_BAD_OFFSET, "%s: offset(%lld) = %lld", what, (long long)k, (long long)o);
         ck_assert_msg(strncmp(pa_last_error(), "ERR_RANGE", 9) == 0, "%s: offset(%lld) set \"%s\"", what,
@@ -82,10 +83,11 @@ END_TEST
 
 START_TEST(test_builder_child_twice)
 {
-    pa_builder *b = pa_builder_create(s, "paged", "float");
+    pa_builder *b = NULL;
+    PA_CK_OK(pa_builder_start(s, "paged", "float", &b));
     pa_dim *x = pa_dim_size(b, 3);
     pa_dim *twice[2] = {x, x};
-    pa_clear_error();
+    pa_error_clear();
     ck_assert_ptr_null(pa_dim_tree(b, 2, twice));
     ck_assert_msg(strstr(pa_last_error(), "sub-dimensions 0 and 1 are the same dimension"), "%s", pa_last_error());
     /* x is still free to use once */
@@ -100,7 +102,8 @@ END_TEST
  * deep leaves a builder that frees without deep recursion. */
 START_TEST(test_builder_depth)
 {
-    pa_builder *b = pa_builder_create(s, "paged", "float");
+    pa_builder *b = NULL;
+    PA_CK_OK(pa_builder_start(s, "paged", "float", &b));
     pa_dim *d = pa_dim_size(b, 1);
     int depth = 1;
     for (int i = 0; i < 100000; i++) {
@@ -187,7 +190,7 @@ START_TEST(test_dimension_paths)
     const pa_type *a = pa_type_get(s, "A");
     const char *bad[] = {"0_", "_0", "_", "01", "0__1", "a", "0_1_", "-1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        pa_clear_error();
+        pa_error_clear();
         ck_assert_msg(pa_type_dim(a, bad[i]) == NULL, "pa_type_dim accepts \"%s\"", bad[i]);
         ck_assert_msg(strncmp(pa_last_error(), "ERR_DIM", 7) == 0, "\"%s\": %s", bad[i], pa_last_error());
         char ref[16];

@@ -19,6 +19,7 @@
 #include "internal.h"
 #include "async_sources.h"
 #include "testutil.h"
+#include <parray/cuda.h>
 
 /* About 100 ms at the clocks of current GPUs (1 to 2 GHz): long enough to be running when the call returns. */
 static const long long SPIN_CYCLES = 200000000LL;

@@ -15,6 +15,7 @@
 #include "cuda_backend.h"
 #include "internal.h"
 #include "testutil.h"
+#include <parray/cuda.h>
 
 static pa_rng rng;
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include <parray/cuda.h>
 
 static pa_scope *scope;
 

@@ -20,6 +20,7 @@
 #include "for_kernels.h"
 #include "internal.h"
 #include "testutil.h"
+#include <parray/cuda.h>
 #include "type_pool.h"
 
 static pa_cuda_function k_copy, k_tid, k_bad;

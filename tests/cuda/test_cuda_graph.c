@@ -18,6 +18,7 @@
 #include "for_kernels.h"
 #include "internal.h"
 #include "testutil.h"
+#include <parray/cuda.h>
 
 enum { ROWS = 384, COLS = 512, N = ROWS * COLS };
 

@@ -13,6 +13,7 @@
 
 #include "cuda_backend.h"
 #include "testutil.h"
+#include <parray/cuda.h>
 
 #define THREADS 8
 #define ROUNDS 6

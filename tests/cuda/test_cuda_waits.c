@@ -20,6 +20,8 @@
 #include <cuda_runtime_api.h>
 
 #include "testutil.h"
+#include <parray/gputile.h>
+#include <parray/ssb.h>
 #include "waits_sources.h"
 
 /* About 100 ms at the clocks of current GPUs (1.5 to 2 GHz). */
@@ -312,7 +314,7 @@ START_TEST(ssb_run_waits)
     PA_CK_OK(pa_ssb_gpu_create(db, &g));
     PA_CK_OK(pa_ssb_run_cpu(db, q, 0, &cpu));
     PA_CK_OK(pa_ssb_gpu_run(g, q, &gpu, NULL));   /* compiles the kernels */
-    pa_ssb_result_free(&gpu);
+    pa_ssb_result_destroy(&gpu);
     float alone = spin_ms(&f);
     ck_assert_msg(alone > 20.0f, "the spin ran %.3f ms: too short to tell a wait from none", alone);
     double ms = -1;
@@ -322,14 +324,14 @@ START_TEST(ssb_run_waits)
     ck_assert_msg(ms >= 0.5 * alone, "pa_ssb_gpu_run's ms %.3f, but its kernels waited behind a spin of %.3f ms", ms,
                   alone);
     ck_assert_msg(pa_ssb_result_equal(&gpu, &cpu, why, sizeof why), "gpu vs cpu: %s", why);
-    pa_ssb_result_free(&gpu);
+    pa_ssb_result_destroy(&gpu);
     queue_spin(&f);
     PA_CK_OK(pa_ssb_gpu_launch(g, q, NULL));
     PA_CK_OK(pa_ssb_gpu_result(g, q, &gpu));
     assert_done(&f, "pa_ssb_gpu_result");
     ck_assert_msg(pa_ssb_result_equal(&gpu, &cpu, why, sizeof why), "launch/result vs cpu: %s", why);
-    pa_ssb_result_free(&gpu);
-    pa_ssb_result_free(&cpu);
+    pa_ssb_result_destroy(&gpu);
+    pa_ssb_result_destroy(&cpu);
     pa_ssb_gpu_destroy(g);
     pa_ssb_destroy(db);
     teardown_fixture(&f);
@@ -347,7 +349,7 @@ START_TEST(ssb_run_reports_fault)
     PA_CK_OK(pa_ssb_generate(0.01, 5, 0, &db));
     PA_CK_OK(pa_ssb_gpu_create(db, &g));
     PA_CK_OK(pa_ssb_gpu_run(g, q, &r, NULL));
-    pa_ssb_result_free(&r);
+    pa_ssb_result_destroy(&r);
     queue_fault(&f);
     assert_fault(pa_ssb_gpu_run(g, q, &r, NULL), "pa_ssb_gpu_run after a fault");
     teardown_fixture(&f);

@@ -14,6 +14,7 @@
 #include "async_sources.h"
 #include "waits_sources.h"
 #include "testutil.h"
+#include <parray/cuda.h>
 
 static const char *fn_src =
     "__device__ void bump(pa_elm_t *x, long long k, const void *arg)\n"
@@ -31,7 +32,7 @@ static char *compile(pa_scope *s, const char *decl, const char *src, size_t word
     char *code = pa_cuda__map_source(t, pa__type_layout(t), src, "bump", words);
     ck_assert_ptr_nonnull(code);
     const pa_cuda__image *img;
-    pa_clear_error();
+    pa_error_clear();
     int st = pa_cuda__rtc_compile(decl, code, NULL, 0, 90, &img);
     ck_assert_msg(st == expect, "%s: %s (%s)\n%s", decl, pa_status_name(st), pa_last_error(), code);
     if (st == PA_OK) {
@@ -129,7 +130,7 @@ START_TEST(argument_checks)
     PA_CK_ERR(pa_cuda_map(pa_type_parse(s, "dmem int [4]"), x, NULL, "bump", NULL, 0), PA_ERR_INVAL);
     PA_CK_ERR(pa_cuda_map(pa_type_parse(s, "dmem int [4]"), x, fn_src, "bump", NULL, 8), PA_ERR_INVAL);
     /* pa_map, the host map, points dmem users to pa_cuda_map. */
-    pa_clear_error();
+    pa_error_clear();
     ck_assert_int_ne(pa_map(pa_type_parse(s, "dmem int [4]"), x, NULL, NULL), PA_OK);
     pa_scope_destroy(s);
 }

@@ -12,6 +12,8 @@
 
 #include "nvtx_recorder.h"
 #include "testutil.h"
+#include <parray/cuda.h>
+#include <parray/kernel.h>
 
 START_TEST(test_gpu_timeline)
 {

@@ -13,6 +13,7 @@
 #include "plcuda.h"
 #include "rtc_internal.h"
 #include "testutil.h"
+#include <parray/kernel.h>
 #include "tile_kernel.h"
 
 /* The cubin of a function's source for sm_90 (a memory-cache hit after pa_kernel_compile). */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include <parray/kernel.h>
 #include "tile_kernel.h"
 
 /* The manual's example, as written for PG-Strom (pgfn_int4pl is an alias of pa_add_int). */
@@ -89,7 +90,8 @@ START_TEST(test_matrix_result)
                       "#plcuda_end\n";
     pa_kernel *k = make("transpose_scale", "matrix float (matrix float, float)", src, f, 2);
     const int h = 37, w = 53;
-    pa_matrix *m = pa_matrix_create(PA_MATRIX_FLOAT, h, w), *t = NULL;
+    pa_matrix *m = NULL, *t = NULL;
+    PA_CK_OK(pa_matrix_create_in(NULL, PA_MATRIX_FLOAT, h, w, &m));
     float *a = pa_matrix_data(m), factor = 0.5f;
     for (int j = 0; j < w; j++)
         for (int i = 0; i < h; i++)

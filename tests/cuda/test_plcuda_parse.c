@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "testutil.h"
+#include <parray/cuda.h>
+#include <parray/kernel.h>
 
 static const char *gpu_add_src =
     "#plcuda_include \"math\"\n"
@@ -78,7 +80,8 @@ START_TEST(test_all_blocks)
         if (pa_cuda_device_count() < 1) {
             char buf[1024];
             int n = 5;
-            pa_matrix *m = pa_matrix_create(PA_MATRIX_DOUBLE, 2, 2);
+            pa_matrix *m = NULL;
+            PA_CK_OK(pa_matrix_create_in(NULL, PA_MATRIX_DOUBLE, 2, 2, &m));
             float a[3] = {0};
             long b[2] = {0};
             pa_arg args[] = {PA_ARG(&n), PA_ARG_N(a, 3), PA_ARG(m), PA_ARG_N(b, 2)};
@@ -194,7 +197,8 @@ END_TEST
 
 START_TEST(test_matrix_host)
 {
-    pa_matrix *m = pa_matrix_create(PA_MATRIX_FLOAT, 3, 2);
+    pa_matrix *m = NULL;
+    PA_CK_OK(pa_matrix_create_in(NULL, PA_MATRIX_FLOAT, 3, 2, &m));
     ck_assert_ptr_nonnull(m);
     ck_assert_int_eq(pa_matrix_rawsize(PA_MATRIX_FLOAT, 3, 2), 16 + 24);
     ck_assert_int_eq(pa_matrix_rawsize(PA_MATRIX_DOUBLE, 0, 5), 16);
@@ -206,7 +210,9 @@ START_TEST(test_matrix_host)
     m->magic = 0;
     PA_CK_ERR(pa_matrix_validate(m, 40), PA_ERR_INVAL);
     pa_matrix_destroy(m);
-    ck_assert_ptr_null(pa_matrix_create(PA_MATRIX_INT, 1, -2));
+    m = NULL;
+    PA_CK_ERR(pa_matrix_create_in(NULL, PA_MATRIX_INT, 1, -2, &m), PA_ERR_INVAL);
+    ck_assert_ptr_null(m);
 }
 END_TEST
 

@@ -9,6 +9,7 @@
 #include "plan.h"
 #include "parray/backend.h"
 #include "test_copy.h"
+#include <parray/cuda.h>
 
 static pa_scope *scope(const char *text)
 {

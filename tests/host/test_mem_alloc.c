@@ -442,8 +442,8 @@ START_TEST(test_vmem)
     /* Larger than the register file: a clear error, no allocation. */
     ck_assert_ptr_null(pa_create(pa_type_get(s, "BIG")));
     ck_assert_msg(strstr(pa_last_error(), "register file") != NULL, "%s", pa_last_error());
-    /* pa_tile2 with a vmem inner type: each 8-element tile staged in an aligned vector buffer. */
-    PA_CK_OK(pa_tile2(P, p, P, q, V, vmem_tile_add, NULL));
+    /* pa_tile_copy with a vmem inner type: each 8-element tile staged in an aligned vector buffer. */
+    PA_CK_OK(pa_tile_copy(P, q, P, p, V, vmem_tile_add, NULL));
     for (int i = 0; i < 32; i++)
         ck_assert(q[i] == p[i] + 1000.0 * (i / 8));
     /* and a vmem tile larger than the register file is refused by pa_tile */

@@ -6,6 +6,14 @@
 #include <string.h>
 
 #include "testutil.h"
+#include <parray/matrix.h>
+
+/* A zeroed host matrix (pa_matrix_create_in in paged memory), or NULL with the error set. */
+static inline pa_matrix *mx_new(int elm, int64_t h, int64_t w)
+{
+    pa_matrix *m = NULL;
+    return pa_matrix_create_in(NULL, elm, h, w, &m) == PA_OK ? m : NULL;
+}
 
 static const int all_elms[] = {PA_MATRIX_SHORT, PA_MATRIX_INT, PA_MATRIX_LONG, PA_MATRIX_FLOAT, PA_MATRIX_DOUBLE};
 
@@ -62,7 +70,7 @@ static inline double mx_load(int elm, const void *p)
 /* A malloc'd h x w matrix of random nonzero values (nonzero, so that a missing copy never reads as padding). */
 static inline pa_matrix *mx_random(pa_rng *rng, int elm, int64_t h, int64_t w)
 {
-    pa_matrix *m = pa_matrix_create(elm, h, w);
+    pa_matrix *m = mx_new(elm, h, w);
     ck_assert_ptr_nonnull(m);
     for (int64_t j = 0; j < w; j++)
         for (int64_t i = 0; i < h; i++) {
@@ -108,7 +116,7 @@ static inline pa_matrix *mx_ref_bind(const pa_matrix *const *ms, int n, int by_r
             H = ms[k]->height > H ? ms[k]->height : H;
         }
     }
-    pa_matrix *r = pa_matrix_create(ms[0]->elm, H, W);
+    pa_matrix *r = mx_new(ms[0]->elm, H, W);
     for (int64_t i = 0; i < H; i++)
         for (int64_t j = 0; j < W; j++) {
             int64_t at = 0, ii = i, jj = j;
@@ -131,7 +139,7 @@ static inline pa_matrix *mx_ref_bind(const pa_matrix *const *ms, int n, int by_r
 
 static inline pa_matrix *mx_ref_transpose(const pa_matrix *m)
 {
-    pa_matrix *t = pa_matrix_create(m->elm, m->width, m->height);
+    pa_matrix *t = mx_new(m->elm, m->width, m->height);
     for (int64_t i = 0; i < m->height; i++)
         for (int64_t j = 0; j < m->width; j++)
             mx_set(t, j, i, mx_get(m, i, j));

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include <parray/matrix.h>
 #include "matrix_check.h"
 #include "mem_internal.h"
 
@@ -25,11 +26,11 @@ START_TEST(test_dmem_basics)
         pa_matrix *d = NULL, h;
         PA_CK_OK(pa_matrix_create_in("dmem", all_elms[e], 33, 7, &d));
         ck_assert_str_eq(pa_matrix_mtt(d), "dmem");
-        ck_assert_int_eq(pa_matrix_height(d), 33);
-        ck_assert_int_eq(pa_matrix_width(d), 7);
+        ck_assert_int_eq(pa_matrix_nrows(d), 33);
+        ck_assert_int_eq(pa_matrix_ncols(d), 7);
         PA_CK_OK(pa_matrix_header(d, &h));
         ck_assert_int_eq(h.elm, all_elms[e]);
-        pa_matrix *z = pa_matrix_create(all_elms[e], 33, 7);
+        pa_matrix *z = mx_new(all_elms[e], 33, 7);
         mx_assert_equal(d, z, "dmem zeroed");
         pa_matrix_destroy(z);
         pa_matrix_destroy(d);
@@ -105,10 +106,10 @@ START_TEST(test_dmem_big_transposes)
 }
 END_TEST
 
-static int sum_row(int64_t row, const void *values, int32_t width, void *ctx)
+static int sum_row(int64_t row, const void *values, int64_t width, void *ctx)
 {
     double *acc = ctx;
-    for (int j = 0; j < width; j++)
+    for (int64_t j = 0; j < width; j++)
         acc[0] += ((const double *)values)[j] * (double)(row + 1) * (j + 1);
     acc[1] += 1;
     return 0;
@@ -129,7 +130,7 @@ START_TEST(test_dmem_rows_unnest_csv)
     PA_CK_OK(pa_matrix_rows_finish(r, "dmem", &d));
     mx_assert_equal(d, ref, "rows to dmem");
     double acc[2] = {0, 0}, want = 0;
-    PA_CK_OK(pa_matrix_unnest(d, sum_row, acc));
+    PA_CK_OK(pa_matrix_unnest_rows(d, sum_row, acc));
     for (int64_t i = 0; i < h; i++)
         for (int64_t j = 0; j < w; j++)
             want += mx_get(ref, i, j) * (double)(i + 1) * (double)(j + 1);
@@ -176,7 +177,7 @@ START_TEST(test_gemm_gpu)
         int elm = e ? PA_MATRIX_DOUBLE : PA_MATRIX_FLOAT;
         for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
             int M = shapes[s][0], K = shapes[s][1], N = shapes[s][2];
-            pa_matrix *a = pa_matrix_create(elm, M, K), *b = pa_matrix_create(elm, K, N), *c = NULL, *hc = NULL;
+            pa_matrix *a = mx_new(elm, M, K), *b = mx_new(elm, K, N), *c = NULL, *hc = NULL;
             for (int j = 0; j < K; j++)
                 for (int i = 0; i < M; i++)
                     mx_set(a, i, j, (double)pa_rng_range(&rng, -8, 8) / 4);

@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "testutil.h"
+#include <parray/kernel.h>
 #include "timelib_oracle.h"
 
 /* The date functions over an array of dates: y, m, d, dow, doy, the date made back from (y, m, d), isodow, and

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include <parray/kernel.h>
 
 /* For operand pair i (scales in arg3[2i], arg3[2i+1]): add, sub, mul, div, round(a, b.scale), text of a read back
  * at b.scale, div at scale (a.scale + b.scale) % 39, each as value (arg4) and scale | flags << 8 (arg5); and money: a's low digits as cents times b,

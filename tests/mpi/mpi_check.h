@@ -35,7 +35,7 @@ static int mck_failures;
 
 #define MCK_ERR(expr, code)                                                                              \
     do {                                                                                                 \
-        pa_clear_error();                                                                                \
+        pa_error_clear();                                                                                \
         int mck_st = (expr);                                                                             \
         MCK(mck_st == (code), "got %s, expected %s: %s", pa_status_name(mck_st), pa_status_name(code),   \
             pa_last_error());                                                                            \

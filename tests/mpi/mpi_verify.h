@@ -9,6 +9,7 @@
 #define PARRAY_MPI_VERIFY_H
 
 #include "mpi_check.h"
+#include <parray/mpi.h>
 
 #define POISON (-7)
 

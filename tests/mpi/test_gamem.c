@@ -97,7 +97,7 @@ static int pair_task(pa_ctx *ctx, void *arg)
 static void test_process_array(void)
 {
     size_t before = pa__alloc_count();
-    pa_clear_error();
+    pa_error_clear();
     int st = pa_for(pa_type_parse(scope, "mpi [2]"), pair_task, NULL, 0);
     if (pa_ga__noncollective_groups()) {
         MCK_OK(st);

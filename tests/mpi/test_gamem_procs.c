@@ -19,6 +19,7 @@
 
 #include "gamem_util.h"
 #include "internal.h"
+#include <parray/mpi.h>
 #include "mem_internal.h"
 #include "mpi_backend.h"
 
@@ -165,7 +166,7 @@ static int user_main(int argc, char **argv)
     MCK(buf[23] == 161 && GA_Nnodes() == 1, "rank 0: buf[23] = %d, default group of %d", buf[23], GA_Nnodes());
     MCK_OK(pa_destroy(T("DATA"), g));
     /* nested: works with noncollective groups; with collective ones the parent's ranks are busy */
-    pa_clear_error();
+    pa_error_clear();
     int st = pa_for(T("P2"), nest, NULL, 0);
     if (pa_ga__noncollective_groups())
         MCK_OK(st);

@@ -14,6 +14,8 @@
 #include "cost_model.h"
 #include "mpi_backend.h"
 #include "mpi_verify.h"
+#include <parray/cuda.h>
+#include <parray/mpi.h>
 
 static pa_scope *scope;
 

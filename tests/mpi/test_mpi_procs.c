@@ -5,6 +5,7 @@
  * unregistered task are errors that reach rank 0 (and never hang).  Run with mpirun -np 4.
  */
 #include "internal.h"
+#include <parray/mpi.h>
 #include "mpi_check.h"
 
 typedef struct { int magic, n; } task_arg;

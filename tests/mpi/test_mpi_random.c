@@ -9,6 +9,7 @@
 
 #include "mpi_verify.h"
 #include "test_seed.h"
+#include <parray/mpi.h>
 
 static uint64_t rng_state;
 

@@ -8,6 +8,7 @@
  * task fails.  Run with mpirun -np 6.
  */
 #include "internal.h"
+#include <parray/mpi.h>
 #include "mpi_backend.h"
 #include "mpi_check.h"
 

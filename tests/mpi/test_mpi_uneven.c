@@ -13,6 +13,7 @@
  *     against the offsets on each side (mpi_verify.h).
  */
 #include "mpi_verify.h"
+#include <parray/mpi.h>
 
 #define MAXAX 3
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include <parray/ssb.h>
 
 #define SF 0.02
 
@@ -346,8 +347,8 @@ START_TEST(queries_match_the_reference)
         }
         PA_CK_OK(pa_ssb_run_cpu(db, q, 1, &r1));
         ck_assert(pa_ssb_result_equal(&r, &r1, NULL, 0));
-        pa_ssb_result_free(&r);
-        pa_ssb_result_free(&r1);
+        pa_ssb_result_destroy(&r);
+        pa_ssb_result_destroy(&r1);
     }
     free(want);
     pa_ssb_destroy(db);

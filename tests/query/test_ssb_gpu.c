@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include <parray/ssb.h>
 
 int pa_test_qb_select(const int *col, int n, int lo, int hi, int alt, int *out, int *nout, int *counts);
 int pa_test_qb_direct_sum(const int *col, int n, int limit, int *copy, long long *sum);
@@ -182,9 +183,9 @@ START_TEST(queries_match_the_cpu)
         PA_CK_OK(pa_ssb_gpu_result(g, q, &c));
         ck_assert_msg(pa_ssb_result_equal(&c, &a, why, sizeof why), "%s: launch/result vs cpu: %s",
                       pa_ssb_query_name(q), why);
-        pa_ssb_result_free(&a);
-        pa_ssb_result_free(&b);
-        pa_ssb_result_free(&c);
+        pa_ssb_result_destroy(&a);
+        pa_ssb_result_destroy(&b);
+        pa_ssb_result_destroy(&c);
     }
     pa_ssb_gpu_destroy(g);
     pa_ssb_destroy(db);
@@ -248,9 +249,9 @@ START_TEST(domain_outside_spec)
                 ck_assert_msg(rc == PA_OK, "%s: %s", pa_ssb_query_name(q), pa_last_error());
                 ck_assert_msg(pa_ssb_result_equal(&b, &a, why, sizeof why), "%s%s: gpu vs cpu: %s",
                               pa_ssb_query_name(q), far ? " (year 40000)" : "", why);
-                pa_ssb_result_free(&b);
+                pa_ssb_result_destroy(&b);
             }
-            pa_ssb_result_free(&a);
+            pa_ssb_result_destroy(&a);
         }
         pa_ssb_gpu_destroy(g);
     }

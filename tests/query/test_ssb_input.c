@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include <parray/ssb.h>
 
 #define FIXTURE SRCDIR "/query/tbl"
 
@@ -184,7 +185,7 @@ START_TEST(result_api_null)
     ck_assert_int_eq(pa_ssb_result_equal(&r, &bad, why, sizeof why), 0);
     ck_assert_msg(strstr(why, "result b is malformed"), "%s", why);
     ck_assert_int_eq(pa_ssb_result_equal(&r, &r, why, sizeof why), 1);
-    pa_ssb_result_free(&r);
+    pa_ssb_result_destroy(&r);
     pa_ssb_destroy(db);
 }
 END_TEST
@@ -274,7 +275,7 @@ static int64_t check_q21(pa_ssb_db *db)
                       "row %lld: %d %d %lld, wanted %d %d %lld", (long long)k, r.groups[k * 3], r.groups[k * 3 + 1],
                       (long long)r.values[k], g[k].g[0], g[k].g[1], (long long)g[k].v);
     }
-    pa_ssb_result_free(&r);
+    pa_ssb_result_destroy(&r);
     free(g);
     return ng;
 }
@@ -297,7 +298,7 @@ START_TEST(years_outside_spec)
     for (int64_t k = 0; k < r.nrows; k++)
         ck_assert_msg(r.groups[k * 3 + 2] >= 1993 && r.groups[k * 3 + 2] <= 1997, "q3.1 row %lld: year %d",
                       (long long)k, r.groups[k * 3 + 2]);
-    pa_ssb_result_free(&r);
+    pa_ssb_result_destroy(&r);
     pa_ssb_destroy(db);
 }
 END_TEST
@@ -335,8 +336,8 @@ START_TEST(sparse_keys)
         char why[160];
         PA_CK_OK(pa_ssb_run_cpu(db, q, 0, &r));
         ck_assert_msg(pa_ssb_result_equal(&before[q], &r, why, sizeof why), "%s: %s", pa_ssb_query_name(q), why);
-        pa_ssb_result_free(&r);
-        pa_ssb_result_free(&before[q]);
+        pa_ssb_result_destroy(&r);
+        pa_ssb_result_destroy(&before[q]);
     }
     check_q21(db);
     pa_ssb_destroy(db);

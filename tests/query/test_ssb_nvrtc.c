@@ -9,6 +9,7 @@
 #include "rtc.h"
 #include "rtc_internal.h"
 #include "testutil.h"
+#include <parray/ssb.h>
 
 START_TEST(kernels_compile)
 {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include <parray/ssb.h>
 
 #define FIXTURE SRCDIR "/query/tbl"
 
@@ -58,8 +59,8 @@ START_TEST(round_trip)
         PA_CK_OK(pa_ssb_run_cpu(db, q, 0, &r1));
         PA_CK_OK(pa_ssb_run_cpu(back, q, 0, &r2));
         ck_assert_msg(pa_ssb_result_equal(&r1, &r2, why, sizeof why), "%s: %s", pa_ssb_query_name(q), why);
-        pa_ssb_result_free(&r1);
-        pa_ssb_result_free(&r2);
+        pa_ssb_result_destroy(&r1);
+        pa_ssb_result_destroy(&r2);
     }
     pa_ssb_destroy(back);
     pa_ssb_destroy(db);
@@ -142,7 +143,7 @@ START_TEST(tbl_fixture)
         PA_CK_OK(pa_ssb_result_print(db, &r, f));
         fclose(f);
         ck_assert_str_eq(buf, want[i].line);
-        pa_ssb_result_free(&r);
+        pa_ssb_result_destroy(&r);
     }
     pa_ssb_destroy(db);
 }
@@ -202,8 +203,8 @@ START_TEST(tbl_round_trip)
         ck_assert_msg(strcmp(b1, b2) == 0, "%s: generated\n%s\nloaded back\n%s", pa_ssb_query_name(q), b1, b2);
         free(b1);
         free(b2);
-        pa_ssb_result_free(&r1);
-        pa_ssb_result_free(&r2);
+        pa_ssb_result_destroy(&r1);
+        pa_ssb_result_destroy(&r2);
     }
     ck_assert_msg(with_rows >= 8, "only %d queries have rows: the comparison says little", with_rows);
     pa_ssb_destroy(back);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include <parray/mpi.h>
 #include "thread_internal.h"
 
 static pa_scope *scope;
@@ -252,7 +253,7 @@ END_TEST
 
 static int bad_paths(pa_ctx *ctx, void *arg)
 {
-    pa_clear_error();
+    pa_error_clear();
     ck_assert_int_eq(pa_tid_path(ctx, "2"), -1);
     ck_assert_msg(strstr(pa_last_error(), "no dimension") != NULL, "%s", pa_last_error());
     ck_assert_int_eq(pa_sync(ctx, "0_0"), PA_ERR_DIM);

@@ -18,7 +18,7 @@ static void setup(void)
 {
     ck_assert_int_eq(pa_scope_create(NULL, &scope), PA_OK);
     /* Arrays here are large enough to be split over several threads. */
-    ck_assert_int_eq(pa_set_num_threads(4), PA_OK);
+    ck_assert_int_eq(pa_threads_set_num(4), PA_OK);
 }
 
 static void teardown(void)
@@ -223,8 +223,8 @@ START_TEST(map_bad_input)
     PA_CK_ERR((pa_map)(pa_type_parse(scope, "paged int [4]"), x, NULL, NULL), PA_ERR_INVAL);
     PA_CK_ERR(pa_map_using(pa_type_parse(scope, "paged int [4]"), x, listing19, NULL, NULL), PA_ERR_INVAL);
     ck_assert_msg(strstr(pa_last_error(), "loop function is NULL") != NULL, "%s", pa_last_error());
-    PA_CK_ERR(pa_set_num_threads(0), PA_ERR_RANGE);
-    PA_CK_ERR(pa_set_num_threads(PA_MAX_THREADS + 1), PA_ERR_RANGE);
+    PA_CK_ERR(pa_threads_set_num(0), PA_ERR_RANGE);
+    PA_CK_ERR(pa_threads_set_num(PA_MAX_THREADS + 1), PA_ERR_RANGE);
 }
 END_TEST
 
@@ -285,8 +285,8 @@ START_TEST(tile_transposition)
     float *a = malloc(128 * 128 * sizeof *a), *b = calloc(128 * 128, sizeof *b);
     for (int i = 0; i < 128 * 128; i++)
         a[i] = (float)i;
-    PA_CK_OK(pa_tile2(pa_type_get(scope, "TA"), a, pa_type_get(scope, "TB"), b, pa_type_get(scope, "TILE"), NULL,
-                      NULL));
+    PA_CK_OK(pa_tile_copy(pa_type_get(scope, "TB"), b, pa_type_get(scope, "TA"), a, pa_type_get(scope, "TILE"), NULL,
+                          NULL));
     for (int r = 0; r < 128; r++)
         for (int c = 0; c < 128; c++)
             ck_assert_float_eq(b[c * 128 + r], a[r * 128 + c]);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include <parray/cuda.h>
 
 enum { USERS = 16, ROUNDS = 6 };
 
@@ -149,7 +150,7 @@ START_TEST(test_sixteen_users)
     pthread_t th[USERS];
     user us[USERS];
     int gpu = pa_cuda_device_count() > 0;
-    pa_clear_error();
+    pa_error_clear();
     PA_CK_OK(pa_scope_create(NULL, &shared));
     PA_CK_OK(pa_declare_text(shared,
         "S = paged float [[64][64]]\nST = paged float [[#S_1][#S_0]]\n"

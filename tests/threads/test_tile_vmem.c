@@ -1,5 +1,5 @@
 /*
- * tests/threads: pa_tile2 and pa_tile through the vmem register-tile mover (tile_digits.c, tile_vmem.c) against
+ * tests/threads: pa_tile_copy and pa_tile through the vmem register-tile mover (tile_digits.c, tile_vmem.c) against
  * the reference offsets: transpositions of 1- to 16-byte and odd-sized elements in tiles that are and are not
  * multiples of the register blocks, windows, three-digit tiles, a layout that leaves no plan, a large pure move
  * (pa_copy's threads from the caller; the tile walk's groups and streaming stores inside a pa_for thread), tile
@@ -18,7 +18,7 @@ static void setup(void)
     ck_assert_int_eq(pa_scope_create(NULL, &scope), PA_OK);
     PA_CK_OK(pa_scope_def_elm(scope, "e12", 12));
     PA_CK_OK(pa_scope_def_elm(scope, "e16", 16));
-    ck_assert_int_eq(pa_set_num_threads(4), PA_OK);
+    ck_assert_int_eq(pa_threads_set_num(4), PA_OK);
 }
 
 static void teardown(void)
@@ -48,7 +48,7 @@ static void fill(unsigned char *p, size_t bytes, size_t e)
         p[i] = (unsigned char)((i / e) * 131 + (i % e) * 17 + (i / e) / 251 + 1);
 }
 
-/* A pa_tile2 call, made inside a thread of a pa_for: a pure move there goes through the tile walk (tile_vmem.c)
+/* A pa_tile_copy call, made inside a thread of a pa_for: a pure move there goes through the tile walk (tile_vmem.c)
  * on that thread, where one outside is pa_copy's. */
 typedef struct tile2_call {
     const pa_type *st, *dt, *it;
@@ -60,7 +60,7 @@ static int tile2_in_thread(pa_ctx *ctx, void *arg)
 {
     (void)ctx;
     const tile2_call *c = *(tile2_call **)arg;
-    return pa_tile2(c->st, c->s, c->dt, c->d, c->it, NULL, NULL);
+    return pa_tile_copy(c->dt, c->d, c->st, c->s, c->it, NULL, NULL);
 }
 
 static void tile2_inside_for(const pa_type *st, const void *s, const pa_type *dt, void *d, const pa_type *it)
@@ -69,7 +69,7 @@ static void tile2_inside_for(const pa_type *st, const void *s, const pa_type *dt
     PA_CK_OK(pa_for(parse("pthd [1]"), tile2_in_thread, &cp, sizeof cp));
 }
 
-/* pa_tile2(src, dst, inner, fn) checked element by element: dst[D(k)] = src[S(k)] (+ what fn adds), nothing else
+/* pa_tile_copy(dst, src, inner, fn) checked element by element: dst[D(k)] = src[S(k)] (+ what fn adds), nothing else
  * of dst changed; a pure move both from the caller (pa_copy) and from inside a pa_for thread (the tile walk). */
 static void check_tile2(const pa_type *st, const pa_type *dt, const pa_type *it, pa_tile_fn fn, void *arg)
 {
@@ -84,7 +84,7 @@ static void check_tile2(const pa_type *st, const pa_type *dt, const pa_type *it,
         if (inside)
             tile2_inside_for(st, s, dt, d, it);
         else
-            PA_CK_OK(pa_tile2(st, s, dt, d, it, fn, arg));
+            PA_CK_OK(pa_tile_copy(dt, d, st, s, it, fn, arg));
         size_t i = 0;
         while (i < db && d[i] == x[i])
             i++;
@@ -184,7 +184,7 @@ START_TEST(large_pure_move)
         for (size_t i = 0; i < n; i++)
             b[i] = -1;
         if (off < 2)
-            PA_CK_OK(pa_tile2(ta, a, tb, b, parse("paged float [16][16]"), NULL, NULL));
+            PA_CK_OK(pa_tile_copy(tb, b, ta, a, parse("paged float [16][16]"), NULL, NULL));
         else
             tile2_inside_for(ta, a, tb, b, parse("paged float [16][16]"));
         int64_t bad = 0;   /* counted, then asserted once: an assertion per element writes to check's pipe */
@@ -195,7 +195,7 @@ START_TEST(large_pure_move)
     }
     /* the same bytes back as rows of 1040-float tiles: contiguous moves with streaming stores */
     snprintf(decl, sizeof decl, "paged float [%zu]", n);
-    PA_CK_OK(pa_tile2(parse(decl), b0 + 1, parse(decl), a, parse("paged float [1040]"), NULL, NULL));
+    PA_CK_OK(pa_tile_copy(parse(decl), a, parse(decl), b0 + 1, parse("paged float [1040]"), NULL, NULL));
     int64_t bad = 0;
     for (int i = 0; i < nr; i++)
         for (int j = 0; j < nc; j++)
@@ -239,13 +239,13 @@ START_TEST(staged_in_order)
     for (int i = 0; i < 64 * 48; i++)
         a[i] = (float)i, b[i] = -1;
     order o = {0, 0};
-    PA_CK_OK(pa_tile2(ta, a, tb, b, tile, add_t, &o));   /* elems 0: only the order is checked here */
+    PA_CK_OK(pa_tile_copy(tb, b, ta, a, tile, add_t, &o));   /* elems 0: only the order is checked here */
     ck_assert_int_eq(o.next, 12);
     for (int i = 0; i < 64; i++)
         for (int j = 0; j < 48; j++)
             ck_assert(b[j * 64 + i] == a[i * 48 + j]);
     o = (order){0, mx + 1};   /* the buffer's extent: padding included */
-    PA_CK_OK(pa_tile2(ta, a, tb, b, tile, add_t, &o));
+    PA_CK_OK(pa_tile_copy(tb, b, ta, a, tile, add_t, &o));
     for (int i = 0; i < 64; i++)
         for (int j = 0; j < 48; j++)
             ck_assert(b[j * 64 + i] == a[i * 48 + j] + 1000.0f * (float)(i / 16 * 3 + j / 16));

@@ -19,7 +19,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    pa_set_binding(PA_BIND_NONE);
+    pa_threads_set_binding(PA_BIND_NONE);
     pa_scope_destroy(scope);
 }
 
@@ -95,30 +95,30 @@ START_TEST(binding_policies)
         pa_topology_info info;
         PA_CK_OK(pa_topology_get(&info));
         ncpu = info.pus;
-        PA_CK_OK(pa_set_binding(PA_BIND_COMPACT));
-        ck_assert_int_eq(pa_get_binding(), PA_BIND_COMPACT);
+        PA_CK_OK(pa_threads_set_binding(PA_BIND_COMPACT));
+        ck_assert_int_eq(pa_threads_get_binding(), PA_BIND_COMPACT);
         run_placement("pthd [4]", PA_BIND_COMPACT, &p);
         for (int t = 0; t < 4; t++) {
             ck_assert_int_ge(p.cpu[t], 0);
             ck_assert_int_eq(p.cpu[t], p.want[t]);
         }
-        PA_CK_OK(pa_set_binding(PA_BIND_SPREAD));
+        PA_CK_OK(pa_threads_set_binding(PA_BIND_SPREAD));
         run_placement("pthd [2]", PA_BIND_SPREAD, &p);
         for (int t = 0; t < 2; t++)
             ck_assert_int_eq(p.cpu[t], p.want[t]);
         if (info.cores >= 2)
             ck_assert_int_ne(p.cpu[0], p.cpu[1]);
         /* Back to none: workers that were bound must be free again. */
-        PA_CK_OK(pa_set_binding(PA_BIND_NONE));
+        PA_CK_OK(pa_threads_set_binding(PA_BIND_NONE));
         run_placement("pthd [4]", PA_BIND_NONE, &p);
         if (ncpu > 1)
             for (int t = 0; t < 4; t++)
                 ck_assert_int_eq(p.cpu[t], -1);
     } else {
-        PA_CK_ERR(pa_set_binding(PA_BIND_COMPACT), PA_ERR_NODEV);
+        PA_CK_ERR(pa_threads_set_binding(PA_BIND_COMPACT), PA_ERR_NODEV);
         run_placement("pthd [2]", PA_BIND_NONE, &p);
     }
-    PA_CK_ERR(pa_set_binding((pa_bind)9), PA_ERR_INVAL);
+    PA_CK_ERR(pa_threads_set_binding((pa_bind)9), PA_ERR_INVAL);
 }
 END_TEST
 
@@ -195,7 +195,7 @@ START_TEST(host_share)
                                                   : (sh.allowed_cpus / sh.local_ranks > 0 ? sh.allowed_cpus / sh.local_ranks : 1));
     ck_assert_msg(sh.source[0] != '\0', "no source named");
     /* pa_map's and pa_copy's default thread counts are the share. */
-    ck_assert_int_eq(pa_get_num_threads(), getenv("PA_NUM_THREADS") ? atoi(getenv("PA_NUM_THREADS")) : sh.cpus);
+    ck_assert_int_eq(pa_threads_get_num(), getenv("PA_NUM_THREADS") ? atoi(getenv("PA_NUM_THREADS")) : sh.cpus);
 }
 END_TEST
 

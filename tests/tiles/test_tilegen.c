@@ -11,6 +11,7 @@
 
 #include "../../src/tiles/tiles_internal.h"
 #include "testutil.h"
+#include <parray/gputile.h>
 #include "tile_pairs.h"
 
 static pa__tmem mem_of(const pa_type *t)

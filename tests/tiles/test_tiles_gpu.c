@@ -2,7 +2,7 @@
  * parray tests — GPU tiles on the GPU (skipped, 77, without one): generated copies inside kernels between dmem,
  * smem and rmem for random pairs of types, checked byte by byte against the reference walk (whole tiles and
  * predicated edges); the tiled gemm on float and double, odd sizes and several layouts, against a CPU
- * reference; pa_tile_dmem and pa_tile2_dmem against pa_tile and pa_tile2 on the CPU with the same types.
+ * reference; pa_tile_dmem and pa_tile_copy_dmem against pa_tile and pa_tile_copy on the CPU with the same types.
  */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include <parray/gputile.h>
 #include "tile_pairs.h"
 
 #define NPAIRS 24
@@ -312,11 +313,11 @@ START_TEST(tile_dmem_matches_the_cpu)
         memcpy(back, h, (size_t)n * (size_t)elm);
         PA_CK_OK(pa_copy(D, dv, HD, h));
         tile_ctx x = {INH, elm};
-        if (mode == 4) {   /* pa_tile2: O's tiles into D2 (plain order) */
-            PA_CK_OK(pa_tile2_dmem(O, dv, D2, dv2, IN, gpu_fn, "fn", NULL, 0));
-            PA_CK_OK(pa_tile2(HO, h, HD2, h2, INH, cpu_fn, &x));
+        if (mode == 4) {   /* pa_tile_copy: O's tiles into D2 (plain order) */
+            PA_CK_OK(pa_tile_copy_dmem(D2, dv2, O, dv, IN, gpu_fn, "fn", NULL, 0));
+            PA_CK_OK(pa_tile_copy(HD2, h2, HO, h, INH, cpu_fn, &x));
             PA_CK_OK(pa_copy(HD, back, D2, dv2));
-            ck_assert_msg(memcmp(back, h2, (size_t)n * (size_t)elm) == 0, "pa_tile2_dmem differs from pa_tile2 "
+            ck_assert_msg(memcmp(back, h2, (size_t)n * (size_t)elm) == 0, "pa_tile_copy_dmem differs from pa_tile_copy "
                           "(%d-byte, order %d, %lldx%lldx%lld)", elm, perm, (long long)a, (long long)b, (long long)c);
         } else {
             PA_CK_OK(pa_tile_dmem(O, dv, IN, mode, gpu_fn, "fn", NULL, 0));

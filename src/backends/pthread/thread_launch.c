@@ -221,7 +221,7 @@ static int thread_kind(const pa_type *t, pa__engine *engine, int *bind)
     const char *mtt = pa_mtt(t);
     if (strcmp(mtt, "pthd") == 0) {
         *engine = PA__ENGINE_PTHD;
-        *bind = pa_get_binding();
+        *bind = pa_threads_get_binding();
         return PA_OK;
     }
     if (strcmp(mtt, "omp") == 0) {
@@ -309,7 +309,7 @@ int pa__for_flat(int64_t n, pa_thread_fn fn, void *arg)
     if (st != PA_OK)
         return st;
     l->engine = PA__ENGINE_PTHD;
-    l->bind = pa_get_binding();
+    l->bind = pa_threads_get_binding();
     /* Internal arrays pass arg by reference: every thread sees the caller's arg. */
     l->internal_arg = arg;
     int sst = pa__launch_start(l, 1);

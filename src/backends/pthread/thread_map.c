@@ -28,7 +28,7 @@ typedef struct map_part {
 
 static _Atomic int num_threads;   /* 0: not read from PA_NUM_THREADS yet */
 
-int pa_get_num_threads(void)
+int pa_threads_get_num(void)
 {
     int n = atomic_load_explicit(&num_threads, memory_order_relaxed);
     if (n == 0) {
@@ -41,10 +41,10 @@ int pa_get_num_threads(void)
     return n;
 }
 
-int pa_set_num_threads(int n)
+int pa_threads_set_num(int n)
 {
     if (n < 1 || n > PA_MAX_THREADS)
-        return pa__err(PA_ERR_RANGE, "pa_set_num_threads(%d): outside 1..%d", n, PA_MAX_THREADS);
+        return pa__err(PA_ERR_RANGE, "pa_threads_set_num(%d): outside 1..%d", n, PA_MAX_THREADS);
     atomic_store_explicit(&num_threads, n, memory_order_relaxed);
     return PA_OK;
 }
@@ -114,7 +114,7 @@ static int map_thread(pa_ctx *ctx, void *p)
 
 static int map_go(map_job *j)
 {
-    int64_t nt = pa_get_num_threads();
+    int64_t nt = pa_threads_get_num();
     if (nt > (j->n + PA__MAP_GRAIN - 1) / PA__MAP_GRAIN)
         nt = (j->n + PA__MAP_GRAIN - 1) / PA__MAP_GRAIN;
     if (nt <= 1) {

@@ -6,7 +6,7 @@
  * and two in-tile digits), a tile moves through the vector registers of vmem's SIMD set (tile_vmem.c): rows as
  * whole copies, a transposed tile transposed in registers.  With a tile function, each tile is staged into a
  * private buffer laid out by the inner type, in order on the calling thread (the callback sees tiles
- * deterministically).  Without one (pa_tile2's pure move) the move is pa_copy's (element k to element k, which
+ * deterministically).  Without one (pa_tile_copy's pure move) the move is pa_copy's (element k to element k, which
  * its planner makes over the copy threads), except inside a thread of a pa_for and between element types of one
  * size: there the staging buffer being unobservable, a tile goes from the source through registers straight to
  * the destination on the calling thread, tiles walked in groups (a few tiles along each of the last two tile
@@ -255,7 +255,7 @@ static int planned_walk(const tile_args *a, const pa__tile_plan *p, pa_tile_fn f
     for (int j = 0; j < w.nouter; j++)
         w.units *= p->tsize[j];
     int st = PA_OK;
-    if (pure) {   /* on the calling thread: pa_tile2 gives other pure moves to pa_copy */
+    if (pure) {   /* on the calling thread: pa_tile_copy gives other pure moves to pa_copy */
         walk_units(&w, 0, w.units);
     } else {
         int64_t mn, mx;
@@ -285,7 +285,7 @@ static int tile_walk(const tile_args *a, pa_tile_fn fn, void *arg, const char *w
     int st = PA_OK;
     if (ls == NULL || ld == NULL || li == NULL)
         return pa__err_wrap(PA_ERR_INVAL, "%s", what);
-    pa_clear_error();   /* so that a failing tile function's own message, if any, is the one reported */
+    pa_error_clear();   /* so that a failing tile function's own message, if any, is the one reported */
     if (pa_extent(a->inner, &mn, &mx) != PA_OK || mn < 0)
         return pa__err(PA_ERR_INVAL, "%s: inner %s reaches offset %lld; a tile buffer starts at offset 0", what,
                        pa_type_name(a->inner), (long long)mn);
@@ -331,16 +331,16 @@ int pa_tile(const pa_type *outer, void *data, const pa_type *inner, int mode, pa
     return tile_walk(&a, fn, arg, "pa_tile");
 }
 
-int pa_tile2(const pa_type *src_outer, const void *src, const pa_type *dst_outer, void *dst,
-             const pa_type *inner, pa_tile_fn fn, void *arg)
+int pa_tile_copy(const pa_type *dst_outer, void *dst, const pa_type *src_outer, const void *src,
+                 const pa_type *inner, pa_tile_fn fn, void *arg)
 {
-    int st = tile_check(src_outer, src, inner, "pa_tile2");
+    int st = tile_check(src_outer, src, inner, "pa_tile_copy");
     if (st == PA_OK)
-        st = tile_check(dst_outer, dst, inner, "pa_tile2");
+        st = tile_check(dst_outer, dst, inner, "pa_tile_copy");
     if (st != PA_OK)
         return st;
     if (pa_size(src_outer) != pa_size(dst_outer))
-        return pa__err(PA_ERR_SIZE, "pa_tile2: source %s has %lld elements but destination %s has %lld",
+        return pa__err(PA_ERR_SIZE, "pa_tile_copy: source %s has %lld elements but destination %s has %lld",
                        pa_type_name(src_outer), (long long)pa_size(src_outer), pa_type_name(dst_outer),
                        (long long)pa_size(dst_outer));
     /* A pure move is element k of src_outer to element k of dst_outer for every k: pa_copy's definition.  Its
@@ -349,8 +349,8 @@ int pa_tile2(const pa_type *src_outer, const void *src, const pa_type *dst_outer
      * (docs/gpu-results.md, 2026-11-26).  Inside a thread of a pa_for the walk below runs on that thread. */
     if (fn == NULL && pa__current_ctx() == NULL && strcmp(pa_elm(src_outer), pa_elm(dst_outer)) == 0) {
         st = pa_copy(dst_outer, dst, src_outer, src);
-        return st == PA_OK ? PA_OK : pa__err_wrap(st, "pa_tile2 (a move without a tile function, made by pa_copy)");
+        return st == PA_OK ? PA_OK : pa__err_wrap(st, "pa_tile_copy (a move without a tile function, made by pa_copy)");
     }
     tile_args a = {src_outer, dst_outer, inner, src, dst, PA_IOTILE};
-    return tile_walk(&a, fn, arg, "pa_tile2");
+    return tile_walk(&a, fn, arg, "pa_tile_copy");
 }

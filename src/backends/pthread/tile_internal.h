@@ -1,5 +1,5 @@
 /*
- * parray — internal declarations of pa_tile / pa_tile2 on the CPU: the tile plan (a tile's elements as a few
+ * parray — internal declarations of pa_tile / pa_tile_copy on the CPU: the tile plan (a tile's elements as a few
  * strided digits, tile_digits.c) and the vmem register-tile mover (tile_vmem.c).
  */
 #ifndef PARRAY_TILE_INTERNAL_H

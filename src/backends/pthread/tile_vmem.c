@@ -1,5 +1,5 @@
 /*
- * parray — the vmem register-tile mover (tile_internal.h): a tile of a pa_tile / pa_tile2 walk goes through
+ * parray — the vmem register-tile mover (tile_internal.h): a tile of a pa_tile / pa_tile_copy walk goes through
  * the vector registers of the SIMD set vmem chose at run time (AVX-512 or AVX2; plain loops otherwise).
  *
  * A block contiguous along j in the source and along i in the destination is a transposition: BR rows of BC

@@ -1,5 +1,5 @@
 /*
- * parray — the binding policy of pthd arrays (PA_BIND, pa_set_binding).  The placement itself is hwloc's
+ * parray — the binding policy of pthd arrays (PA_BIND, pa_threads_set_binding).  The placement itself is hwloc's
  * (topology_hwloc.c), or refused in a build without hwloc (topology_none.c); src/meson.build builds one of them.
  */
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 static _Atomic int binding = -2;   /* -2: not read from PA_BIND yet */
 
-pa_bind pa_get_binding(void)
+pa_bind pa_threads_get_binding(void)
 {
     int b = atomic_load_explicit(&binding, memory_order_relaxed);
     if (b == -2) {
@@ -28,13 +28,13 @@ pa_bind pa_get_binding(void)
     return (pa_bind)b;
 }
 
-int pa_set_binding(pa_bind policy)
+int pa_threads_set_binding(pa_bind policy)
 {
     if (policy != PA_BIND_NONE && policy != PA_BIND_COMPACT && policy != PA_BIND_SPREAD)
-        return pa__err(PA_ERR_INVAL, "pa_set_binding: unknown policy %d (PA_BIND_NONE, PA_BIND_COMPACT or "
+        return pa__err(PA_ERR_INVAL, "pa_threads_set_binding: unknown policy %d (PA_BIND_NONE, PA_BIND_COMPACT or "
                        "PA_BIND_SPREAD)", (int)policy);
     if (policy != PA_BIND_NONE && !pa__hwloc_available())
-        return pa__err(PA_ERR_NODEV, "pa_set_binding(%s): binding needs hwloc, which this build does not have",
+        return pa__err(PA_ERR_NODEV, "pa_threads_set_binding(%s): binding needs hwloc, which this build does not have",
                        policy == PA_BIND_COMPACT ? "compact" : "spread");
     atomic_store_explicit(&binding, (int)policy, memory_order_relaxed);
     return PA_OK;

@@ -150,7 +150,7 @@ int pa_topology_print(FILE *f)
             sh.cpus, sh.machine_cpus, sh.bound_by_launcher ? " (bound by the launcher)" : "", sh.cpus,
             sh.first_cpu);
     static const char *const names[] = {"none", "compact", "spread"};
-    fprintf(f, "  pthd binding: %s; mic grid: [%d][%d]\n", names[pa_get_binding()], info.cores,
+    fprintf(f, "  pthd binding: %s; mic grid: [%d][%d]\n", names[pa_threads_get_binding()], info.cores,
             info.cores > 0 ? info.pus / info.cores : 1);
     return PA_OK;
 }
