@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <parray/cuda.h>
+#include <parray/mpi.h>
 #include <parray/parray.h>
 
 #include "tool_calibrate.h"
