@@ -253,6 +253,7 @@ static double fast_form(pk_ctx *c, void *a, void *b, const pa_type *SL, const pa
     }
     /* back to the listing's distribution, then element by element against the listing's result in a (up to
      * N = 512: the host images of larger slabs take longer than the transforms' runs) */
+    pk_fast_release(c);
     *bad = -1;
     if (c->n > 512) {
         pa_destroy(SL, w);

@@ -34,6 +34,8 @@ typedef struct pk_times {
     double total;
 } pk_times;
 
+typedef struct pk_fast pk_fast;   /* the fast form's kept declarations, plans and stream (pkufft_steps.c) */
+
 /* One process's view of one transform. */
 typedef struct pk_ctx {
     pa_scope *s;             /* the listing's declarations */
@@ -41,6 +43,7 @@ typedef struct pk_ctx {
     pk_engine_kind engine;
     int fail_plan;           /* 1: this process's plans fail (the test of that error path) */
     int groups;              /* the fast form's plane groups (pk_fast_groups); 0 or 1: one */
+    pk_fast *fast;           /* made by pk_fft_device_fast's first call, freed by pk_fast_release */
     char hmem[16], dmem[16]; /* the memory types of the listing's host and device arrays on this engine */
 } pk_ctx;
 
@@ -80,9 +83,13 @@ int pk_fft_device(pk_ctx *c, void *dslab, void *dbuf, pk_times *t, int *failed);
  * left in dbuf distributed along Y: process p holds y in [p N/P, (p + 1) N/P) as [y][x][z] (the type TZ of
  * pk_declare_exchange).  dslab is overwritten.  With c->groups > 1 the slab's planes go in pk_fast_groups(c)
  * groups: the XY transforms of group g + 1 run on a stream of their own while the all-to-all moves group g (the
- * same result; the exchange overlaps the transforms).  Collective; as pk_fft_host.
+ * same result; the exchange overlaps the transforms).  Its types, plans and stream are made at the first call
+ * and kept in c->fast for later calls (pk_fast_release).  Collective; as pk_fft_host.
  */
 int pk_fft_device_fast(pk_ctx *c, void *dslab, void *dbuf, pk_times *t, int *failed);
+
+/** Frees what pk_fft_device_fast keeps between calls (its types, plans and stream); c->fast NULL is ignored. */
+void pk_fast_release(pk_ctx *c);
 
 /** The plane groups pk_fft_device_fast pipelines: the largest divisor of N/P not above c->groups (at least 1). */
 int pk_fast_groups(const pk_ctx *c);

@@ -6,6 +6,7 @@
  * leaving the others waiting in the all-to-all.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -262,55 +263,97 @@ static int xy_done(pk_ctx *c, void *stream, int st, pk_times *t, int *failed)
     return agree_status(c, st, failed);
 }
 
+/* The fast form's declarations, plans and stream: made at the first call and kept in c->fast for the calls that
+ * follow with the same groups, as a program that transforms many times keeps its plans (pk_fast_release frees
+ * them).  Collective: a failure on one process is agreed on. */
+struct pk_fast {
+    pa_scope *s;
+    int groups;
+    pk_plan xy, z;
+    void *stream;
+    const pa_type *SG, *TZG;
+};
+
+void pk_fast_release(pk_ctx *c)
+{
+    pk_fast *f = c->fast;
+    if (!f)
+        return;
+    pk_stream_destroy(c->engine, f->stream);
+    pk_plan_destroy(&f->xy);
+    pk_plan_destroy(&f->z);
+    pa_scope_destroy(f->s);
+    free(f);
+    c->fast = NULL;
+}
+
+static int fast_setup(pk_ctx *c, int groups, int *failed)
+{
+    const char *msg = "";
+    if (c->fast && c->fast->groups == groups)
+        return PA_OK;
+    pk_fast_release(c);
+    pk_fast *f = calloc(1, sizeof *f);
+    int st = agree_status(c, f ? PA_OK : engine_error(c, "setup", "no memory"), failed);
+    if (st != PA_OK) {
+        free(f);
+        return st;
+    }
+    c->fast = f;
+    f->groups = groups;
+    int64_t planes = c->n / c->p, m = planes / groups;
+    if ((st = pk_declare_exchange(c, PK_ROUTE_DEVICE, &f->s)) != PA_OK ||   /* alike on every process */
+        (st = declare_group(c, f->s, m, groups)) != PA_OK) {
+        pk_fast_release(c);
+        return st;
+    }
+    f->SG = pa_type_get(f->s, "SG");
+    f->TZG = pa_type_get(f->s, "TZG");
+    if ((st = make_plans(c, m, planes * c->n, &f->xy, &f->z, failed)) == PA_OK) {
+        st = pk_stream_make(c->engine, &f->stream, &msg) == 0 ? PA_OK : engine_error(c, "stream", msg);
+        st = agree_status(c, st, failed);
+    }
+    if (st != PA_OK)
+        pk_fast_release(c);
+    return st;
+}
+
 int pk_fft_device_fast(pk_ctx *c, void *dslab, void *dbuf, pk_times *t, int *failed)
 {
-    pa_scope *s = NULL;
-    pk_plan planxy = {0}, planz = {0};
-    void *stream = NULL;
     const char *msg = "";
     double t0 = pk_now();
-    int st = pk_declare_exchange(c, PK_ROUTE_DEVICE, &s);
-    *failed = -1;
-    if (st != PA_OK)
-        return st;
-    int64_t planes = c->n / c->p, plane = (int64_t)c->n * c->n;
     int groups = pk_fast_groups(c);
-    int64_t m = planes / groups;
+    *failed = -1;
+    int st = fast_setup(c, groups, failed);
+    if (st != PA_OK) {
+        t->total += pk_now() - t0;
+        return st;
+    }
+    pk_fast *f = c->fast;
+    int64_t m = c->n / c->p / groups, plane = (int64_t)c->n * c->n;
     pk_complex *slab = dslab, *buf = dbuf;
-    if ((st = declare_group(c, s, m, groups)) != PA_OK)
-        goto done;
-    const pa_type *SG = pa_type_get(s, "SG"), *TZG = pa_type_get(s, "TZG");
-    if ((st = make_plans(c, m, planes * c->n, &planxy, &planz, failed)) != PA_OK)
-        goto done;
-    st = pk_stream_make(c->engine, &stream, &msg) == 0 ? PA_OK : engine_error(c, "stream", msg);
-    if ((st = agree_status(c, st, failed)) != PA_OK)
-        goto done;
     /* fft XY of the first group; then, group by group, the next group's XY transforms run on the program's
      * stream while the all-to-all copy SG -> TZG moves this group: the transposition happens in the exchange,
      * which writes every Z line contiguously, so no transposition follows */
-    st = pk_plan_launch(&planxy, slab, stream, &msg) == 0 ? PA_OK : engine_error(c, "transform", msg);
-    if ((st = xy_done(c, stream, st, t, failed)) != PA_OK)
+    st = pk_plan_launch(&f->xy, slab, f->stream, &msg) == 0 ? PA_OK : engine_error(c, "transform", msg);
+    if ((st = xy_done(c, f->stream, st, t, failed)) != PA_OK)
         goto done;
     for (int g = 0; g < groups; g++) {
         int next = g + 1 < groups;
         if (next)
-            st = pk_plan_launch(&planxy, slab + (g + 1) * m * plane, stream, &msg) == 0 ? PA_OK
+            st = pk_plan_launch(&f->xy, slab + (g + 1) * m * plane, f->stream, &msg) == 0 ? PA_OK
                  : engine_error(c, "transform", msg);
-        int cst = copy(TZG, buf + g * m, SG, slab + g * m * plane, &t->alltoall);
+        int cst = copy(f->TZG, buf + g * m, f->SG, slab + g * m * plane, &t->alltoall);
         if (next)
-            st = xy_done(c, stream, st, t, failed);
+            st = xy_done(c, f->stream, st, t, failed);
         if (cst != PA_OK || st != PA_OK) {
             st = cst != PA_OK ? cst : st;
             goto done;
         }
     }
-    st = exec(c, &planz, dbuf, &t->fft_z);                          /* fft Z, in place in dbuf */
+    st = exec(c, &f->z, dbuf, &t->fft_z);                           /* fft Z, in place in dbuf */
     st = agree_status(c, st, failed);
 done:
-    pk_stream_destroy(c->engine, stream);
-    pk_plan_destroy(&planxy);
-    pk_plan_destroy(&planz);
-    pa_scope_destroy(s);
     t->total += pk_now() - t0;
     return st;
 }
