@@ -222,7 +222,12 @@ typedef struct pa_gemm_config {
     int lanes_n;
     int min_blocks;
     int stages;
+    int compute;   /* float operands: PA_GEMM_FP32 (0, the default) or PA_GEMM_TF32 (tensor cores) */
 } pa_gemm_config;
+
+/** pa_gemm_config.compute: how float operands are multiplied (half and bfloat16 operands always take the
+ * tensor cores, with fp32 accumulators). */
+enum pa_gemm_compute { PA_GEMM_FP32 = 0, PA_GEMM_TF32 = 1 };
 
 /** What a gemm ran, for benchmarks: the shape, the kernel's resources and the occupancy. */
 typedef struct pa_gemm_info {

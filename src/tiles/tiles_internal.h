@@ -173,4 +173,23 @@ int pa__mma_coord(int shape, int op, int lane, int e, int *row, int *col);
 int pa__tilegen_add_named(pa_tilegen *g, const char *name, const pa_tilegen_copy_info *info, const char *text,
                           const char *what);
 
+/* ---- the gemm's shared pieces (gemm_source.c) and the tensor-core gemm (gemm_mma.c) ------------------------ */
+
+/** The layout of a [t0][t1] tile of a matrix type (base 0), when its dimensions cut into shifted copies.  \return 1 or 0. */
+int pa__gemm_tile2(const pa_type *X, int64_t t0, int64_t t1, pa__layout *out);
+/** The stride of a dimension whose layout is one affine mode (1 for a single element), else 0. */
+int64_t pa__gemm_single_stride(const pa_type *d);
+/** 1 when every [t0][t1] tile of X starts at an offset that is a multiple of v. */
+int pa__gemm_origins_aligned(const pa_type *X, int64_t t0, int64_t t1, int v);
+/** Emits the tile loader struct nm (load/store, or async) of operand X (gemm_source.c's loader). */
+void pa__gemm_loader(pa__tbuf *b, const char *nm, const char *X, int is_a, int fast, int async, int full,
+                     int aligned, const char *sview, const char *rows, const char *cols, int units);
+/** The tensor-core shape pa_gemm_dmem takes for operand A and config: PA_MMA_* or 0 (the fp32/fp64 kernel). */
+int pa__gemm_mma_shape(const pa_type *A, const pa_gemm_config *config);
+/** The tensor-core kernel shape: config (bm 0: the default) checked.  \return PA_OK or PA_ERR_PARAM. */
+int pa__gemm_mma_config(const pa_gemm_config *in, int shape, pa_gemm_config *out, const char *what);
+/** The tensor-core kernel's source (entry "pa_gemm_kernel"), as pa__gemm_generate. */
+int pa__gemm_mma_generate(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *config,
+                          int shape, int aligned, char **source, pa_gemm_info *info);
+
 #endif

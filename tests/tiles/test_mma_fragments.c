@@ -284,6 +284,67 @@ START_TEST(fragments_compile_into_an_mma_kernel)
 }
 END_TEST
 
+
+/* The tensor-core gemm's kernels for each precision, with edges and a transposed B, compile for sm_90 (ptxas
+ * checks the mma.sync and ldmatrix forms); bad shapes and element types are refused with the rule named. */
+START_TEST(tensor_core_gemm_kernels_compile)
+{
+    pa_scope *s;
+    pa_tilegen *g;
+    PA_CK_OK(pa_scope_create(NULL, &s));
+    PA_CK_OK(pa_tilegen_create(&g));
+    PA_CK_OK(pa_declare_text(s, "parray dmem float [300][77] A; parray dmem float [77][200] B; parray dmem float [300][200] C;"
+                                "parray dmem bfloat16 [300][77] HA; parray dmem bfloat16 [200][77] HBS;"
+                                "parray dmem bfloat16 [#HBS_1][#HBS_0] HB; parray dmem half [300][77] GA;"
+                                "parray dmem half [77][200] GB; parray dmem double [300][77] DA;"
+                                "parray dmem bfloat16 [300][200] HC; parray dmem float [77][300] AS;"
+                                "parray dmem float [#AS_1][#AS_0] AT;"));
+    const pa_type *C = pa_type_get(s, "C");
+    pa_gemm_config tf32 = {0};
+    tf32.compute = PA_GEMM_TF32;
+    struct { const char *a, *b, *name; const pa_gemm_config *cfg; const char *mma; } cases[] = {
+        {"A", "B", "gemm_tf32", &tf32, "m16n8k8.row.col.f32.tf32"},
+        {"AT", "B", "gemm_tf32_at", &tf32, "m16n8k8.row.col.f32.tf32"},
+        {"HA", "HB", "gemm_bf16_bt", NULL, "m16n8k16.row.col.f32.bf16"},
+        {"GA", "GB", "gemm_f16", NULL, "m16n8k16.row.col.f32.f16"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *src = pa_gemm_dmem_source(C, pa_type_get(s, cases[i].a), pa_type_get(s, cases[i].b), cases[i].cfg);
+        ck_assert_msg(src != NULL, "%s: %s", cases[i].name, pa_last_error());
+        ck_assert_ptr_nonnull(strstr(src, "copy_async_pred"));   /* edges: 300 and 200 are not multiples of 128 */
+        ck_assert_ptr_nonnull(strstr(src, "struct fa {"));
+        if (cases[i].cfg == NULL)   /* 16-bit operands stored with k or n contiguous: ldmatrix for both */
+            ck_assert_msg(strstr(src, "fa::load_ldm") && strstr(src, "fb::load_ldm"), "%s", cases[i].name);
+        int st = pa_tilegen_compile(g, cases[i].name, src, 90);
+        free(src);
+        if (st == PA_ERR_NODEV)
+            break;
+        ck_assert_msg(st == PA_OK, "%s: %s", cases[i].name, pa_last_error());
+    }
+    /* the fp32 kernel is untouched by compute 0 with a zero shape (the default) */
+    pa_gemm_config fp32 = {0};
+    char *src = pa_gemm_dmem_source(C, pa_type_get(s, "A"), pa_type_get(s, "B"), &fp32);
+    ck_assert_msg(src != NULL && strstr(src, "pa_mma") == NULL, "%s", pa_last_error());
+    free(src);
+    pa_gemm_config bad = {128, 128, 24, 64, 32, 256, 0, 1, 3, PA_GEMM_TF32};   /* bk not a multiple of 8 ... is: 24 */
+    bad.bk = 12;
+    ck_assert_ptr_null(pa_gemm_dmem_source(C, pa_type_get(s, "A"), pa_type_get(s, "B"), &bad));
+    ck_assert_msg(strstr(pa_last_error(), "bk a multiple of 8"), "%s", pa_last_error());
+    bad = (pa_gemm_config){128, 128, 32, 64, 32, 128, 0, 1, 3, PA_GEMM_TF32};   /* 8 warps' tiles, 4 warps */
+    ck_assert_ptr_null(pa_gemm_dmem_source(C, pa_type_get(s, "A"), pa_type_get(s, "B"), &bad));
+    bad.compute = 7;
+    ck_assert_ptr_null(pa_gemm_dmem_source(C, pa_type_get(s, "A"), pa_type_get(s, "B"), &bad));
+    ck_assert_msg(strstr(pa_last_error(), "compute=7"), "%s", pa_last_error());
+    /* TF32 of double, a bfloat16 C, mixed 16-bit operands */
+    ck_assert_ptr_null(pa_gemm_dmem_source(C, pa_type_get(s, "DA"), pa_type_get(s, "B"), &tf32));
+    ck_assert_ptr_null(pa_gemm_dmem_source(pa_type_get(s, "HC"), pa_type_get(s, "HA"), pa_type_get(s, "HB"), NULL));
+    ck_assert_msg(strstr(pa_last_error(), "C of float"), "%s", pa_last_error());
+    ck_assert_ptr_null(pa_gemm_dmem_source(C, pa_type_get(s, "HA"), pa_type_get(s, "GB"), NULL));
+    pa_tilegen_destroy(g);
+    pa_scope_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tiles_mma");
@@ -294,6 +355,7 @@ int main(void)
     tcase_add_test(tc, padding_removes_fragment_bank_conflicts);
     tcase_add_test(tc, bad_fragments_are_refused);
     tcase_add_test(tc, fragments_compile_into_an_mma_kernel);
+    tcase_add_test(tc, tensor_core_gemm_kernels_compile);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }
