@@ -23,7 +23,7 @@ int main(int argc, char **argv)
     pa_gemm_config c, *cfg = NULL;
     if (argc > 7) {
         c = (pa_gemm_config){atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atoi(argv[7]),
-                             argc > 8 ? atoi(argv[8]) : 0, argc > 9 ? atoi(argv[9]) : 0, argc > 10 ? atoi(argv[10]) : 0};
+                             argc > 8 ? atoi(argv[8]) : 0, argc > 9 ? atoi(argv[9]) : 0, argc > 10 ? atoi(argv[10]) : 0, 0};
         cfg = &c;
     }
     pa_scope *s;

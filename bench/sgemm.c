@@ -17,9 +17,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "gpu_bench.h"
+#include <parray/float16.h>
 #include <parray/gputile.h>
 
 #define CB(x)                                                                                            \
@@ -103,6 +105,85 @@ static void row(const char *what, int n, float ms, float anchor_ms, const pa_gem
                info->config.bk, info->config.tm, info->config.tn, info->config.threads, info->config.lanes_n,
                info->config.min_blocks, info->config.stages, info->fast_a, info->fast_b, info->fast_c);
     printf("  err %.1e%s\n", err, err > 1e-5 ? " WRONG" : "");
+}
+
+/* One tensor-core row: precision p (0 TF32, 1 BF16, 2 FP16), C[m][n] = A[m][k] B[k][n] (B stored [n][k] when bt),
+ * ours against cublasGemmEx with the same operand types and compute type, on the same buffers; 1 when it fails
+ * its target (0.70 of cuBLAS) or its check. */
+static int tc_row(cublasHandle_t h, int p, int m, int n, int k, int bt)
+{
+    static const char *elm[3] = {"float", "bfloat16", "half"}, *label[3] = {"TF32", "BF16", "FP16"};
+    static const cudaDataType dt[3] = {CUDA_R_32F, CUDA_R_16BF, CUDA_R_16F};
+    static const cublasComputeType_t ct[3] = {CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F};
+    size_t esz = p ? 2 : 4, na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
+    pa_scope *s;
+    char d[512];
+    PK(pa_scope_create(NULL, &s));
+    snprintf(d, sizeof d, "parray dmem %s [%d][%d] A; parray dmem %s [%d][%d] BS; parray dmem %s [%d][%d] B;"
+             "parray dmem %s [#BS_1][#BS_0] BT; parray dmem float [%d][%d] C;", elm[p], m, k, elm[p], n, k, elm[p], k,
+             n, elm[p], m, n);
+    PK(pa_declare_text(s, d));
+    const pa_type *A = pa_type_get(s, "A"), *B = pa_type_get(s, bt ? "BT" : "B"), *C = pa_type_get(s, "C");
+    void *a = pa_create(A), *b = pa_create(B), *hbuf = malloc((na > nb ? na : nb) * esz);
+    float *c = pa_create(C), *ref = malloc(nc * 4), *got = malloc(nc * 4);
+    if (!a || !b || !c || !hbuf || !ref || !got) {
+        fprintf(stderr, "sgemm: %s\n", pa_last_error());
+        exit(1);
+    }
+    for (int w = 0; w < 2; w++) {   /* random values in [0, 1), in the element type */
+        size_t cnt = w ? nb : na;
+        for (size_t i = 0; i < cnt; i++) {
+            float x = (float)rand() / (float)RAND_MAX;
+            if (p == 0)
+                ((float *)hbuf)[i] = x;
+            else
+                ((uint16_t *)hbuf)[i] = p == 1 ? pa_bf16_from_float(x) : pa_half_from_float(x);
+        }
+        CK(cudaMemcpy(w ? b : a, hbuf, cnt * esz, cudaMemcpyHostToDevice));
+    }
+    float one = 1.0f, zero = 0.0f, ms[64];
+    int reps = (double)m * n * k >= 5e11 ? 9 : 15;
+    float med[2], best[2];
+    pa_gemm_config cfg = {0};
+    cfg.compute = p == 0 ? PA_GEMM_TF32 : PA_GEMM_FP32;
+    pa_gemm_info info;
+    for (int who = 0; who < 2; who++) {   /* 0: cuBLAS, 1: ours */
+        CK(cudaMemset(c, 0xff, nc * 4));
+        for (int i = -2; i < reps; i++) {
+            CK(cudaEventRecord(ev0, NULL));
+            if (who == 0)   /* row-major C = A B is column-major C^T = B^T A^T */
+                CB(cublasGemmEx(h, bt ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, dt[p], bt ? k : n, a,
+                                dt[p], k, &zero, c, CUDA_R_32F, n, ct[p], CUBLAS_GEMM_DEFAULT));
+            else
+                PK(pa_gemm_dmem_async(C, c, A, a, B, b, 1.0, 0.0, &cfg, NULL, &info));
+            CK(cudaEventRecord(ev1, NULL));
+            CK(cudaEventSynchronize(ev1));
+            if (i >= 0)
+                CK(cudaEventElapsedTime(&ms[i], ev0, ev1));
+        }
+        qsort(ms, (size_t)reps, sizeof ms[0], cmp);
+        med[who] = ms[reps / 2];
+        best[who] = ms[0];
+        CK(cudaMemcpy(who ? got : ref, c, nc * 4, cudaMemcpyDeviceToHost));
+    }
+    double err = check(got, ref, nc, k), tol = p == 0 ? 2e-3 : 1e-5;
+    double flop = 2.0 * m * (double)n * k, tf = flop / (med[1] * 1e-3) / 1e12, atf = flop / (med[0] * 1e-3) / 1e12;
+    double ratio = tf / atf;
+    char what[64];
+    snprintf(what, sizeof what, "%s%s", label[p], bt ? ", B transposed" : "");
+    printf("%-28s %5d %5d %5d %8.1f %8.1f %6.3f %6.3f %6s %-4s  %3d regs %6d B smem %d blk/SM  %dx%dx%d warp %dx%d "
+           "stages %d  err %.1e%s\n", what, m, n, k, tf, atf, ratio, best[0] / best[1], "0.70",
+           ratio >= 0.70 ? "pass" : "FAIL", info.registers, info.smem_bytes, info.blocks_per_sm, info.config.bm,
+           info.config.bn, info.config.bk, info.config.tm, info.config.tn, info.config.stages, err,
+           err > tol ? " WRONG" : "");
+    PK(pa_destroy(A, a));
+    PK(pa_destroy(B, b));
+    PK(pa_destroy(C, c));
+    free(hbuf);
+    free(ref);
+    free(got);
+    pa_scope_destroy(s);
+    return ratio < 0.70 || err > tol;
 }
 
 static int parse_configs(pa_gemm_config *out, int max)
@@ -206,12 +287,6 @@ int main(int argc, char **argv)
             fails += err > 1e-5;
             PK(pa_destroy(X, x));
         }
-        /* the tensor-core anchor: cuBLAS with TF32 (our TF32 kernel is not written yet) */
-        CB(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
-        float tf32 = time_it(&r, NULL, h, reps, NULL);
-        CB(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
-        printf("%-28s %5d %8s %8.1f %6s %6s %6s %-4s  (no TF32 kernel of ours yet)\n", "sgemm TF32 (P7, cuBLAS only)",
-               n, "-", 2.0 * n * (double)n * n / (tf32 * 1e-3) / 1e12, "-", "-", "0.60", "-");
         free(ref);
         PK(pa_destroy(r.A, r.a));
         PK(pa_destroy(r.B, r.b));
@@ -220,6 +295,15 @@ int main(int argc, char **argv)
         PK(pa_destroy(pa_type_get(s, "H"), host));
         pa_scope_destroy(s);
     }
+    /* the tensor cores: TF32, BF16, FP16 against cuBLAS of the same precision (fp32 accumulators and C), square
+     * at each n, and m = 8192, n = 1024, k = 4096 with B stored transposed ([N][K]) */
+    printf("\n%-28s %5s %5s %5s %8s %8s %6s %6s %6s %-4s\n", "tensor cores", "m", "n", "k", "TFLOP/s", "cuBLAS",
+           "ratio", "best", "target", "");
+    for (int p = 0; p < 3; p++)
+        for (int si = 0; si <= nsizes; si++) {
+            int m = si < nsizes ? sizes[si] : 8192, n = si < nsizes ? sizes[si] : 1024, k = si < nsizes ? sizes[si] : 4096;
+            fails += tc_row(h, p, m, n, k, si == nsizes);
+        }
     cublasDestroy(h);
     printf("\nP7: %s\n", fails ? "FAIL" : "pass");
     return fails ? 1 : 0;

@@ -113,7 +113,7 @@ int main(void)
                 acc += (double)ha[i * N + k] * hb[k * N + j];
             ref[i * N + j] = acc;
         }
-    pa_gemm_config manual = {16, 256, 32, 16, 2, 128, 0, 0, 0};   /* 128 threads, R = [16][2] each, k-steps of 32 */
+    pa_gemm_config manual = {16, 256, 32, 16, 2, 128, 0, 0, 0, 0};   /* 128 threads, R = [16][2] each, k-steps of 32 */
     int ok = run(s, "A", "B", ha, hb, ref, &manual, "sgemm, the manual's blocking (R [16][2])");
     ok &= run(s, "A", "B", ha, hb, ref, NULL, "sgemm, the library's default blocking");
     ok &= run(s, "AT", "B", ha, hb, ref, NULL, "the same source, A transposed in memory");

@@ -93,8 +93,8 @@ extern "C" {
  * dimension that is itself a transposed pair), the leaves.  Strides are in elements and may be zero or
  * negative; the offset of element (0, ..., 0) is the tensor's byte_offset.  The device is kDLCPU for paged,
  * numa, mmap and vmem, kDLCUDAHost for pinned, and kDLCUDA with the GPU that holds data for dmem.  Element
- * types: the integer types (char, short, int, long, the fixed-width ones, size_t), half, float and double
- * (lanes 1), float2/float4/double2/int2/int4 (lanes 2 or 4) and bool (PA_DLPACK_BOOL).  An empty type (no
+ * types: the integer types (char, short, int, long, the fixed-width ones, size_t), half, bfloat16 (kDLBfloat),
+ * float and double (lanes 1), float2/float4/double2/int2/int4 (lanes 2 or 4) and bool (PA_DLPACK_BOOL).  An empty type (no
  * elements) exports as a tensor with a zero in its shape, compact strides and byte_offset 0.
  * \return PA_OK, or (nothing made) PA_ERR_INVAL (NULL argument, stale type), PA_ERR_PARAM (unbound type),
  *         PA_ERR_MTT (no memory type, one DLPack has no device for such as mpimem or gamem, or data is of
@@ -112,7 +112,7 @@ PA_API int pa_dlpack_export(const pa_type *type, void *data, DLManagedTensor **o
  * element of the lowest address, which a negative stride may put before element (0, ..., 0), is at offset 0.
  * kDLCPU gives paged, kDLCUDAHost pinned, kDLCUDA and kDLCUDAManaged dmem (the GPU is the tensor's
  * device_id: pa_cuda_set_device to it before launching kernels on it).  Element types: Int and UInt of 8 to 64
- * bits, Float of 16, 32 and 64 bits (half, float, double), Float 32 and 64 and Int 32 in 2 or 4 lanes (float2,
+ * bits, Float of 16, 32 and 64 bits (half, float, double), Bfloat of 16 bits (bfloat16), Float 32 and 64 and Int 32 in 2 or 4 lanes (float2,
  * float4, double2, int2, int4), Complex 64 and 128 (as float2 and double2: real, imaginary) and bool.
  * A tensor with a zero in its shape gives an empty type of the same shape (docs/types.md: no elements, copies
  * move nothing) and its data pointer, which may be NULL (PyTorch exports empty tensors so).  Nothing is copied: the

@@ -102,10 +102,61 @@ typedef struct pa_tilegen_copy_info {
     int dst_vector, src_vector;
     int bank_ways;
     int generic;         /* 1: the layouts do not split at each other's boundaries; offsets element by element */
+    int ldmatrix;        /* a fragment (pa_tilegen_fragment): matrices per ldmatrix, 0 when it does not fit */
+    int trans;           /* 1: ldmatrix's .trans form */
 } pa_tilegen_copy_info;
 
-/** \return PA_OK and *out for the copy called name; PA_ERR_NAME when there is none; PA_ERR_INVAL. */
+/** \return PA_OK and *out for the copy (or fragment) called name; PA_ERR_NAME when there is none; PA_ERR_INVAL. */
 PA_API int pa_tilegen_copy_info_of(const pa_tilegen *g, const char *name, pa_tilegen_copy_info *out);
+
+/* ---- tensor cores: mma fragments as types ---------------------------------------------------------------- */
+
+/** Warp-level matrix-multiply shapes (mma.sync, sm_80 and later), all with fp32 accumulators. */
+enum pa_mma_shape {
+    PA_MMA_M16N8K8_TF32 = 1,   /* float operands read as TF32 (the low 13 mantissa bits ignored) */
+    PA_MMA_M16N8K16_BF16 = 2,  /* bfloat16 operands */
+    PA_MMA_M16N8K16_F16 = 3    /* half operands */
+};
+/** The operands of D = A B + C: A is [16][k], B [k][8], C and D [16][8] (k = 8 or 16 by the shape). */
+enum pa_mma_operand { PA_MMA_A = 0, PA_MMA_B = 1, PA_MMA_C = 2 };
+
+/**
+ * Declares NAME in scope s: the fragment of operand op of an mma shape over tile, the name of a declared type
+ * with two top-level dimensions (rows, columns) at least the operand's size (the operand is its first rows and
+ * columns), of any affine layout: row-major, padded, transposed, a window of a larger buffer.  The fragment is
+ * the type [[8 # ..][4 # ..]][[2 # ..]...] over the tile's dimensions: dimension 0 is the warp's 32 lanes
+ * (PTX's groupID = lane / 4, then threadID_in_group = lane % 4), dimension 1 the lane's register elements in
+ * the order mma.sync takes them (docs/tiles.md lists them); element (lane, e) is at the offset of the tile
+ * element that lane holds in register element e.  Its memory and element types are the tile's.
+ * \return PA_OK; PA_ERR_INVAL (NULL, bad shape or operand, a tile without two dimensions); PA_ERR_NAME (no such
+ *         tile); PA_ERR_SIZE (the tile is smaller than the operand); PA_ERR_ELM (the tile's element type is not
+ *         the shape's: float for TF32 and every C, bfloat16 or half for the 16-bit shapes' A and B); the errors
+ *         of pa_declare.
+ */
+PA_API int pa_mma_fragment(pa_scope *s, const char *name, int shape, int op, const char *tile);
+
+/**
+ * Adds struct NAME for a fragment type frag (pa_mma_fragment's, over an smem tile; C's also over dmem):
+ *
+ *     elm_t; lanes (32), elems, words (32-bit registers), rows, cols (the operand), v, ldm, ldm_trans
+ *     lane_off(lane), reg_off(e)         offsets of dimension 0 and 1: element e of lane is at t[lane_off + reg_off]
+ *     row(lane, e), col(lane, e)         the operand coordinates of element e of lane (for edges)
+ *     load(w, t, lane)                   A and B: the lane's registers unsigned w[words] from tile t, packed as
+ *                                        mma.sync takes them; C: elm_t c[elems]; load_aligned skips the check of
+ *                                        t's alignment to the vector, load_e moves elements
+ *     load_ldm(w, t, lane)               16-bit A and B where rows (or columns: .trans) of 8 elements are 16
+ *                                        contiguous, 16-byte aligned bytes: one ldmatrix (t 16-byte aligned)
+ *     store(t, c, lane), store_e         C: the lane's elements into the tile
+ *
+ * The load is the copy planner's copy of dimension 1 into a thread's registers (vectors where the layout
+ * allows); pa_tilegen_copy_info_of(g, NAME) gives its vector, ldmatrix and the shared-memory wavefronts of the
+ * warp's worst request (1: free of bank conflicts; pad the tile type where it is more).  Registers for the
+ * instructions: pa_mma_m16n8k8_tf32, pa_mma_m16n8k16_bf16, pa_mma_m16n8k16_f16 (<parray/plcuda/tiles.h>).
+ * \return PA_OK; PA_ERR_INVAL (NULL, bad shape or operand, a name used before); PA_ERR_MTT (not smem, or
+ *         dmem for A or B); PA_ERR_SIZE (not a fragment of that operand: 32 lanes and its element count);
+ *         PA_ERR_ELM; PA_ERR_UNSUPPORTED; PA_ERR_NOMEM.
+ */
+PA_API int pa_tilegen_fragment(pa_tilegen *g, const char *name, const pa_type *frag, int shape, int op);
 
 /** The generated source so far (valid until the next call on g). */
 PA_API const char *pa_tilegen_source(const pa_tilegen *g);
@@ -182,7 +233,12 @@ typedef struct pa_gemm_config {
     int lanes_n;
     int min_blocks;
     int stages;
+    int compute;   /* float operands: PA_GEMM_FP32 (0, the default) or PA_GEMM_TF32 (tensor cores) */
 } pa_gemm_config;
+
+/** pa_gemm_config.compute: how float operands are multiplied (half and bfloat16 operands always take the
+ * tensor cores, with fp32 accumulators). */
+enum pa_gemm_compute { PA_GEMM_FP32 = 0, PA_GEMM_TF32 = 1 };
 
 /** What a gemm ran, for benchmarks: the shape, the kernel's resources and the occupancy. */
 typedef struct pa_gemm_info {

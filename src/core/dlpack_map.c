@@ -21,6 +21,7 @@ static const struct {
     {"uint64_t", kDLUInt, 64, 1},  {"unsigned long", kDLUInt, 64, 1}, {"unsigned long long", kDLUInt, 64, 1},
     {"size_t", kDLUInt, 64, 1},    {"money", kDLInt, 64, 1},   /* the count of cents: exported, never imported */
     {"half", kDLFloat, 16, 1},     {"float", kDLFloat, 32, 1},     {"double", kDLFloat, 64, 1},
+    {"bfloat16", kDLBfloat, 16, 1},
     {"float2", kDLFloat, 32, 2},   {"float4", kDLFloat, 32, 4},    {"double2", kDLFloat, 64, 2},
     {"int2", kDLInt, 32, 2},       {"int4", kDLInt, 32, 4},
     {"bool", PA_DLPACK_BOOL, 8, 1},

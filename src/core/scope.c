@@ -180,7 +180,7 @@ int pa__scope_find_func(pa_scope *s, const char *name, pa_offset_fn *fn, void **
 
 static const struct { const char *name; size_t size; } builtin_elms[] = {
     {"char", 1}, {"signed char", 1}, {"unsigned char", 1}, {"int8_t", 1}, {"uint8_t", 1}, {"bool", 1},
-    {"short", 2}, {"unsigned short", 2}, {"int16_t", 2}, {"uint16_t", 2}, {"half", 2},
+    {"short", 2}, {"unsigned short", 2}, {"int16_t", 2}, {"uint16_t", 2}, {"half", 2}, {"bfloat16", 2},
     {"int", 4}, {"unsigned", 4}, {"unsigned int", 4}, {"int32_t", 4}, {"uint32_t", 4}, {"float", 4},
     {"long", 8}, {"unsigned long", 8}, {"long long", 8}, {"unsigned long long", 8}, {"int64_t", 8},
     {"uint64_t", 8}, {"size_t", 8}, {"double", 8}, {"float2", 8}, {"int2", 8}, {"money", 8},

@@ -29,8 +29,9 @@ static int key_of(const pa_type *C, const pa_type *A, const pa_type *B, const pa
                   char *key)
 {
     const pa_type *t[3] = {A, B, C};
-    int at = snprintf(key, KEYLEN, "%s %d %d %d %d %d %d %d %d %d al%d gpu%d", pa_elm(A), c->bm, c->bn, c->bk, c->tm,
-                      c->tn, c->threads, c->lanes_n, c->min_blocks, c->stages, aligned, pa_cuda_get_device());
+    int at = snprintf(key, KEYLEN, "%s %d %d %d %d %d %d %d %d %d c%d al%d gpu%d", pa_elm(A), c->bm, c->bn, c->bk,
+                      c->tm, c->tn, c->threads, c->lanes_n, c->min_blocks, c->stages, c->compute, aligned,
+                      pa_cuda_get_device());
     for (int i = 0; i < 3; i++)
         for (int d = 0; d < 2; d++) {
             const pa__layout *l = pa__type_layout(pa_type_child(t[i], d));
@@ -94,7 +95,13 @@ int pa_gemm_dmem_async(const pa_type *C, void *c, const pa_type *A, const void *
     if (C == NULL || A == NULL || B == NULL || pa_ndim(A) != 2 || pa_ndim(B) != 2 || pa_ndim(C) != 2)
         return pa__err(PA_ERR_INVAL, "%s: the types must be given, with two top-level dimensions each", what);
     pa_gemm_config cfg;
-    int st = pa__gemm_config(config, pa_elm_size(A), &cfg, what);
+    int shape = pa__gemm_mma_shape(A, config), st;
+    if (shape)   /* the tensor cores: half or bfloat16 operands, or float with compute TF32 */
+        st = pa__gemm_mma_config(config, shape, &cfg, what);
+    else if (config != NULL && config->compute != PA_GEMM_FP32)
+        st = pa__err(PA_ERR_PARAM, "%s: compute=%d; PA_GEMM_FP32 (0) or PA_GEMM_TF32", what, config->compute);
+    else
+        st = pa__gemm_config(config != NULL && config->bm == 0 ? NULL : config, pa_elm_size(A), &cfg, what);
     if (st != PA_OK)
         return st;
     pa_cuda_function fn;
@@ -118,7 +125,7 @@ int pa_gemm_dmem_async(const pa_type *C, void *c, const pa_type *A, const void *
     th.bdim[0] = (unsigned)cfg.threads;
     th.bdim[1] = th.bdim[2] = 1;
     float fa = (float)alpha, fb = (float)beta;
-    int dbl = pa_elm_size(A) == 8;
+    int dbl = !shape && pa_elm_size(A) == 8;
     void *params[] = {(void *)&a, (void *)&b, &c, dbl ? (void *)&alpha : (void *)&fa, dbl ? (void *)&beta : (void *)&fb};
     st = pa_cuda_for_async(&th, fn, params, (size_t)got.smem_bytes, stream);
     if (st == PA_OK && info)

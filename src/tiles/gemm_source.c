@@ -48,7 +48,8 @@ static int check_types(const pa_type *C, const pa_type *A, const pa_type *B, gem
             return pa__err(PA_ERR_INVAL, "%s: %s (%s) has %d top-level dimensions; a matrix has 2", what, nm[i],
                            pa_type_name(t[i]), pa_ndim(t[i]));
         if (strcmp(pa_elm(t[i]), "float") != 0 && strcmp(pa_elm(t[i]), "double") != 0)
-            return pa__err(PA_ERR_ELM, "%s: %s (%s) has elements of %s; the gemm takes float or double", what,
+            return pa__err(PA_ERR_ELM, "%s: %s (%s) has elements of %s; the gemm takes float or double (TF32 through "
+                           "pa_gemm_config.compute; half and bfloat16 A and B with a float C)", what,
                            nm[i], pa_type_name(t[i]), pa_elm(t[i]));
         if (strcmp(pa_elm(t[i]), pa_elm(A)) != 0)
             return pa__err(PA_ERR_ELM, "%s: A has %s elements but %s has %s", what, pa_elm(A), nm[i], pa_elm(t[i]));
@@ -77,8 +78,8 @@ int pa__gemm_parts(int t, size_t esz)
 
 int pa__gemm_config(const pa_gemm_config *in, size_t esz, pa_gemm_config *out, const char *what)
 {
-    pa_gemm_config c = esz == 8 ? (pa_gemm_config){64, 64, 8, 4, 4, 256, 0, 0, 0}
-                                : (pa_gemm_config){128, 128, 8, 8, 8, 256, 0, 0, 0};
+    pa_gemm_config c = esz == 8 ? (pa_gemm_config){64, 64, 8, 4, 4, 256, 0, 0, 0, 0}
+                                : (pa_gemm_config){128, 128, 8, 8, 8, 256, 0, 0, 0, 0};
     if (in != NULL)
         c = *in;
     int v = (int)(16 / esz), tx = c.tm > 0 && c.tn > 0 ? c.bn / c.tn : 0, ty = c.tm > 0 ? c.bm / c.tm : 0;
@@ -113,7 +114,7 @@ int pa__gemm_config(const pa_gemm_config *in, size_t esz, pa_gemm_config *out, c
 }
 
 /* The layout of a [t0][t1] tile of a matrix type (top-level dimensions cut at t0 and t1), base 0; 0 if none. */
-static int tile2(const pa_type *X, int64_t t0, int64_t t1, pa__layout *out)
+int pa__gemm_tile2(const pa_type *X, int64_t t0, int64_t t1, pa__layout *out)
 {
     const pa__layout *l0 = pa__type_layout(pa_type_child(X, 0)), *l1 = pa__type_layout(pa_type_child(X, 1));
     pa__layout a, b;
@@ -133,7 +134,7 @@ static int tile2(const pa_type *X, int64_t t0, int64_t t1, pa__layout *out)
 }
 
 /* The stride of a dimension whose layout is one affine mode (or a single element), else 0. */
-static int64_t single_stride(const pa_type *d)
+int64_t pa__gemm_single_stride(const pa_type *d)
 {
     const pa__layout *l = pa__type_layout(d);
     return l == NULL || !l->affine || l->nmodes > 1 ? 0 : l->nmodes == 0 ? 1 : l->modes[0].stride;
@@ -316,8 +317,8 @@ static const char kernel_tail[] =
  * lda/ldb: the fast tile load of a generated copy (NAME_t through registers, NAME_a asynchronous), or the
  * element-by-element load through the type (its async form loads and stores at once).
  */
-static void loader(pa__tbuf *b, const char *nm, const char *X, int is_a, int fast, int async, int full,
-                   int aligned, const char *sview, const char *rows, const char *cols, int units)
+void pa__gemm_loader(pa__tbuf *b, const char *nm, const char *X, int is_a, int fast, int async, int full,
+                     int aligned, const char *sview, const char *rows, const char *cols, int units)
 {
     const char *t0 = is_a ? "cfg::BM" : "cfg::BK", *t1 = is_a ? "cfg::BK" : "cfg::BN";
     const char *al = aligned ? "_aligned" : "";
@@ -384,7 +385,7 @@ static void epilogue(pa__tbuf *b, int fast)
 static int c_copies(pa_tilegen *gen, pa_scope *s, const pa_type *C, const pa_gemm_config *c, size_t esz, int *fast)
 {
     int pm = pa__gemm_parts(c->tm, esz), pn = pa__gemm_parts(c->tn, esz);
-    int64_t s0 = single_stride(pa_type_child(C, 0)), s1 = single_stride(pa_type_child(C, 1));
+    int64_t s0 = pa__gemm_single_stride(pa_type_child(C, 0)), s1 = pa__gemm_single_stride(pa_type_child(C, 1));
     *fast = s0 != 0 && s1 != 0;
     if (!*fast)
         return PA_OK;
@@ -412,7 +413,7 @@ static int c_copies(pa_tilegen *gen, pa_scope *s, const pa_type *C, const pa_gem
 }
 
 /* 1 when every tile of X ([t0][t1] cuts of its two dimensions) starts at an offset that is a multiple of v. */
-static int origins_aligned(const pa_type *X, int64_t t0, int64_t t1, int v)
+int pa__gemm_origins_aligned(const pa_type *X, int64_t t0, int64_t t1, int v)
 {
     const int64_t t[2] = {t0, t1};
     for (int d = 0; d < 2; d++) {
@@ -436,12 +437,19 @@ int pa__gemm_generate(const pa_type *C, const pa_type *A, const pa_type *B, cons
     pa_tilegen *gen = NULL;
     pa__tbuf k = {0};
     pa__layout at, bt;
+    int shape = pa__gemm_mma_shape(A, config);
+    if (shape)
+        return pa__gemm_mma_generate(C, A, B, config, shape, aligned, source, info);
+    if (config != NULL && config->compute != PA_GEMM_FP32 && config->compute != PA_GEMM_TF32)
+        return pa__err(PA_ERR_PARAM, "%s: compute=%d; PA_GEMM_FP32 (0) or PA_GEMM_TF32", what, config->compute);
+    if (config != NULL && config->bm == 0)
+        config = NULL;   /* the default shape */
     int st = check_types(C, A, B, &g, what);
     ADD(st, pa__gemm_config(config, g.esz, &c, what));
     ADD(st, pa_scope_create(NULL, &s));
     if (st != PA_OK)
         goto fail;
-    int fast_a = tile2(A, c.bm, c.bk, &at), fast_b = tile2(B, c.bk, c.bn, &bt), fast_c = 0;
+    int fast_a = pa__gemm_tile2(A, c.bm, c.bk, &at), fast_b = pa__gemm_tile2(B, c.bk, c.bn, &bt), fast_c = 0;
     int async = c.stages >= 2;
     /* an asynchronous copy moves 16-byte vectors only where both sides take them; else single elements, dealt
      * along the dmem side so that a warp's requests read whole sectors */
@@ -499,9 +507,9 @@ int pa__gemm_generate(const pa_type *C, const pa_type *A, const pa_type *B, cons
     pa__tbuf_put(&body, "%.*s", (int)(kpos - k.s), k.s);
     int v = (int)(16 / g.esz);
     int full_a = g.m % c.bm == 0 && g.k % c.bk == 0, full_b = g.k % c.bk == 0 && g.n % c.bn == 0;
-    int al_a = aligned && origins_aligned(A, c.bm, c.bk, v), al_b = aligned && origins_aligned(B, c.bk, c.bn, v);
-    loader(&body, "lda", "A", 1, fast_a, aa, full_a, al_a, "SAT", "cfg::M", "cfg::K", c.bm * c.bk / c.threads);
-    loader(&body, "ldb", "B", 0, fast_b, ab, full_b, al_b, "SBT", "cfg::K", "cfg::N", c.bk * c.bn / c.threads);
+    int al_a = aligned && pa__gemm_origins_aligned(A, c.bm, c.bk, v), al_b = aligned && pa__gemm_origins_aligned(B, c.bk, c.bn, v);
+    pa__gemm_loader(&body, "lda", "A", 1, fast_a, aa, full_a, al_a, "SAT", "cfg::M", "cfg::K", c.bm * c.bk / c.threads);
+    pa__gemm_loader(&body, "ldb", "B", 0, fast_b, ab, full_b, al_b, "SBT", "cfg::K", "cfg::N", c.bk * c.bn / c.threads);
     epilogue(&body, fast_c);
     pa__tbuf_put(&body, "%s", kpos);
     st = body.st != PA_OK ? body.st : pa__tilegen_put(gen, body.s);

@@ -56,7 +56,11 @@ void pa__tbuf_free(pa__tbuf *b)
 
 void pa__elm_cuda_decl(const pa_type *t, const char *name, char *buf, size_t len)
 {
-    const char *e = pa__elm_cuda_name(t);
+    const char *e = pa__elm_cuda_name(t), *n = pa_elm(t);
+    if (e == NULL && n != NULL && strcmp(n, "half") == 0)
+        e = "pa_half";   /* the 16-bit floats as their bits (<parray/plcuda/tiles.h>) */
+    else if (e == NULL && n != NULL && strcmp(n, "bfloat16") == 0)
+        e = "pa_bf16";
     if (e)
         snprintf(buf, len, "typedef %s %s;", e, name);
     else

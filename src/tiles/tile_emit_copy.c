@@ -178,9 +178,21 @@ static void async_bodies(pa__tbuf *b, const pa__tcopy *c, const char *it)
     long long kin = c->generic ? 0 : (long long)c->j[c->nj - 1].kweight;
     const char *dsig = "(elm_t *__restrict__ d, const elm_t *__restrict__ s, int tid";
     if (eb != 4 && eb != 8 && eb != 16) {
-        pa__tbuf_put(b, "    static PA_TDD void copy_async_e%s) { frag f; load_e(f, s, tid); store_e(d, f, tid); }\n"
-                        "    static PA_TDD void copy_async_aligned%s) { copy_aligned(d, s, tid); }\n"
-                        "    static PA_TDD void copy_async%s) { copy(d, s, tid); }\n", dsig, dsig, dsig);
+        pa__tbuf_put(b, "    static PA_TDD void copy_async_e%s) { frag f; load_e(f, s, tid); store_e(d, f, tid); }\n",
+                     dsig);
+        if (c->dvec && c->svec && (vb == 4 || vb == 8 || vb == 16)) {
+            /* whole vectors of small elements (2-byte floats) still go by cp.async; single elements cannot */
+            pa__tbuf_put(b, "    static PA_TDD void copy_async_aligned%s)\n    {\n", dsig);
+            loop_head(b, c, it);
+            pa__tbuf_put(b, "            pa_cp_async<%d>(d + doff(u), s + soff(u));\n        }\n    }\n", vb);
+            pa__tbuf_put(b, "    static PA_TDD void copy_async%s)\n    {\n"
+                            "        if (pa_misaligned(s + %lldLL, %d) || pa_misaligned(d + %lldLL, %d))\n"
+                            "            copy_async_e(d, s, tid);\n        else\n            copy_async_aligned(d, s, tid);\n"
+                            "    }\n", dsig, (long long)c->sl->base, vb, (long long)c->dl->base, vb);
+        } else {
+            pa__tbuf_put(b, "    static PA_TDD void copy_async_aligned%s) { copy_aligned(d, s, tid); }\n"
+                            "    static PA_TDD void copy_async%s) { copy(d, s, tid); }\n", dsig, dsig);
+        }
         pa__tbuf_put(b, "    static PA_TDD void copy_async_pred%s", dsig);
         lim_params(b, c);
         pa__tbuf_put(b, ") { copy_pred(d, s, tid");

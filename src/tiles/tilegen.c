@@ -257,10 +257,23 @@ int pa__tilegen_copy_layouts_v(pa_tilegen *g, const char *name, const pa__layout
         return st != PA_OK ? st : pa__err(PA_ERR_NOMEM, "%s: more than %d copies", what, MAX_NAMES);
     named_copy *nc = &g->copies[g->ncopies++];
     snprintf(nc->name, sizeof nc->name, "%s", name);
-    nc->info = (pa_tilegen_copy_info){c.v, c.per_thread, c.dvec, c.svec, c.bank_ways, c.generic};
+    nc->info = (pa_tilegen_copy_info){c.v, c.per_thread, c.dvec, c.svec, c.bank_ways, c.generic, 0, 0};
     char elm[160];
     pa__elm_cuda_decl(elm_type, "elm_t", elm, sizeof elm);
     pa__temit_copy(&g->text, name, &c, elm, comment);
+    return finish(g, what);
+}
+
+int pa__tilegen_add_named(pa_tilegen *g, const char *name, const pa_tilegen_copy_info *info, const char *text,
+                          const char *what)
+{
+    int st;
+    if (g->ncopies == MAX_NAMES || (st = claim(g, name, what)) != PA_OK)
+        return g->ncopies == MAX_NAMES ? pa__err(PA_ERR_NOMEM, "%s: more than %d copies", what, MAX_NAMES) : st;
+    named_copy *nc = &g->copies[g->ncopies++];
+    snprintf(nc->name, sizeof nc->name, "%s", name);
+    nc->info = *info;
+    pa__tbuf_put(&g->text, "%s", text);
     return finish(g, what);
 }
 

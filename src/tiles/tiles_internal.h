@@ -147,4 +147,49 @@ int pa__tile_dmem_source(const pa_type *src_o, const pa_type *dst_o, const pa_ty
 /** The memory of a type for the tiles: dmem, smem, rmem; -1 with PA_ERR_MTT set for any other. */
 int pa__tmem_of(const pa_type *t, const char *what);
 
+/* ---- tensor-core fragments (mma_fragment.c) ------------------------------------------------------------ */
+
+/** A fragment type's plan: its lane and register layouts, the vector of its load, ldmatrix, wavefronts. */
+typedef struct pa__tfrag {
+    int shape, op;
+    int elems, words;          /* elements per lane; 32-bit registers per lane */
+    size_t elm;
+    pa__layout lane, reg;      /* dimension 0 (32 lanes) and 1 (register elements) of the fragment type */
+    pa__tcopy copy;            /* the planner's copy of dimension 1 into a thread's registers */
+    int v;                     /* elements per access of the load (1: elements) */
+    int ldmatrix, trans;       /* matrices per ldmatrix (0: none) and its .trans form */
+    int bank_ways;             /* shared-memory wavefronts of the warp's worst request (per matrix for ldmatrix) */
+} pa__tfrag;
+
+/** Plans the load of fragment type frag (pa_mma_fragment's) of operand op of shape.  \return PA_OK or an error. */
+int pa__tfrag_plan(const pa_type *frag, int shape, int op, const char *what, pa__tfrag *out);
+/** The offset in the tile of element e of lane's registers. */
+int64_t pa__tfrag_off(const pa__tfrag *f, int lane, int e);
+/** The offset of the row lane gives ldmatrix (f->ldmatrix set). */
+int64_t pa__tfrag_ldm_off(const pa__tfrag *f, int lane);
+/** The generator's (row, col) in the operand tile of element e of lane.  \return 1, or 0 for bad arguments. */
+int pa__mma_coord(int shape, int op, int lane, int e, int *row, int *col);
+/** Adds text under a new name with the info pa_tilegen_copy_info_of returns for it. */
+int pa__tilegen_add_named(pa_tilegen *g, const char *name, const pa_tilegen_copy_info *info, const char *text,
+                          const char *what);
+
+/* ---- the gemm's shared pieces (gemm_source.c) and the tensor-core gemm (gemm_mma.c) ------------------------ */
+
+/** The layout of a [t0][t1] tile of a matrix type (base 0), when its dimensions cut into shifted copies.  \return 1 or 0. */
+int pa__gemm_tile2(const pa_type *X, int64_t t0, int64_t t1, pa__layout *out);
+/** The stride of a dimension whose layout is one affine mode (1 for a single element), else 0. */
+int64_t pa__gemm_single_stride(const pa_type *d);
+/** 1 when every [t0][t1] tile of X starts at an offset that is a multiple of v. */
+int pa__gemm_origins_aligned(const pa_type *X, int64_t t0, int64_t t1, int v);
+/** Emits the tile loader struct nm (load/store, or async) of operand X (gemm_source.c's loader). */
+void pa__gemm_loader(pa__tbuf *b, const char *nm, const char *X, int is_a, int fast, int async, int full,
+                     int aligned, const char *sview, const char *rows, const char *cols, int units);
+/** The tensor-core shape pa_gemm_dmem takes for operand A and config: PA_MMA_* or 0 (the fp32/fp64 kernel). */
+int pa__gemm_mma_shape(const pa_type *A, const pa_gemm_config *config);
+/** The tensor-core kernel shape: config (bm 0: the default) checked.  \return PA_OK or PA_ERR_PARAM. */
+int pa__gemm_mma_config(const pa_gemm_config *in, int shape, pa_gemm_config *out, const char *what);
+/** The tensor-core kernel's source (entry "pa_gemm_kernel"), as pa__gemm_generate. */
+int pa__gemm_mma_generate(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *config,
+                          int shape, int aligned, char **source, pa_gemm_info *info);
+
 #endif

@@ -289,7 +289,7 @@ START_TEST(tile_and_gemm_kernels_compile)
     free(src);
     src = NULL;
     /* the asynchronous form (three stages, 8 x 16 results in four parts) with edges, and a row-major A */
-    pa_gemm_config async = {128, 128, 8, 8, 16, 128, 8, 2, 3};
+    pa_gemm_config async = {128, 128, 8, 8, 16, 128, 8, 2, 3, 0};
     src = pa_gemm_dmem_source(pa_type_get(s, "C"), pa_type_get(s, "A"), pa_type_get(s, "B"), &async);
     ck_assert_msg(src != NULL, "%s", pa_last_error());
     ck_assert_ptr_nonnull(strstr(src, "copy_async_pred"));
@@ -299,7 +299,7 @@ START_TEST(tile_and_gemm_kernels_compile)
     free(src);
     src = NULL;
     /* k-steps of 16 through registers: B goes by cp.async, A (row-major) through registers */
-    pa_gemm_config hybrid = {128, 128, 16, 8, 8, 256, 0, 0, 1};
+    pa_gemm_config hybrid = {128, 128, 16, 8, 8, 256, 0, 0, 1, 0};
     src = pa_gemm_dmem_source(pa_type_get(s, "C"), pa_type_get(s, "A"), pa_type_get(s, "B"), &hybrid);
     ck_assert_msg(src != NULL, "%s", pa_last_error());
     ck_assert_ptr_nonnull(strstr(src, "ldb::async(sb + SB_0::off(cur ^ 1)"));
@@ -308,7 +308,7 @@ START_TEST(tile_and_gemm_kernels_compile)
     ck_assert_msg(st == PA_OK || st == PA_ERR_NODEV, "%s", pa_last_error());
     free(src);
     src = NULL;
-    pa_gemm_config bad = {128, 128, 8, 8, 8, 100, 0, 0, 0}, bad_stages = {128, 128, 8, 8, 8, 256, 0, 0, 9};
+    pa_gemm_config bad = {128, 128, 8, 8, 8, 100, 0, 0, 0, 0}, bad_stages = {128, 128, 8, 8, 8, 256, 0, 0, 9, 0};
     ck_assert_ptr_null(pa_gemm_dmem_source(pa_type_get(s, "C"), pa_type_get(s, "A"), pa_type_get(s, "B"),
                                            &bad_stages));
     ck_assert_ptr_nonnull(strstr(pa_last_error(), "stages=9"));

@@ -197,7 +197,7 @@ START_TEST(gemm_matches_the_cpu_on_any_layout)
         gemm_case(e, 131, 97, 45, at, b, cw, 0.5, 2.0, NULL);  /* transposed A, C a window, beta */
         gemm_case(e, 160, 192, 96, a, bb, c, 1.0, 0.0, NULL);  /* B in 16x16 blocks */
     }
-    pa_gemm_config wide = {128, 256, 16, 8, 16, 256, 0, 0, 1};
+    pa_gemm_config wide = {128, 256, 16, 8, 16, 256, 0, 0, 1, 0};
     gemm_case("float", 256, 512, 64, "parray dmem float [M][K] A", "parray dmem float [K][N] B",
               "parray dmem float [M][N] C", 1.0, 0.0, &wide);
     /* every way the tiles reach shared memory: through registers (1) and 2, 3, 4 asynchronous stages (double
@@ -205,8 +205,8 @@ START_TEST(gemm_matches_the_cpu_on_any_layout)
     for (int stages = 1; stages <= 4; stages++)
         for (int i = 0; i < (stages == 3 ? 2 : 1); i++) {
             const char *e = elms[i];
-            pa_gemm_config cf = i ? (pa_gemm_config){64, 64, 8, 4, 4, 256, 0, 0, stages}
-                                  : (pa_gemm_config){128, 128, 8, 8, 8, 256, 8, 0, stages};
+            pa_gemm_config cf = i ? (pa_gemm_config){64, 64, 8, 4, 4, 256, 0, 0, stages, 0}
+                                  : (pa_gemm_config){128, 128, 8, 8, 8, 256, 8, 0, stages, 0};
             char a[160], at[200], b[160], bb[240], c[160], aw[240];
             snprintf(a, sizeof a, "parray dmem %s [M][K] A", e);
             snprintf(at, sizeof at, "parray dmem %s [K][M] AS; parray dmem %s [#AS_1][#AS_0] A", e, e);
@@ -225,7 +225,7 @@ START_TEST(gemm_matches_the_cpu_on_any_layout)
     /* k-steps of 16 through registers: B (and a transposed A) by cp.async into the other buffer, A through
      * registers; the same layouts */
     {
-        pa_gemm_config cf = {128, 128, 16, 8, 8, 256, 0, 0, 1};
+        pa_gemm_config cf = {128, 128, 16, 8, 8, 256, 0, 0, 1, 0};
         gemm_case("float", 256, 256, 64, "parray dmem float [M][K] A", "parray dmem float [K][N] B",
                   "parray dmem float [M][N] C", 1.0, 0.0, &cf);
         gemm_case("float", 300, 200, 77, "parray dmem float [M][K] A", "parray dmem float [K][N] B",
@@ -238,7 +238,7 @@ START_TEST(gemm_matches_the_cpu_on_any_layout)
                   "AB_1] A", "parray dmem float [K][N] B", "parray dmem float [M][N] C", 1.0, 0.0, &cf);
     }
     /* a thread's 8 x 16 results in four 16-byte parts along n, 128 threads, three stages */
-    pa_gemm_config big = {128, 128, 8, 8, 16, 128, 8, 2, 3};
+    pa_gemm_config big = {128, 128, 8, 8, 16, 128, 8, 2, 3, 0};
     gemm_case("float", 300, 260, 77, "parray dmem float [M][K] A", "parray dmem float [K][N] B",
               "parray dmem float [M][N] C", 1.0, 0.0, &big);
     gemm_case("float", 256, 256, 64, "parray dmem float [M][K] A", "parray dmem float [K][N] B",

@@ -8,6 +8,10 @@
  *     pa_vec_t<B>             the B-byte vector a unit moves as (4, 8, 16 bytes)
  *     pa_bytes<N>             an element of N bytes of a type CUDA does not name
  *     pa_misaligned(p, B)     1 when p is not B-byte aligned
+ *     pa_half, pa_bf16        the 16-bit float elements as their bits; pa_half_float, pa_bf16_float convert
+ *     pa_frag_bits, pa_frag_pack, pa_frag_words<B>   a fragment's 32-bit registers from elements or B bytes
+ *     pa_ldmatrix<N, T>(w, p) N 8x8 matrices of 16-bit elements into registers (ldmatrix, .trans with T 1)
+ *     pa_mma_m16n8k8_tf32(d, a, b), pa_mma_m16n8k16_bf16, pa_mma_m16n8k16_f16   d[4] += A B (mma.sync)
  *     pa_cp_async<B>(d, s)    an asynchronous B-byte copy (4, 8, 16) from device to shared memory (cp.async,
  *                             sm_80 and later; a plain copy before); pa_cp_async_commit() closes a group of
  *                             them, pa_cp_async_wait<N>() waits until at most N groups are in flight
@@ -86,6 +90,106 @@ PA_TDD unsigned pa_warp_group_mask(unsigned lane, int n, int w)
     for (int i = 0; i < n; i++)
         mask |= 1u << (first + (unsigned)(i * w));
     return mask;
+}
+
+/* The 16-bit float element types as their bits (half: binary16; bfloat16: a float's upper half). */
+struct __align__(2) pa_half {
+    unsigned short x;
+};
+struct __align__(2) pa_bf16 {
+    unsigned short x;
+};
+PA_TDD float pa_bf16_float(pa_bf16 b) { return __uint_as_float((unsigned)b.x << 16); }
+PA_TDD float pa_half_float(pa_half h)
+{
+    float f;
+    asm("{ .reg .f16 t; mov.b16 t, %1; cvt.f32.f16 %0, t; }" : "=f"(f) : "h"(h.x));
+    return f;
+}
+
+/* A fragment's 32-bit registers: a float's bits (TF32 reads its upper 19), two 16-bit elements packed low
+ * first, or B bytes of consecutive elements as B / 4 registers. */
+PA_TDD unsigned pa_frag_bits(float f) { return __float_as_uint(f); }
+template <typename H> PA_TD unsigned pa_frag_pack(H lo, H hi) { return (unsigned)lo.x | ((unsigned)hi.x << 16); }
+template <int B> PA_TDD void pa_frag_words(unsigned *w, const void *p);
+template <> PA_TDD void pa_frag_words<4>(unsigned *w, const void *p) { w[0] = *reinterpret_cast<const unsigned *>(p); }
+template <> PA_TDD void pa_frag_words<8>(unsigned *w, const void *p)
+{
+    uint2 v = *reinterpret_cast<const uint2 *>(p);
+    w[0] = v.x;
+    w[1] = v.y;
+}
+template <> PA_TDD void pa_frag_words<16>(unsigned *w, const void *p)
+{
+    uint4 v = *reinterpret_cast<const uint4 *>(p);
+    w[0] = v.x;
+    w[1] = v.y;
+    w[2] = v.z;
+    w[3] = v.w;
+}
+
+/* ldmatrix: N (1, 2, 4) 8x8 matrices of 16-bit elements from shared memory into w[N]; lane l gives the address
+ * of row l % 8 of matrix l / 8 (16 contiguous bytes, 16-byte aligned); T 1 transposes (.trans). */
+template <int N, int T> PA_TDD void pa_ldmatrix(unsigned *w, const void *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+    unsigned a = pa_smem_addr(p);
+    if (N == 4 && T == 0)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "r"(a));
+    else if (N == 4)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "r"(a));
+    else if (N == 2 && T == 0)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n" : "=r"(w[0]), "=r"(w[1]) : "r"(a));
+    else if (N == 2)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n" : "=r"(w[0]), "=r"(w[1]) : "r"(a));
+    else if (T == 0)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n" : "=r"(w[0]) : "r"(a));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n" : "=r"(w[0]) : "r"(a));
+#else
+    (void)w, (void)p;
+    __trap();
+#endif
+}
+
+/* d[4] += A B on the tensor cores, the fragments as pa_tilegen_fragment loads them (sm_80 and later). */
+PA_TDD void pa_mma_m16n8k8_tf32(float *d, const unsigned *a, const unsigned *b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    (void)d, (void)a, (void)b;
+    __trap();
+#endif
+}
+PA_TDD void pa_mma_m16n8k16_bf16(float *d, const unsigned *a, const unsigned *b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    (void)d, (void)a, (void)b;
+    __trap();
+#endif
+}
+PA_TDD void pa_mma_m16n8k16_f16(float *d, const unsigned *a, const unsigned *b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    (void)d, (void)a, (void)b;
+    __trap();
+#endif
 }
 
 /* A static_assert that fires only where the template is used (a sync() no barrier covers). */
