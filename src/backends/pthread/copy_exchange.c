@@ -6,7 +6,9 @@
  * it receives from every source thread's array into its own destination, and all wait again (so that no
  * source is changed while another thread still reads it).  The local arrays may be host memory or, with the
  * CUDA backend, device memory (dmem: each thread's arrays on its GPU; the copies between GPUs are peer copies
- * or staged, as pa_copy between two GPUs is).
+ * or staged, as pa_copy between two GPUs is).  Where every thread's arrays are on a GPU of its own, the exchange
+ * is first offered to the NCCL route (copy_exchange_gpu.c), which takes it when NCCL is usable and predicted
+ * cheaper; else the pulls below run.
  *
  * A thread's plan is one host (or CUDA) plan per source thread it receives from, made from the lists of its
  * elements' local offsets (O(size) the first time), cached per thread (keyed by the splits, and by the types'
@@ -19,6 +21,7 @@
 
 #include "lru.h"
 #include "copy_dist_key.h"
+#include "copy_exchange_gpu.h"
 #include "copy_host.h"
 
 /* One source thread's part of a receiving thread's plan. */
@@ -174,6 +177,10 @@ int pa__pthd_exchange(const pa__dist_split *d, const pa__dist_split *s, size_t e
     if (!(table = slots(ctx->launch)))
         return pa__err(PA_ERR_NOMEM, "copy %s: no memory for the table of %lld threads' arrays", names,
                        (long long)n);
+    int taken = 0;
+    st = pa__pthd_exchange_gpu(d, s, elm, ctx, dst, src, names, dser, sser, &taken);
+    if (taken)   /* on every thread alike */
+        return st;
     /* Every thread reaches both barriers, whatever fails on the way, so that none is left waiting. */
     st = plan_for(d, s, elm, tid, n, dser, sser, &p);
     table[tid] = src;
@@ -209,9 +216,12 @@ int pa__pthd_exchange_explain(const pa__dist_split *d, const pa__dist_split *s, 
         pa__plan_explain(p->part[0].plan, first, sizeof first);
     int nparts = p->nparts;
     pa__lru_release(&cache, &p->lru);
+    char route[480];
+    if ((st = pa__pthd_exchange_gpu_explain(d, s, elm, ctx, route, sizeof route, dser, sser)) < 0)
+        return st;
     int r = snprintf(buf, len, "all-to-all between pthd threads (collective: every thread calls pa_copy; source "
                      "arrays published, barrier, each thread pulls its part, barrier); thread %lld receives %lld "
-                     "elements from %d thread%s; first: %s", (long long)pa_tid(ctx), (long long)count, nparts,
-                     nparts == 1 ? "" : "s", first);
+                     "elements from %d thread%s; first: %s%s", (long long)pa_tid(ctx), (long long)count, nparts,
+                     nparts == 1 ? "" : "s", first, route);
     return r;
 }
