@@ -25,7 +25,6 @@
  * when the launch ends; idle sets are kept for the next launch over the same GPUs (at most SETS of them) and
  * destroyed at exit.  Plans (slices, buffers, streams) are cached per thread and GPU (PLANS of them).
  */
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,10 +41,19 @@
 #define ID_MAX 256
 #define PLANS 64
 #define SETS 8
+#define SPINS 20000           /* a meeting's polls before sleeping: some tens of microseconds */
 
 enum { S_PACK, S_XFER, S_UNPACK, S_SELF, NSTREAMS };
 enum { ROUTE_AUTO, ROUTE_NCCL, ROUTE_PEER };
 static const char *const route_words[] = {"auto", "nccl", "peer"};
+
+/* For tests (pa__pthd_exchange_gpu_test): device collectives in place of the backends', host memory allowed. */
+static _Atomic(const pa__devcomm_ops *) test_ops;
+
+void pa__pthd_exchange_gpu_test(const pa__devcomm_ops *ops)
+{
+    atomic_store(&test_ops, ops);
+}
 
 /* ---- a thread's plan --------------------------------------------------------------------------------------- */
 
@@ -60,7 +68,8 @@ typedef struct gplan {
     atomic_int busy;             /* a run holds it (a second, concurrent one makes its own) */
     int cached;
     const pa__devcomm_ops *dc;
-    const pa__mem_ops *mem;
+    const pa__mem_ops *mem;      /* the arrays' (dmem; NULL: host memory, under test) */
+    const pa__mem_ops *bufmem;   /* the buffers' */
     size_t elm;
     int n, me;
     int64_t *scnt, *sdsp, *rcnt, *rdsp;   /* elements per peer; dsp: the block's place in the buffer */
@@ -118,9 +127,9 @@ static void gplan_free(gplan *p)
         }
     }
     if (p->sbuf)
-        p->mem->free(p->sbuf, p->sbytes, p->scookie);
+        p->bufmem->free(p->sbuf, p->sbytes, p->scookie);
     if (p->rbuf)
-        p->mem->free(p->rbuf, p->rbytes, p->rcookie);
+        p->bufmem->free(p->rbuf, p->rbytes, p->rcookie);
     free(p->scnt);
     free(p->sl);
     free(p->stab);
@@ -243,6 +252,7 @@ static int make(const pa__dist_split *d, const pa__dist_split *s, size_t elm, in
     }
     p->dc = dc;
     p->mem = mem;
+    p->bufmem = mem ? mem : pa__mem_find("paged");
     p->elm = elm;
     p->n = (int)n;
     p->me = (int)tid;
@@ -524,6 +534,9 @@ typedef struct xslot {
 typedef struct xshared {
     int64_t n;
     atomic_long arrived, gen;
+    pthread_mutex_t mu;          /* for the threads that stop spinning */
+    pthread_cond_t cv;
+    int sleepers;
     cset *set;                   /* the communicators the launch holds (thread 0 changes it) */
     int *calls;                  /* per thread: its all-to-alls so far (slots alternate) */
     xslot *slot[2];
@@ -541,6 +554,8 @@ static xshared *shared_of(pa__launch *l)
             (x->slot[0] = calloc((size_t)n * 2, sizeof(xslot)))) {
             x->slot[1] = x->slot[0] + n;
             x->n = n;
+            pthread_mutex_init(&x->mu, NULL);
+            pthread_cond_init(&x->cv, NULL);
             l->xgpu = x;
         } else {
             if (x)
@@ -560,23 +575,36 @@ void pa__pthd_exchange_gpu_end(void *xgpu)
     if (!x || x == &no_memory)
         return;
     give_back(x->set);
+    pthread_cond_destroy(&x->cv);
+    pthread_mutex_destroy(&x->mu);
     free(x->calls);
     free(x->slot[0]);
     free(x);
 }
 
-/* Every thread of the array meets here; a spinning barrier, yielding after a while. */
+/* Every thread of the array meets here: spinning a while (the threads of a GPU exchange run on cores of their
+ * own, and a condition variable's wake-up costs as much as a small transfer), then asleep. */
 static void meet(xshared *x)
 {
     long g = atomic_load(&x->gen);
     if (atomic_fetch_add(&x->arrived, 1) + 1 == x->n) {
         atomic_store(&x->arrived, 0);
+        pthread_mutex_lock(&x->mu);
         atomic_fetch_add(&x->gen, 1);
+        if (x->sleepers)
+            pthread_cond_broadcast(&x->cv);
+        pthread_mutex_unlock(&x->mu);
         return;
     }
-    for (long i = 0; atomic_load(&x->gen) == g; i++)
-        if (i >= 2000)
-            sched_yield();
+    for (int i = 0; i < SPINS; i++)
+        if (atomic_load_explicit(&x->gen, memory_order_acquire) != g)
+            return;
+    pthread_mutex_lock(&x->mu);
+    x->sleepers++;
+    while (atomic_load(&x->gen) == g)
+        pthread_cond_wait(&x->cv, &x->mu);
+    x->sleepers--;
+    pthread_mutex_unlock(&x->mu);
 }
 
 /* ---- running -------------------------------------------------------------------------------------------------- */
@@ -622,12 +650,12 @@ static int prepare(gplan *p, int C)
     pa_mem_opts_init(&o);
     if (pack && !p->sbuf) {
         p->sbytes = (size_t)pa__bytes(p->sent, p->elm);
-        if ((st = p->mem->alloc(p->sbytes, &o, &p->sbuf, &p->scookie)) != PA_OK)
+        if ((st = p->bufmem->alloc(p->sbytes, &o, &p->sbuf, &p->scookie)) != PA_OK)
             return pa__err_wrap(st, "NCCL route: a send buffer of %zu bytes", p->sbytes);
     }
     if (unpack && !p->rbuf) {
         p->rbytes = (size_t)pa__bytes(p->recvd, p->elm);
-        if ((st = p->mem->alloc(p->rbytes, &o, &p->rbuf, &p->rcookie)) != PA_OK)
+        if ((st = p->bufmem->alloc(p->rbytes, &o, &p->rbuf, &p->rcookie)) != PA_OK)
             return pa__err_wrap(st, "NCCL route: a receive buffer of %zu bytes", p->rbytes);
     }
     for (int i = 0; i < NSTREAMS && st == PA_OK; i++)
@@ -695,13 +723,15 @@ static int run(gplan *p, void *comm, void *dst, const void *src)
 }
 
 /* The calling thread's own checks, published for the others. */
-static void check_mine(xslot *me, const pa__devcomm_ops *dc, const void *dst, const void *src)
+static void check_mine(xslot *me, const pa__devcomm_ops *dc, const void *dst, const void *src, int host)
 {
     int sd = -1, dd = -1;
     me->ok = 0;
     if (dc->current(&me->dev) != PA_OK) {
         me->dev = -1;
         me->why = "no GPU is current on it";
+    } else if (host) {   /* under test: host memory, the devices the test's collectives say */
+        me->ok = 1;
     } else if ((src && pa__backends_pointer_device(src, "the all-to-all's source", &sd) != PA_OK) ||
                (dst && pa__backends_pointer_device(dst, "the all-to-all's destination", &dd) != PA_OK)) {
         me->why = "an array is not device memory that CUDA knows";
@@ -748,10 +778,12 @@ int pa__pthd_exchange_gpu(const pa__dist_split *d, const pa__dist_split *s, size
     *taken = 0;
     int route = pa__env_choice("PA_PTHD_ROUTE", route_words, 3, ROUTE_AUTO, &warned);
     const pa__mem_ops *mem = device_ops(d);
+    const pa__devcomm_ops *dc = atomic_load(&test_ops);
     int64_t n = pa_ctx_size(ctx), tid = pa_tid(ctx);
-    if (route == ROUTE_PEER || !mem || mem != device_ops(s) || n < 2 || !ctx->launch)
+    if (route == ROUTE_PEER || (!mem && !dc) || mem != device_ops(s) || n < 2 || !ctx->launch)
         return PA_OK;
-    const pa__devcomm_ops *dc = pa__backends_devcomm(&nowhy);
+    if (!dc)
+        dc = pa__backends_devcomm(&nowhy);
     if (!dc) {   /* the same answer on every thread of the process */
         if (route == ROUTE_NCCL && atomic_exchange(&forced_warned, 1) == 0)
             fprintf(stderr, "parray: PA_PTHD_ROUTE=nccl is not possible here (%s); the pulls run\n", nowhy);
@@ -764,7 +796,7 @@ int pa__pthd_exchange_gpu(const pa__dist_split *d, const pa__dist_split *s, size
     xslot *all = x->slot[g], *mine = &all[tid];
     gplan *p = NULL;
     memset(mine, 0, sizeof *mine);
-    check_mine(mine, dc, dst, src);
+    check_mine(mine, dc, dst, src, mem == NULL);
     if (mine->ok && plan_for(d, s, elm, tid, n, dser, sser, mine->dev, dc, mem, &p) != PA_OK)
         mine->ok = 0, mine->why = "its plan could not be made";
     if (mine->ok && ((!src && p->sent + p->scnt[tid] > 0) || (!dst && p->recvd + p->rcnt[tid] > 0)))
@@ -865,14 +897,16 @@ int pa__pthd_exchange_gpu_explain(const pa__dist_split *d, const pa__dist_split 
     const char *why = NULL;
     int route = pa__env_choice("PA_PTHD_ROUTE", route_words, 3, ROUTE_AUTO, &warned);
     const pa__mem_ops *mem = device_ops(d);
+    const pa__devcomm_ops *dc = atomic_load(&test_ops);
     int64_t n = pa_ctx_size(ctx);
-    if (!mem || mem != device_ops(s))
+    if ((!mem && !dc) || mem != device_ops(s))
         return snprintf(buf, len, "; route: pulls (the NCCL route needs both sides in device memory)");
     if (route == ROUTE_PEER)
         return snprintf(buf, len, "; route: pulls (PA_PTHD_ROUTE=peer)");
     if (n < 2)
         return snprintf(buf, len, "; route: pulls (one thread)");
-    const pa__devcomm_ops *dc = pa__backends_devcomm(&why);
+    if (!dc)
+        dc = pa__backends_devcomm(&why);
     if (!dc)
         return snprintf(buf, len, "; route: pulls (the NCCL route is not possible: %s)", why);
     gkey k;

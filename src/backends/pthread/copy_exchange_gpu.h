@@ -1,11 +1,12 @@
 /*
  * parray — the all-to-all between pthd threads whose arrays are on different GPUs, over NCCL
  * (copy_exchange_gpu.c): the hook copy_exchange.c hands such an exchange to before its pulls.  Included only by
- * copy_exchange.c and thread_launch.c.
+ * copy_exchange.c, thread_launch.c and the tests.
  */
 #ifndef PARRAY_COPY_EXCHANGE_GPU_H
 #define PARRAY_COPY_EXCHANGE_GPU_H
 
+#include "backends.h"
 #include "thread_internal.h"
 
 /**
@@ -21,6 +22,9 @@ int pa__pthd_exchange_gpu(const pa__dist_split *d, const pa__dist_split *s, size
  *  \return as snprintf. */
 int pa__pthd_exchange_gpu_explain(const pa__dist_split *d, const pa__dist_split *s, size_t elm, const pa_ctx *ctx,
                                   char *buf, size_t len, uint64_t dser, uint64_t sser);
+/** For tests: the device collectives to use instead of the backends' (NULL: the backends' again); while set,
+ *  host-memory all-to-alls take the route too (the devices are those ops->current says). */
+void pa__pthd_exchange_gpu_test(const pa__devcomm_ops *ops);
 /** Frees a launch's shared state of the route (l->xgpu), giving its communicators back.  NULL is ignored. */
 void pa__pthd_exchange_gpu_end(void *xgpu);
 
