@@ -77,8 +77,11 @@ static int make(const pa__dist_split *d, const pa__dist_split *s, size_t elm, in
     int st = PA_OK, nparts = 0;
     if (!cnt)
         return pa__err(PA_ERR_NOMEM, "all-to-all between threads: no memory for %lld counts", (long long)n);
-    for (int64_t k = 0; k < total; k++) {
-        int64_t pd = pa__layout_offset(&d->pid, k), ps = pa__layout_offset(&s->pid, k);
+    pa__pthd_walker wd, ws;
+    pa__pthd_walk_start(&wd, &d->pid);
+    pa__pthd_walk_start(&ws, &s->pid);
+    for (int64_t k = 0; k < total; k++, pa__pthd_walk_next(&wd), pa__pthd_walk_next(&ws)) {
+        int64_t pd = wd.off, ps = ws.off;
         if (pd < 0 || pd >= n || ps < 0 || ps >= n) {
             st = pa__err(PA_ERR_RANGE, "all-to-all between threads: element %lld lives on thread %lld, but the "
                          "array has %lld threads", (long long)k, (long long)(pd < 0 || pd >= n ? pd : ps),
@@ -104,9 +107,11 @@ static int make(const pa__dist_split *d, const pa__dist_split *s, size_t elm, in
         start[q] = at;
         at += c;
     }
-    for (int64_t k = 0; k < total; k++)
-        if (pa__layout_offset(&d->pid, k) == tid) {
-            int64_t q = pa__layout_offset(&s->pid, k), i = start[q]++;
+    pa__pthd_walk_start(&wd, &d->pid);
+    pa__pthd_walk_start(&ws, &s->pid);
+    for (int64_t k = 0; k < total; k++, pa__pthd_walk_next(&wd), pa__pthd_walk_next(&ws))
+        if (wd.off == tid) {
+            int64_t q = ws.off, i = start[q]++;
             td[i] = pa__dist_local(d, k);
             ts[i] = pa__dist_local(s, k);
         }

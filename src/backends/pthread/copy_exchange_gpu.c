@@ -154,8 +154,11 @@ static int pair_counts(const pa__dist_split *d, const pa__dist_split *s, int64_t
                        int64_t *busiest)
 {
     int64_t total = d->pid.size;
-    for (int64_t k = 0; k < total; k++) {
-        int64_t pd = pa__layout_offset(&d->pid, k), ps = pa__layout_offset(&s->pid, k);
+    pa__pthd_walker wd, ws;
+    pa__pthd_walk_start(&wd, &d->pid);
+    pa__pthd_walk_start(&ws, &s->pid);
+    for (int64_t k = 0; k < total; k++, pa__pthd_walk_next(&wd), pa__pthd_walk_next(&ws)) {
+        int64_t pd = wd.off, ps = ws.off;
         if (pd < 0 || pd >= n || ps < 0 || ps >= n)
             return pa__err(PA_ERR_RANGE, "all-to-all between threads: element %lld lives on thread %lld, but the "
                            "array has %lld threads", (long long)k, (long long)(pd < 0 || pd >= n ? pd : ps),
@@ -201,16 +204,22 @@ static int list_peers(gplan *p, const pa__dist_split *d, const pa__dist_split *s
     memcpy(sstart, spos, (size_t)n * 2 * sizeof *sstart);
     p->lo = p->dlo = INT64_MAX;
     p->hi = p->dhi = INT64_MIN;
-    for (int64_t k = 0; k < total; k++) {
-        int64_t pd = pa__layout_offset(&d->pid, k), ps = pa__layout_offset(&s->pid, k);
+    pa__pthd_walker wd, ws, wld, wls;   /* the locals' walkers serve splits that do not pack */
+    pa__pthd_walk_start(&wd, &d->pid);
+    pa__pthd_walk_start(&ws, &s->pid);
+    pa__pthd_walk_start(&wld, &d->local);
+    pa__pthd_walk_start(&wls, &s->local);
+    for (int64_t k = 0; k < total; k++, pa__pthd_walk_next(&wd), pa__pthd_walk_next(&ws), pa__pthd_walk_next(&wld),
+                                       pa__pthd_walk_next(&wls)) {
+        int64_t pd = wd.off, ps = ws.off;
         if (ps == me) {
-            int64_t o = pa__dist_local(s, k);
+            int64_t o = s->pack ? pa__dist_local(s, k) : wls.off;
             p->stab[spos[pd]++] = o;
             p->lo = o < p->lo ? o : p->lo;
             p->hi = o > p->hi ? o : p->hi;
         }
         if (pd == me) {
-            int64_t o = pa__dist_local(d, k);
+            int64_t o = d->pack ? pa__dist_local(d, k) : wld.off;
             p->rtab[rpos[ps]++] = o;
             p->dlo = o < p->dlo ? o : p->dlo;
             p->dhi = o > p->dhi ? o : p->dhi;
