@@ -84,6 +84,7 @@ typedef struct gplan {
     int chunks;                  /* the slices below were made for; 0: none yet */
     pa__slice *send, *recv;      /* [q * chunks + c] */
     pa__plan *self;
+    int self_direct;             /* both sides of the own block contiguous: a send to itself in the first group */
     int64_t self_sbase, self_rbase;
     void *sbuf, *rbuf, *scookie, *rcookie;
     size_t sbytes, rbytes;
@@ -293,6 +294,7 @@ static int make(const pa__dist_split *d, const pa__dist_split *s, size_t elm, in
         pa__layout sb = p->sl[me], rb = p->rl[me];
         p->self_sbase = sb.base;
         p->self_rbase = rb.base;
+        p->self_direct = pa__layout_contiguous(&sb) && pa__layout_contiguous(&rb);
         sb.base = rb.base = 0;
         if ((st = pa__plan_get(&rb, &sb, elm, mem, mem, &p->self)) != PA_OK) {
             gplan_free(p);
@@ -691,10 +693,15 @@ static int run(gplan *p, void *comm, void *dst, const void *src)
     st = dc->record(p->ev_start, NULL);   /* after the caller's earlier work on the legacy default stream */
     for (int i = 0; i < NSTREAMS && st == PA_OK; i++)
         st = dc->wait(p->stream[i], p->ev_start);
-    if (st == PA_OK && p->self)
+    if (st == PA_OK && p->self && !p->self_direct)
         st = pa__plan_exec_async(p->self, dst, p->self_rbase, src, p->self_sbase, p->stream[S_SELF]);
     for (int c = 0; c < C && st == PA_OK; c++) {
         int ns = 0, nr = 0;
+        if (c == 0 && p->self && p->self_direct) {   /* as NCCL's own all-to-all does: a send to itself */
+            size_t bytes = (size_t)pa__bytes(p->scnt[me], e);
+            p->xs[ns++] = (pa__xfer){me, (char *)src + pa__bytes(p->self_sbase, e), bytes};
+            p->xr[nr++] = (pa__xfer){me, (char *)dst + pa__bytes(p->self_rbase, e), bytes};
+        }
         for (int q = 0; q < p->n && st == PA_OK; q++) {
             if (q == me)
                 continue;
@@ -724,7 +731,11 @@ static int run(gplan *p, void *comm, void *dst, const void *src)
                 st = pa__plan_exec_async(r->plan, dst, r->base, rb, r->pos, p->stream[S_UNPACK]);
         }
     }
-    for (int i = 0; i < NSTREAMS; i++) {   /* every stream, also after a failure */
+    /* the unpack stream waited for the last group, which waited for the last packing: it and the own block's
+     * stream are all there is to wait for, unless something failed on the way (then every stream) */
+    for (int i = 0; i < NSTREAMS; i++) {
+        if (st == PA_OK && i != S_UNPACK && i != S_SELF)
+            continue;
         int sst = p->stream[i] ? dc->sync(p->stream[i]) : PA_OK;
         st = st != PA_OK ? st : sst;
     }
@@ -799,7 +810,7 @@ int pa__pthd_exchange_gpu(const pa__dist_split *d, const pa__dist_split *s, size
         return PA_OK;
     }
     xshared *x = shared_of(ctx->launch);
-    if (x == &no_memory)
+    if (x == &no_memory || x->n != n || tid < 0 || tid >= n)
         return PA_OK;
     int g = x->calls[tid]++ & 1;
     xslot *all = x->slot[g], *mine = &all[tid];
@@ -893,8 +904,9 @@ int pa__pthd_exchange_gpu(const pa__dist_split *d, const pa__dist_split *s, size
     }
     snprintf(p->route, sizeof p->route, "NCCL (one communicator per thread's GPU; %d chunk%s per peer, packing, "
              "transfers and unpacking overlapped; %d of %d slices sent or received in place%s; predicted %.1f us, "
-             "the pulls %.1f us)", C, C == 1 ? "" : "s", direct_n, all_n, p->self ? "; own block copied on the GPU"
-             : "", p->ns_nccl / 1e3, p->ns_pull / 1e3);
+             "the pulls %.1f us)", C, C == 1 ? "" : "s", direct_n, all_n, !p->self ? "" : p->self_direct ?
+             "; own block sent to itself in the first group" : "; own block copied on the GPU", p->ns_nccl / 1e3,
+             p->ns_pull / 1e3);
     gplan_release(p);
     return st;
 }
