@@ -379,16 +379,16 @@ START_TEST(test_peer_asked)
 }
 END_TEST
 
-/* Without PA_PTHD_ROUTE the cost model chooses: two threads and a few hundred bytes (the pulls' one copy beats
- * NCCL's latency under the built-in constants) and four threads of 256 KiB blocks; what the model predicts is
- * computed here as the route's explanation says it does. */
+/* Without PA_PTHD_ROUTE the cost model chooses: two threads and four, a few hundred bytes each (under the built-in
+ * constants the pulls' one copy beats NCCL's latency, their three do not); what the model predicts is computed
+ * here as the route's explanation says it does. */
 START_TEST(test_cost_choice)
 {
     unsetenv("PA_PTHD_ROUTE");
     const pa__cost_model *m = pa__cost();
     struct { const char *text; int n; double bytes; } cases[] = {
         {"P = pthd [2]\nL = paged int [2][24]\nS = [#P][#L_0][#L_1]\nT = [#L_0][#P][#L_1]\n", 2, 24 * 4},
-        {"P = pthd [4]\nL = paged int [4][65536]\nS = [#P][#L_0][#L_1]\nT = [#L_0][#P][#L_1]\n", 4, 3 * 65536 * 4},
+        {"P = pthd [4]\nL = paged int [4][24]\nS = [#P][#L_0][#L_1]\nT = [#L_0][#P][#L_1]\n", 4, 3 * 24 * 4},
     };
     for (int i = 0; i < 2; i++) {
         double b = cases[i].bytes, nccl = m->gpu_nccl_latency * ((int)(b / (32 << 20)) + 1) + b / m->gpu_nccl_bw;
