@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "parray/parray.h"
+#include <parray/cuda.h>
 #include "bench_clock.h"
 
 #define MAXG 16
