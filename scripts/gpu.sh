@@ -42,7 +42,7 @@ bench-matrix    gpu   300 gpu  bench/matrix,examples/matrix_knn,examples/matrix_
 bench-ssb       gpu   480 gpu  bench/ssb,tools/parray                         P8
 bench-fft       gpu   420 gpu  bench/fft,examples/pkufft                      P12 at P = 1 2 4 on the GPUs there are
 check-fft       gpu   360 gpu  examples/pkufft,tests/test_mpi_dmem            PKUFFT against cuFFT, bad input
-bench-gpu-dist  gpu   560 gpu2 bench/mpi_copy,bench/fft,bench/gpu_dist?,tools/parray  P12 P18, one rank per GPU, P = 2 4
+bench-gpu-dist  gpu   800 gpu2 bench/mpi_copy,bench/fft,bench/gpu_dist?,bench/gpu_threads?,tools/parray  P12 P18, one rank (or thread) per GPU, P = 2 4
 demo            gpu   150 gpu  examples/demo                                  the README main job
 nvtx            nvtx  420 gpu  all                                            NVTX, DLPack, nsys (docs/nsight.md)
 bench-host      host  300 -    bench/copy_host,tools/parray                   P4
@@ -324,6 +324,13 @@ step_bench_gpu_dist() {
     # the NCCL route's constants measured between every GPU (rank 0 runs the tool, one drafted rank per GPU)
     run 120 "parray calibrate, $ngpu GPUs" "${mpi_gpu[@]}" -np $((ngpu + 1)) -x NCCL_NVLS_ENABLE \
         -x PA_COST_FILE="$logs/cost-nccl" "$b/tools/parray" calibrate
+    # the same exchanges between the threads of one process, one thread per GPU, against NCCL in that process
+    # (the route the cost model takes, then the pulls for comparison), at every GPU and at 2
+    if [ -x "$b/bench/gpu_threads" ] || [ "$dry" = 1 ]; then
+        run 240 "gpu_threads, $ngpu threads (P18)" "$b/bench/gpu_threads" "${extra[@]}"
+        run 90 "gpu_threads, the pulls (PA_PTHD_ROUTE=peer)" env PA_PTHD_ROUTE=peer "$b/bench/gpu_threads" --quick
+        [ "$ngpu" -gt 2 ] && run 90 "gpu_threads, 2 threads" "$b/bench/gpu_threads" --quick --gpus 2
+    fi
     for p in "${procs[@]}"; do
         [ -x "$b/bench/gpu_dist" ] || [ "$dry" = 1 ] &&
             run 120 "gpu_dist P=$p (P18)" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE "$b/bench/gpu_dist" \

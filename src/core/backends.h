@@ -38,8 +38,9 @@ typedef struct pa__xfer {
 /*
  * Device collectives (the NCCL backend): communicators between the GPUs of several processes, groups of sends
  * and receives between them on a stream, and the streams and events that order packing, transfers and
- * unpacking.  The MPI backend bootstraps communicators (it broadcasts the id) and plans what moves; this
- * backend moves it.  Every call returns PA_OK or a status with the message set.
+ * unpacking.  The MPI backend bootstraps communicators (it broadcasts the id) and plans what moves, as the
+ * pthread backend does for the all-to-all between threads on several GPUs of one process (one communicator
+ * per thread); this backend moves it.  Every call returns PA_OK or a status with the message set.
  */
 typedef struct pa__devcomm_ops {
     size_t id_bytes;                                            /* bytes of a communicator's id */
@@ -49,6 +50,8 @@ typedef struct pa__devcomm_ops {
     void (*comm_free)(void *comm);
     /* The calling thread's current GPU as "host/PCI bus id" (processes on one GPU see the same key). */
     int (*device_key)(char *buf, size_t len);
+    /* The calling thread's current GPU as its CUDA device number (one process: the pthd all-to-all's threads). */
+    int (*current)(int *dev);
     /* Queues the sends and receives as one group on stream (NULL: the legacy default stream). */
     int (*group)(void *comm, const pa__xfer *sends, int nsends, const pa__xfer *recvs, int nrecvs, void *stream);
     /* A stream that does not wait for the legacy one; urgent: of the highest priority (the transfers). */

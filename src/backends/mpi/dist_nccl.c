@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "backends.h"
+#include "layout_slice.h"
 #include "mpi_backend.h"
 
 #define KEY_BYTES 160            /* a process's GPU: "host/PCI bus id" */
@@ -42,14 +43,7 @@
 
 enum { S_PACK, S_XFER, S_UNPACK, S_SELF, NSTREAMS };
 
-/* One peer's part of one chunk on one side: a slice of the side's layout, where it sits in the buffer. */
-typedef struct slice {
-    int64_t n;                   /* elements */
-    int64_t pos;                 /* first element in the packed (or received) order of the side */
-    pa__plan *plan;              /* pack (dense <- layout) or unpack (layout <- dense); NULL when direct */
-    int64_t base;                /* the slice's base offset in the user's array */
-    int direct;                  /* one contiguous run: NCCL reads or writes the array itself */
-} slice;
+typedef pa__slice slice;
 
 typedef struct pa_mpi__nccl {
     const pa__devcomm_ops *dc;
@@ -92,107 +86,6 @@ int pa_mpi__nccl_possible(const pa_mpi__dplan *p, const char **why)
     return pa__backends_devcomm(why) != NULL;
 }
 
-/* ---- slices of a layout ------------------------------------------------------------------------------------ */
-
-/* The elements [start, start + n) of l as one layout (bases included), where they are one: a run of whole
- * sub-blocks of one mode that does not wrap around it.  \return 1, or 0 when they are not. */
-static int slice_of(const pa__layout *l, int64_t start, int64_t n, pa__layout *out)
-{
-    memset(out, 0, sizeof *out);
-    if (n <= 0 || start < 0 || start + n > l->size)
-        return 0;
-    if (l->nmodes == 0) {
-        *out = *l;
-        return n == 1;
-    }
-    int64_t inner[PA__MAX_MODES];
-    int64_t r = 1;
-    for (int m = l->nmodes - 1; m >= 0; m--) {
-        inner[m] = r;
-        r *= l->modes[m].size;
-    }
-    for (int i = 0; i < l->nmodes; i++) {
-        const pa__mode *md = &l->modes[i];
-        if (start % inner[i] || n % inner[i])
-            continue;
-        int64_t idx = start / inner[i] % md->size, cnt = n / inner[i];
-        if (idx + cnt > md->size)
-            continue;
-        /* the outer modes' fixed indices and mode i's start go into the base */
-        int64_t base = l->base, k = start / inner[i] / md->size;
-        for (int j = i - 1; j >= 0; j--) {
-            int64_t d = k % l->modes[j].size;
-            k /= l->modes[j].size;
-            base += l->modes[j].table ? l->modes[j].table[d] : d * l->modes[j].stride;
-        }
-        out->nmodes = 0;
-        out->affine = 1;
-        if (md->table)
-            out->modes[out->nmodes++] = (pa__mode){.size = cnt, .table = md->table + idx};
-        else {
-            base += idx * md->stride;
-            out->modes[out->nmodes++] = (pa__mode){.size = cnt, .stride = md->stride};
-        }
-        for (int j = i + 1; j < l->nmodes; j++)
-            out->modes[out->nmodes++] = l->modes[j];
-        for (int j = 0; j < out->nmodes; j++)
-            out->affine &= out->modes[j].table == NULL;
-        out->size = n;
-        out->base = base;
-        /* extents */
-        out->min_off = out->max_off = base;
-        for (int j = 0; j < out->nmodes; j++) {
-            const pa__mode *o = &out->modes[j];
-            int64_t lo = 0, hi = 0;
-            if (o->table)
-                for (int64_t t = 0; t < o->size; t++) {
-                    lo = t == 0 || o->table[t] < lo ? o->table[t] : lo;
-                    hi = t == 0 || o->table[t] > hi ? o->table[t] : hi;
-                }
-            else if (o->stride >= 0)
-                hi = (o->size - 1) * o->stride;
-            else
-                lo = (o->size - 1) * o->stride;
-            out->min_off += lo;
-            out->max_off += hi;
-        }
-        if (out->affine)
-            pa__layout_coalesce(out);
-        return 1;
-    }
-    return 0;
-}
-
-/* The smallest and largest element offsets a layout reaches. */
-static void extent_of(const pa__layout *l, int64_t *lo, int64_t *hi)
-{
-    pa__layout s;
-    if (l->size > 0 && slice_of(l, 0, l->size, &s)) {
-        *lo = s.min_off;
-        *hi = s.max_off;
-    } else {
-        *lo = 0;
-        *hi = l->size > 0 ? INT64_MAX / 2 : -1;   /* unknown: treated as overlapping everything */
-    }
-}
-
-static int contiguous(const pa__layout *l)
-{
-    return l->affine && (l->nmodes == 0 || (l->nmodes == 1 && l->modes[0].stride == 1));
-}
-
-static pa__layout dense(int64_t n)
-{
-    pa__layout d;
-    memset(&d, 0, sizeof d);
-    d.size = n;
-    d.nmodes = 1;
-    d.affine = 1;
-    d.max_off = n - 1;
-    d.modes[0] = (pa__mode){.size = n, .stride = 1};
-    return d;
-}
-
 /* ---- preparing a plan ---------------------------------------------------------------------------------------- */
 
 /* One side's slices for every peer and chunk (chunks > 0), with their pack or unpack plans; *ok 0 when some
@@ -216,20 +109,9 @@ static int make_slices(pa_mpi__dplan *p, pa_mpi__nccl *x, int chunks, int recv, 
             return PA_OK;
         int64_t len = cnt[q] / chunks;
         for (int c = 0; c < chunks; c++) {
-            slice *s = &sl[q * chunks + c];
-            pa__layout piece, d = dense(len);
-            s->n = len;
-            s->pos = dsp[q] + c * len;
-            if (!slice_of(l, s->pos, len, &piece))
-                return PA_OK;
-            s->base = piece.base;
-            s->direct = contiguous(&piece);
-            if (s->direct)
-                continue;
-            piece.base = 0;
-            int st = recv ? pa__plan_get(&piece, &d, p->elm, p->recv_mem, p->recv_mem, &s->plan)
-                          : pa__plan_get(&d, &piece, p->elm, p->send_mem, p->send_mem, &s->plan);
-            if (st != PA_OK)
+            int one, st = pa__slice_make(l, dsp[q] + c * len, len, dsp[q] + c * len, p->elm,
+                                         recv ? p->recv_mem : p->send_mem, recv, &sl[q * chunks + c], &one);
+            if (st != PA_OK || !one)
                 return st;
         }
     }
@@ -253,16 +135,9 @@ static int sliceable(const pa_mpi__dplan *p, const pa_mpi__nccl *x, int chunks, 
 {
     const pa__layout *l = recv ? &p->recv_l : &p->send_l;
     const int64_t *cnt = recv ? x->rcnt : x->scnt, *dsp = recv ? x->rdsp : x->sdsp;
-    pa__layout piece;
-    for (int q = 0; q < p->nprocs; q++) {
-        if (q == p->rank || cnt[q] == 0)
-            continue;
-        if (cnt[q] % chunks)
+    for (int q = 0; q < p->nprocs; q++)
+        if (q != p->rank && cnt[q] != 0 && !pa__layout_sliceable(l, dsp[q], cnt[q], chunks))
             return 0;
-        for (int c = 0; c < chunks; c++)
-            if (!slice_of(l, dsp[q] + c * (cnt[q] / chunks), cnt[q] / chunks, &piece))
-                return 0;
-    }
     return 1;
 }
 
@@ -304,16 +179,16 @@ int pa_mpi__nccl_prepare(pa_mpi__dplan *p)
         x->rdsp[q] = p->rdispl[q] / scale;
     }
     x->members = p->kind == PA_MPI__SENDRECV ? 2 : n;
-    extent_of(&p->send_l, &x->send_lo, &x->send_hi);
-    extent_of(&p->recv_l, &x->recv_lo, &x->recv_hi);
+    pa__layout_extent(&p->send_l, &x->send_lo, &x->send_hi);
+    pa__layout_extent(&p->recv_l, &x->recv_lo, &x->recv_hi);
     /* the own block: one copy plan between the two arrays */
     int me = p->rank;
     if (x->scnt[me] > 0 && x->scnt[me] == x->rcnt[me]) {
         pa__layout sb, rb;
-        if (slice_of(&p->send_l, x->sdsp[me], x->scnt[me], &sb) && slice_of(&p->recv_l, x->rdsp[me], x->rcnt[me], &rb)) {
+        if (pa__layout_slice(&p->send_l, x->sdsp[me], x->scnt[me], &sb) && pa__layout_slice(&p->recv_l, x->rdsp[me], x->rcnt[me], &rb)) {
             x->self_sbase = sb.base;
             x->self_rbase = rb.base;
-            x->self_direct = contiguous(&sb) && contiguous(&rb);
+            x->self_direct = pa__layout_contiguous(&sb) && pa__layout_contiguous(&rb);
             sb.base = rb.base = 0;
             if ((st = pa__plan_get(&rb, &sb, p->elm, p->recv_mem, p->send_mem, &x->self)) != PA_OK)
                 return st;
@@ -324,7 +199,7 @@ int pa_mpi__nccl_prepare(pa_mpi__dplan *p)
      * the single chunk's) */
     x->want = chunks_for(p);
     /* where no slice of this rank needs packing or unpacking there is nothing to overlap: one chunk */
-    x->direct_only = contiguous(&p->send_l) && contiguous(&p->recv_l);
+    x->direct_only = pa__layout_contiguous(&p->send_l) && pa__layout_contiguous(&p->recv_l);
     for (int c = 1, bit = 0; c <= MAX_CHUNKS; c *= 2, bit++)
         if ((x->self || x->scnt[me] == 0) && sliceable(p, x, c, 0) && sliceable(p, x, c, 1))
             x->feasible |= 1u << bit;

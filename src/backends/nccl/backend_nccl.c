@@ -1,7 +1,8 @@
 /*
  * parray — the NCCL backend's description for the core (src/core/backends.h): no memory types or copy
  * strategies of its own, only the device collectives that distributed copies of device memory run on (the MPI
- * backend's NCCL route, src/backends/mpi/dist_nccl.c).  PA_BACKENDS=-nccl switches it off; NCCL itself is
+ * backend's NCCL route, src/backends/mpi/dist_nccl.c, and the pthd all-to-all's between the GPUs of one
+ * process, src/backends/pthread/copy_exchange_gpu.c).  PA_BACKENDS=-nccl switches it off; NCCL itself is
  * loaded at the first use (nccl_lib.c).
  */
 #include "nccl_backend.h"
@@ -12,6 +13,7 @@ const pa__devcomm_ops pa_nccl__devcomm = {
     .comm_init = pa_nccl__comm_init,
     .comm_free = pa_nccl__comm_free,
     .device_key = pa_nccl__device_key,
+    .current = pa_nccl__current,
     .group = pa_nccl__group,
     .stream_new = pa_nccl__stream_new,
     .stream_free = pa_nccl__stream_free,

@@ -49,6 +49,7 @@ int pa_nccl__make_id(void *id);
 int pa_nccl__comm_init(const void *id, int rank, int nranks, void **comm);
 void pa_nccl__comm_free(void *comm);
 int pa_nccl__device_key(char *buf, size_t len);
+int pa_nccl__current(int *dev);
 int pa_nccl__group(void *comm, const pa__xfer *sends, int nsends, const pa__xfer *recvs, int nrecvs, void *stream);
 
 /* nccl_stream.c */

@@ -1,8 +1,9 @@
 /*
  * parray — NCCL communicators and groups of transfers.
  *
- * A communicator joins the GPUs of the processes that call comm_init with one id (made by one of them and
- * broadcast by the MPI backend); each process brings the GPU current on its thread.  A group is the sends and
+ * A communicator joins the GPUs of the processes (or of the threads of one process) that call comm_init with one
+ * id (made by one of them and broadcast by the MPI backend, or published to the other threads of a pthd array);
+ * each brings the GPU current on its thread.  A group is the sends and
  * receives of one step of a distributed copy, queued together (NCCL then runs them concurrently, every link at
  * once), as bytes.
  */
@@ -66,6 +67,12 @@ int pa_nccl__device_key(char *buf, size_t len)
         snprintf(host, sizeof host, "?");
     snprintf(buf, len, "%s/%s", host, bus);
     return PA_OK;
+}
+
+int pa_nccl__current(int *dev)
+{
+    cudaError_t e = cudaGetDevice(dev);
+    return e == cudaSuccess ? PA_OK : pa_nccl__cuda_fail(e, "asking which GPU this thread uses");
 }
 
 int pa_nccl__group(void *comm, const pa__xfer *sends, int nsends, const pa__xfer *recvs, int nrecvs, void *stream)

@@ -44,3 +44,33 @@ void pa__pthd_offsets_layout(int64_t *t, int64_t n, pa__layout *out)
     out->nmodes = 1;
     out->modes[0] = (pa__mode){.size = n, .table = t};
 }
+
+static int64_t mode_offset(const pa__mode *m, int64_t i)
+{
+    return m->table ? m->table[i] : i * m->stride;
+}
+
+void pa__pthd_walk_start(pa__pthd_walker *w, const pa__layout *l)
+{
+    w->l = l;
+    w->off = l->base;
+    for (int m = 0; m < l->nmodes; m++) {
+        w->idx[m] = 0;
+        w->off += mode_offset(&l->modes[m], 0);
+    }
+}
+
+void pa__pthd_walk_next(pa__pthd_walker *w)
+{
+    const pa__layout *l = w->l;
+    for (int m = l->nmodes - 1; m >= 0; m--) {
+        const pa__mode *md = &l->modes[m];
+        w->off -= mode_offset(md, w->idx[m]);
+        if (++w->idx[m] < md->size) {
+            w->off += mode_offset(md, w->idx[m]);
+            return;
+        }
+        w->idx[m] = 0;
+        w->off += mode_offset(md, 0);
+    }
+}

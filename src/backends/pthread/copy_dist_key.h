@@ -29,4 +29,17 @@ uint64_t pa__pthd_key_hash(const pa__pthd_key *k);
  *  made from it copies the table). */
 void pa__pthd_offsets_layout(int64_t *t, int64_t n, pa__layout *out);
 
+/* The offsets of a layout for k = 0, 1, 2, ... in turn, without the divisions of pa__layout_offset (an odometer
+ * over its modes, outermost first): the all-to-alls list every element of a copy once. */
+typedef struct pa__pthd_walker {
+    const pa__layout *l;
+    int64_t off;                /* the offset of the current k */
+    int64_t idx[PA__MAX_MODES];
+} pa__pthd_walker;
+
+/** Starts w at k = 0 of l. */
+void pa__pthd_walk_start(pa__pthd_walker *w, const pa__layout *l);
+/** Moves w to the next k (past the last one it wraps around to k = 0). */
+void pa__pthd_walk_next(pa__pthd_walker *w);
+
 #endif

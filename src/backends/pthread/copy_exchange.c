@@ -6,7 +6,9 @@
  * it receives from every source thread's array into its own destination, and all wait again (so that no
  * source is changed while another thread still reads it).  The local arrays may be host memory or, with the
  * CUDA backend, device memory (dmem: each thread's arrays on its GPU; the copies between GPUs are peer copies
- * or staged, as pa_copy between two GPUs is).
+ * or staged, as pa_copy between two GPUs is).  Where every thread's arrays are on a GPU of its own, the exchange
+ * is first offered to the NCCL route (copy_exchange_gpu.c), which takes it when NCCL is usable and predicted
+ * cheaper; else the pulls below run.
  *
  * A thread's plan is one host (or CUDA) plan per source thread it receives from, made from the lists of its
  * elements' local offsets (O(size) the first time), cached per thread (keyed by the splits, and by the types'
@@ -19,6 +21,7 @@
 
 #include "lru.h"
 #include "copy_dist_key.h"
+#include "copy_exchange_gpu.h"
 #include "copy_host.h"
 
 /* One source thread's part of a receiving thread's plan. */
@@ -74,8 +77,11 @@ static int make(const pa__dist_split *d, const pa__dist_split *s, size_t elm, in
     int st = PA_OK, nparts = 0;
     if (!cnt)
         return pa__err(PA_ERR_NOMEM, "all-to-all between threads: no memory for %lld counts", (long long)n);
-    for (int64_t k = 0; k < total; k++) {
-        int64_t pd = pa__layout_offset(&d->pid, k), ps = pa__layout_offset(&s->pid, k);
+    pa__pthd_walker wd, ws;
+    pa__pthd_walk_start(&wd, &d->pid);
+    pa__pthd_walk_start(&ws, &s->pid);
+    for (int64_t k = 0; k < total; k++, pa__pthd_walk_next(&wd), pa__pthd_walk_next(&ws)) {
+        int64_t pd = wd.off, ps = ws.off;
         if (pd < 0 || pd >= n || ps < 0 || ps >= n) {
             st = pa__err(PA_ERR_RANGE, "all-to-all between threads: element %lld lives on thread %lld, but the "
                          "array has %lld threads", (long long)k, (long long)(pd < 0 || pd >= n ? pd : ps),
@@ -101,9 +107,11 @@ static int make(const pa__dist_split *d, const pa__dist_split *s, size_t elm, in
         start[q] = at;
         at += c;
     }
-    for (int64_t k = 0; k < total; k++)
-        if (pa__layout_offset(&d->pid, k) == tid) {
-            int64_t q = pa__layout_offset(&s->pid, k), i = start[q]++;
+    pa__pthd_walk_start(&wd, &d->pid);
+    pa__pthd_walk_start(&ws, &s->pid);
+    for (int64_t k = 0; k < total; k++, pa__pthd_walk_next(&wd), pa__pthd_walk_next(&ws))
+        if (wd.off == tid) {
+            int64_t q = ws.off, i = start[q]++;
             td[i] = pa__dist_local(d, k);
             ts[i] = pa__dist_local(s, k);
         }
@@ -174,6 +182,10 @@ int pa__pthd_exchange(const pa__dist_split *d, const pa__dist_split *s, size_t e
     if (!(table = slots(ctx->launch)))
         return pa__err(PA_ERR_NOMEM, "copy %s: no memory for the table of %lld threads' arrays", names,
                        (long long)n);
+    int taken = 0;
+    st = pa__pthd_exchange_gpu(d, s, elm, ctx, dst, src, names, dser, sser, &taken);
+    if (taken)   /* on every thread alike */
+        return st;
     /* Every thread reaches both barriers, whatever fails on the way, so that none is left waiting. */
     st = plan_for(d, s, elm, tid, n, dser, sser, &p);
     table[tid] = src;
@@ -209,9 +221,12 @@ int pa__pthd_exchange_explain(const pa__dist_split *d, const pa__dist_split *s, 
         pa__plan_explain(p->part[0].plan, first, sizeof first);
     int nparts = p->nparts;
     pa__lru_release(&cache, &p->lru);
+    char route[480];
+    if ((st = pa__pthd_exchange_gpu_explain(d, s, elm, ctx, route, sizeof route, dser, sser)) < 0)
+        return st;
     int r = snprintf(buf, len, "all-to-all between pthd threads (collective: every thread calls pa_copy; source "
                      "arrays published, barrier, each thread pulls its part, barrier); thread %lld receives %lld "
-                     "elements from %d thread%s; first: %s", (long long)pa_tid(ctx), (long long)count, nparts,
-                     nparts == 1 ? "" : "s", first);
+                     "elements from %d thread%s; first: %s%s", (long long)pa_tid(ctx), (long long)count, nparts,
+                     nparts == 1 ? "" : "s", first, route);
     return r;
 }

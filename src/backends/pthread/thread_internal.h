@@ -84,6 +84,7 @@ struct pa__launch {
     int status;                 /* the first failure */
     int64_t failed_tid;
     const void **exchange;      /* one slot per thread: the source arrays of an all-to-all (copy_exchange.c) */
+    void *xgpu;                 /* the all-to-all's NCCL route: what the threads share (copy_exchange_gpu.c) */
     pa__launch *next;           /* in a parallel region */
     /* The large members last: launch_new zeroes the fields above, msg's first byte and the shape's nodes'
      * barriers only, and copies only the shape's counted nodes (pa_for makes a launch every call). */

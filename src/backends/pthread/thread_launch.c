@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy_exchange_gpu.h"
 #include "thread_internal.h"
 #include "thread_region.h"
 
@@ -140,6 +141,7 @@ void pa__launch_free(pa__launch *l)
         free(b);
     }
     free(l->exchange);
+    pa__pthd_exchange_gpu_end(l->xgpu);
     pthread_cond_destroy(&l->done_cv);
     pthread_mutex_destroy(&l->mu);
     free(l);
