@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "backends.h"
 #include "parray/dlpack.h"
 #include "parray/gputile.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "internal.h"
 #include "type_internal.h"
 
 static pa_scope *s;

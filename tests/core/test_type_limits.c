@@ -10,6 +10,7 @@
 
 #include "testutil.h"
 #include <parray/cuda.h>
+#include "internal.h"
 #include "type_internal.h"
 
 static pa_scope *s;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "internal.h"
 #include "testutil.h"
 
 /* Calibration writes the GPU constants: they differ from the built-in ones, read back from the file without a

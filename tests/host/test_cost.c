@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "internal.h"
 #include "parray/cost.h"
 #include "testutil.h"
 

@@ -10,6 +10,7 @@
 #include "cuda_internal.h"
 #include "mem_internal.h"
 #include "backends.h"
+#include "internal.h"
 
 /* ---- devices and errors (cuda_device.c) ---------------------------------------------------------------- */
 

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "internal.h"
 #include "plan.h"
 
 #define PA_GA__MAX_DIMS 7   /* GA_MAX_DIM */

@@ -10,6 +10,7 @@
 
 #include "lru.h"
 #include "mpi_services.h"
+#include "internal.h"
 #include "plan.h"
 
 /* ---- communicators (mpi_comm.c; the rest in mpi_services.h) ----------------------------------------------- */

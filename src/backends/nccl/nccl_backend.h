@@ -10,6 +10,7 @@
 #include <nccl.h>
 
 #include "backends.h"
+#include "internal.h"
 
 /* The NCCL calls parray makes, resolved from libnccl.so.2 at the first use (the library links no NCCL, so it
  * loads and runs where NCCL is absent; the NCCL route then says why it is not taken). */

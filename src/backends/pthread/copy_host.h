@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "internal.h"
 #include "plan.h"
 
 /* ---- threads (copy_threads.c) ------------------------------------------------------------------------- */
