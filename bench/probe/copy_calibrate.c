@@ -1,9 +1,9 @@
 /*
- * Measures the constants behind the host copy planner (src/backends/pthread/copy_strategies.c,
+ * Measures the constants behind the host copy planner (src/backends/host/copy/copy_strategies.c,
  * copy_transpose.c, copy_threads.c): memcpy bandwidth, the run length where memcpy runs beat element loops,
  * the transpose tile edge, the copy size where two threads beat one, and the cost of waking the pool.  The
  * tables are for tuning the strategies; the constants the planner reads are measured by `parray calibrate`
- * (src/backends/pthread/cost_host.c) into the cost file.  Nothing here changes what the library uses.
+ * (src/backends/host/copy/cost_host.c) into the cost file.  Nothing here changes what the library uses.
  */
 #include <pthread.h>
 

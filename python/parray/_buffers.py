@@ -14,7 +14,7 @@ from ._lib import ParrayError
 # Element kinds as NumPy's typestr says them: i (signed), u (unsigned), f (float), c (complex), b (bool).
 _DL_KIND = {0: "i", 1: "u", 2: "f", 5: "c", 6: "b"}
 
-# parray's element type names and the (kind, bytes) of the arrays that hold them (src/core/dlpack_map.c).
+# parray's element type names and the (kind, bytes) of the arrays that hold them (src/core/dlpack/dlpack_map.c).
 ELEMENTS = {
     "int8_t": ("i", 1), "char": ("i", 1), "signed char": ("i", 1), "uint8_t": ("u", 1), "unsigned char": ("u", 1),
     "int16_t": ("i", 2), "short": ("i", 2), "uint16_t": ("u", 2), "unsigned short": ("u", 2),

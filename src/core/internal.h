@@ -24,7 +24,7 @@
  *  "int"), else NULL: generated kernels then give the elements a struct of pa_elm_size(t) bytes. */
 const char *pa__elm_cuda_name(const pa_type *t);
 
-/* ---- this process's share of the host (src/backends/pthread/host_share.c) ---------------------------------- */
+/* ---- this process's share of the host (src/backends/host/topology/host_share.c) ------------------------ */
 
 /** Records the ranks sharing this node, as the MPI backend's shared-memory communicator found them. */
 void pa__node_share_set(int local_rank, int local_ranks);

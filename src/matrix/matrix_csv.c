@@ -237,7 +237,7 @@ static int run_pass(csv_job *g, int pass)
     return rc;
 }
 
-/* The whole file: a regular one only (a FIFO or a device is refused without blocking: src/core/file_read.c). */
+/* The whole file: a regular one only (a FIFO or a device is refused without blocking: src/core/base/file_read.c). */
 static int read_file(const char *path, char **out, size_t *len)
 {
     return pa__read_regular("matrix from CSV", path, 0, out, len);

@@ -3,7 +3,7 @@
  * #line that numbers the kernels' lines from 1 under the caller's name (so NVRTC's log points into the user's
  * source), then the kernels, through the run-time compiler and its caches; a loaded kernel that spills to
  * local memory gets a warning on stderr.  The compiler is the backend interface's compile service
- * (src/core/backends.h), so the tiles name no backend.  Built with the CUDA backend only.
+ * (src/core/backends/backends.h), so the tiles name no backend.  Built with the CUDA backend only.
  */
 #include <stdio.h>
 #include <stdlib.h>

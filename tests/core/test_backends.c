@@ -1,5 +1,5 @@
 /*
- * The list of backends (src/core/backends.c): which are on, PA_BACKENDS switching them off, what a switched-off
+ * The list of backends (src/core/backends/): which are on, PA_BACKENDS switching them off, what a switched-off
  * backend's memory types and streams say, and the planner's choice of strategy looked up by name.
  *
  * Run twice by meson: as it is, and with PA_BACKENDS=-cuda (suite core_backends_nocuda), where the CUDA backend,

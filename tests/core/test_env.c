@@ -1,5 +1,5 @@
 /*
- * The environment variables the library reads (src/core/env.c): a valid value is taken, an unset one gives the
+ * The environment variables the library reads (src/core/base/env.c): a valid value is taken, an unset one gives the
  * documented default silently, and every invalid one ("abc", "-3", "4097", "", "3junk", an unknown word, a
  * relative path) gives exactly one warning line on stderr and the documented default.  Each test runs in its
  * own process (Check forks), so a variable read once per process is read afresh.

@@ -1,5 +1,5 @@
 /*
- * Leases of a few resources per key (src/core/leases.c), the CPU side of the CUDA backend's staging sets:
+ * Leases of a few resources per key (src/core/base/leases.c), the CPU side of the CUDA backend's staging sets:
  * one taker alone always gets index 0; 16 threads taking and giving back on two keys never share an index,
  * never hold more than the key's indices at once, wait when all are taken, and all finish (under TSan in CI).
  */

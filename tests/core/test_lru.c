@@ -1,5 +1,5 @@
 /*
- * The bounded, hashed caches of distributed-copy plans (src/core/lru.c): filled past their bound they keep the
+ * The bounded, hashed caches of distributed-copy plans (src/core/base/lru.c): filled past their bound they keep the
  * most recently used entries and destroy the others once no user holds them; pinned entries stay; an equal
  * entry made twice is filed once; a lookup that must not touch leaves the order; 16 threads finding and
  * filing at once (under TSan in CI) always get the entry of their key, and every entry made is destroyed once.

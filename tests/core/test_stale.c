@@ -1,5 +1,5 @@
 /*
- * Stale handles and mismatched destroys (src/core/type_nodes.c, src/core/mem.c): a type used after its scope
+ * Stale handles and mismatched destroys (src/core/types/type_nodes.c, src/core/mem/mem.c): a type used after its scope
  * was destroyed is PA_ERR_INVAL naming the call and saying the handle is stale, never a read of freed memory
  * (this suite runs under AddressSanitizer in CI; before the change pa_size and pa_copy on such a handle were
  * heap-use-after-free); an array destroyed through a type of another size releases exactly the array.

@@ -1,6 +1,6 @@
 /*
- * Copies whose source and destination overlap in memory (src/core/copy_overlap.c), and pointers whose memory is
- * not their type's (src/core/copy_check.c).
+ * Copies whose source and destination overlap in memory (src/core/copy/copy_overlap.c), and pointers whose memory is
+ * not their type's (src/core/copy/copy_check.c).
  *
  * pa_copy reads the source as it was before the copy, as if through a temporary: a shift inside one array
  * (identical layouts), a transposition in place, and random pairs of types over one buffer at random shifts are

@@ -1,5 +1,5 @@
 /*
- * The cost model (src/core/cost.c, src/backends/pthread/cost_host.c): the file's round trip, its errors, where
+ * The cost model (src/core/plan/cost.c, src/backends/host/copy/cost_host.c): the file's round trip, its errors, where
  * it is looked for; the model's structure under fixed synthetic constants (predictions grow with the bytes, the
  * strategies' ranking follows the constants); and calibration, whose file reads back to the model in use.
  * Nothing is timed: the accuracy of calibrated predictions against measured copies is bench/cost_accuracy's

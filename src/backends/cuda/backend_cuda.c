@@ -1,5 +1,5 @@
 /*
- * parray — the CUDA backend's description for the core (src/core/backends.h): pinned and dmem memory, the GPU
+ * parray — the CUDA backend's description for the core (backends.h): pinned and dmem memory, the GPU
  * copy strategies and its streams.  PA_BACKENDS=-cuda switches it off: then no GPU is usable (cuda_device.c
  * says why) and its memory types have no allocator.
  */

@@ -19,7 +19,7 @@
 #include "cuda_backend.h"
 
 /*
- * The constants come from the cost model (src/core/cost.c; `parray calibrate` measures them where a GPU is
+ * The constants come from the cost model (src/core/plan/cost.c; `parray calibrate` measures them where a GPU is
  * usable).  The built-in ones, from the ceilings of PERFORMANCE.md on the H100: bytes per ns of pinned and
  * pageable DMA each way, and of device -> device copies (2994 GB/s counting read and write, so 1497 bytes
  * copied per ns; the tiled transpose 2799, so 1400); a synchronous CUDA call (a DMA or a launch, then a

@@ -4,7 +4,7 @@
  * A copy that must change the layout on the way between host and device, or go through pinned memory because
  * the host side is pageable, borrows a staging set: on one GPU, its own stream, a device buffer per slot, a
  * pinned buffer and the pipeline's ring (two pinned chunks, a stream and two events per host thread).  Each GPU
- * has PA_CUDA__STAGE_SETS sets, leased whole to one copy at a time (src/core/leases.h): the lowest free one,
+ * has PA_CUDA__STAGE_SETS sets, leased whole to one copy at a time (src/core/base/leases.h): the lowest free one,
  * so that a program copying from one thread only ever fills the first, and copies from several threads run
  * side by side, their host packing in parallel and their DMAs and kernels on their own streams, where one
  * process-wide lock had run them one at a time.  A copy that finds every set of its GPU taken waits for one.

@@ -1,5 +1,5 @@
 /*
- * parray — the MPI backend's description for the core (src/core/backends.h): mpimem memory, copies of arrays
+ * parray — the MPI backend's description for the core (src/core/backends/backends.h): mpimem memory, copies of arrays
  * distributed over mpi process arrays, and the process arrays' launcher.
  */
 #include "backends.h"

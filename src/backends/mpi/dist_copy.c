@@ -9,7 +9,7 @@
  * where one is needed, or running out of memory for a new plan, fails on that rank only, and the others then
  * wait in the collective.
  *
- * Plans are cached (a bounded cache, src/core/lru.h) by the contents of both split layouts (and, when a split
+ * Plans are cached (a bounded cache, src/core/base/lru.h) by the contents of both split layouts (and, when a split
  * has gather tables, as an uneven window's has, by the two types' serial numbers too, since the key holds
  * pointers to those tables, not their contents), the element size, the rank and the communicator's size,
  * hashed.  At most 64 plans are kept, the least recently used dropped first: plans hold buffers of their

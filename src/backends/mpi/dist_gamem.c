@@ -21,7 +21,7 @@
 #include "mpi_backend.h"
 
 /*
- * A rank's plan, filed in a bounded, hashed cache (src/core/lru.h: 64 entries, the least recently used dropped)
+ * A rank's plan, filed in a bounded, hashed cache (src/core/base/lru.h: 64 entries, the least recently used dropped)
  * by both splits' layouts, the types' serials where a split has tables or packing (else 0), the memory types,
  * the element size, the rank and the communicator's size.
  */

@@ -2,7 +2,7 @@
  * parray — the NCCL route of distributed copies whose sides are both in device memory.
  *
  * MPI stays the launcher and the bootstrap; NCCL (the nccl backend, reached through the core's device
- * collectives, src/core/backends.h) moves the bytes between the GPUs, over NVLink within a node and the network
+ * collectives, backends.h) moves the bytes between the GPUs, over NVLink within a node and the network
  * between nodes.  A plan of any pattern (send/recv, scatter, gather, all-to-all, uneven all-to-all) becomes,
  * on this rank, one block of elements to send to every peer and one to receive from every peer, in the orders
  * the plan's send and receive layouts give (dist_plan.c).

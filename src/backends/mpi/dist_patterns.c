@@ -7,7 +7,7 @@
  * waits for (a binomial tree's log2(n) rounds for scatter and gather), its bytes over the transport's
  * bandwidth, and, for pack+MPI_Alltoallv+unpack, a host pass over its bytes each way.  A copy with every
  * element on one process is a host copy there and makes no MPI call.  Only the ranking has to be right; the
- * constants are the cost model's mpi_* (src/core/cost.c), by default those of one host's shared-memory
+ * constants are the cost model's mpi_* (src/core/plan/cost.c), by default those of one host's shared-memory
  * transport (Open MPI's vader on the development machine: about 1.5 us per message, 6 GB/s).
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * parray — the NCCL backend's description for the core (src/core/backends.h): no memory types or copy
+ * parray — the NCCL backend's description for the core (src/core/backends/backends.h): no memory types or copy
  * strategies of its own, only the device collectives that distributed copies of device memory run on (the MPI
  * backend's NCCL route, src/backends/mpi/dist_nccl.c, and the pthd all-to-all's between the GPUs of one
  * process, src/backends/pthread/copy_exchange_gpu.c).  PA_BACKENDS=-nccl switches it off; NCCL itself is

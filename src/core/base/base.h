@@ -21,7 +21,7 @@
 
 #define PA__HIDDEN __attribute__((visibility("hidden")))
 
-/* ---- errors (src/core/error.c) ------------------------------------------------------------------------ */
+/* ---- errors (src/core/base/error.c) ------------------------------------------------------------------------ */
 
 /** Sets the calling thread's detailed message and returns status, for "return pa__err(...)". */
 int pa__err(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -31,7 +31,7 @@ int pa__err_wrap(int status, const char *fmt, ...) __attribute__((format(printf,
  *  report failure by NULL, such as pa_create. */
 int pa__last_status(void);
 
-/* ---- files read by name (src/core/file_read.c) ----------------------------------------------------------- */
+/* ---- files read by name (src/core/base/file_read.c) ----------------------------------------------------------- */
 
 /**
  * Opens path for reading without blocking and checks that it is a regular file of at most max bytes (0: no cap).
@@ -42,7 +42,7 @@ int pa__open_regular(const char *what, const char *path, size_t max, int *fd, si
 /** Reads a whole regular file (pa__open_regular's checks) into a NUL-terminated buffer (*out, to free). */
 int pa__read_regular(const char *what, const char *path, size_t max, char **out, size_t *len);
 
-/* ---- environment variables (src/core/env.c) -------------------------------------------------------------- */
+/* ---- environment variables (src/core/base/env.c) -------------------------------------------------------------- */
 
 /*
  * Each reads a variable and validates it: unset gives the default silently; a value the documentation does not

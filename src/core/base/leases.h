@@ -1,5 +1,5 @@
 /*
- * parray — leases of a few interchangeable resources per key (src/core/leases.c): the CUDA backend's staging
+ * parray — leases of a few interchangeable resources per key (src/core/base/leases.c): the CUDA backend's staging
  * sets, a few per GPU, so that staged copies on one GPU run side by side instead of one at a time under one
  * process-wide lock.  A taker gets the lowest free index of its key (so one thread alone always reuses the
  * first) and keeps it until it gives it back; when every index of the key is taken it waits for one.  Plain C,

@@ -1,5 +1,5 @@
 /*
- * parray — bounded, hashed caches of reference-counted entries, least recently used evicted (src/core/lru.c),
+ * parray — bounded, hashed caches of reference-counted entries, least recently used evicted (src/core/base/lru.c),
  * for the caches of distributed-copy plans (the MPI backend's, the pthd copies' and all-to-alls').
  *
  * An entry is embedded in the cached object (first member or found with offsetof) and carries the hash of its

@@ -1,5 +1,5 @@
 /*
- * parray — DLPack's names for parray's element and memory types, both ways (src/core/dlpack_map.c), for the
+ * parray — DLPack's names for parray's element and memory types, both ways (src/core/dlpack/dlpack_map.c), for the
  * export (dlpack_export.c) and the import (dlpack_import.c).
  */
 #ifndef PARRAY_DLPACK_MAP_H

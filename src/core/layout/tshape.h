@@ -9,7 +9,7 @@
 
 #include "types.h"
 
-/* ---- shapes of thread arrays (src/core/tshape.c) ---------------------------------------------------------- */
+/* ---- shapes of thread arrays (src/core/layout/tshape.c) ---------------------------------------------------------- */
 
 #define PA__MAX_TNODES 64
 #define PA__MAX_TPATH 24

@@ -3,7 +3,7 @@
  *
  * pa_create sizes the array from the type's extent, not its size: a window into a larger array reaches
  * offsets past its own size, and every offset the type can produce must land inside the allocation.  The
- * memory type's allocator (src/core/mtt.c) does the work, and the allocation table (mem_registry.c) remembers
+ * memory type's allocator (src/core/types/mtt.c) does the work, and the allocation table (mem_registry.c) remembers
  * who made each pointer, so that pa_destroy can refuse what it did not make.
  */
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /*
  * parray — internal declarations of the memory types: the host allocators, the registry of mtt names and the
- * allocation table.  Included by src/core/mtt.c, src/core/mem*.c and the host allocators; never by a public
+ * allocation table.  Included by src/core/types/mtt.c, src/core/mem*.c and the host allocators; never by a public
  * header.
  */
 #ifndef PARRAY_MEM_INTERNAL_H
@@ -11,7 +11,7 @@
 
 #include "layout.h"
 
-/* ---- host allocators (src/backends/pthread/mem_*.c), listed in the pthread backend's description ------- */
+/* ---- host allocators (src/backends/host/mem/mem_*.c), listed in the host backend's description ---- */
 
 /*
  * The core always passes the allocators a filled-in pa_mem_opts (the defaults when the caller gave NULL), and
@@ -21,7 +21,7 @@
 extern const pa__mem_ops pa__mem_paged_ops;
 extern const pa__mem_ops pa__mem_mmap_ops;
 extern const pa__mem_ops pa__mem_numa_ops;
-/** vmem: vector-aligned buffers within the SIMD register file (src/backends/pthread/mem_vmem.c). */
+/** vmem: vector-aligned buffers within the SIMD register file (src/backends/host/mem/mem_vmem.c). */
 extern const pa__mem_ops pa__mem_vmem_ops;
 /** The most bytes a vmem array may hold: the register file of the SIMD set chosen at run time. */
 size_t pa__vmem_limit(void);
@@ -47,7 +47,7 @@ const pa__mem_ops *pa__mem_of(const void *ptr);
 void pa__mem_of2(const void *a, const void *b, const pa__mem_ops **out_a, const pa__mem_ops **out_b);
 
 
-/* ---- the allocation table (src/core/mem_registry.c) --------------------------------------------------- */
+/* ---- the allocation table (src/core/mem/mem_registry.c) --------------------------------------------------- */
 
 /* What pa_destroy needs to release a pointer made by pa_create. */
 typedef struct pa__alloc_rec {

@@ -87,7 +87,7 @@ struct pa__host_kernels {
     void (*stream_fence)(void);
 };
 
-/* ---- planner (src/core/plan.c) ------------------------------------------------------------------------- */
+/* ---- planner (src/core/plan/plan.c) ------------------------------------------------------------------------- */
 
 /**
  * Makes a new plan for dst[dst(k)] = src[src(k)], k in [0, size).  NULL memory ops mean host memory.
@@ -118,7 +118,7 @@ int pa__plan_matches(const pa__plan *p, const pa__layout *dst, const pa__layout 
 uint64_t pa__plan_hash(const pa__layout *dst, const pa__layout *src, size_t elm, const pa__mem_ops *dst_mem,
                        const pa__mem_ops *src_mem);
 
-/* ---- plan cache (src/core/plan_cache.c) --------------------------------------------------------------- */
+/* ---- plan cache (src/core/plan/plan_cache.c) --------------------------------------------------------------- */
 
 /**
  * Finds or makes the plan for these inputs; the caller owns one reference (pa__plan_unref).  When made,

@@ -2,7 +2,7 @@
  * parray — the registry of memory-and-thread type (mtt) names.
  *
  * Every name PARRAY knows is listed once, with its kind and, for memory types, the backend whose allocator it
- * is (the allocators are in the backends' descriptions, src/core/backends.c) or why none can allocate it.  A
+ * is (the allocators are in the backends' descriptions, src/core/backends/backends.c) or why none can allocate it.  A
  * backend that is not built or is switched off leaves its names here without an allocator, so that pa_create
  * can say which backend is missing instead of calling the name unknown.
  */

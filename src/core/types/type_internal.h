@@ -124,7 +124,7 @@ typedef struct pa__fn {
     const char *fname;          /* FUNC: the name it was declared with, or NULL */
 } pa__fn;
 
-/* A live type node's mark; a node whose scope was destroyed has 0 there (src/core/type_nodes.c). */
+/* A live type node's mark; a node whose scope was destroyed has 0 there (src/core/types/type_nodes.c). */
 #define PA__TYPE_LIVE 0x7479706550415241ull
 
 struct pa_type {

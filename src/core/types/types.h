@@ -9,7 +9,7 @@
 #include "backends.h"
 #include "base.h"
 
-/* ---- type handles (src/core/type_nodes.c) ------------------------------------------------------------------ */
+/* ---- type handles (src/core/types/type_nodes.c) ------------------------------------------------------------------ */
 
 /**
  * PA_OK for a live type handle; PA_ERR_INVAL with a message naming fn for NULL, or for a stale handle (a type
@@ -35,13 +35,13 @@ pa__mtt_kind pa__mtt_kind_of(const char *name);
 /* Opaque here; the copy planner and backends use only the query functions and pa__type_layout. */
 
 /** PA_OK for a bound type; PA_ERR_PARAM, with a message naming what asked, for the unbound handle of a type
- *  with parameters (pa_type_get of its bare name), PA_ERR_INVAL for NULL (src/core/instance.c). */
+ *  with parameters (pa_type_get of its bare name), PA_ERR_INVAL for NULL (src/core/types/instance.c). */
 int pa__bound(const pa_type *t, const char *what);
 /** Name of the mtt of a type ("any" when unspecified); the node's own mtt for a distributed type's dimension. */
 const char *pa__type_mtt(const pa_type *t);
 /**
  * A number that no other type or dimension made in this process has, not even one made later at the address
- * of a freed one (src/core/instance.c).  With its address it names a type across calls: types never change
+ * of a freed one (src/core/types/instance.c).  With its address it names a type across calls: types never change
  * once made, so whatever was worked out for a type still holds while both match.
  */
 uint64_t pa__type_serial(const pa_type *t);
@@ -58,7 +58,7 @@ static inline void pa__pair_set(pa__pair *p, const pa_type *dt, const pa_type *s
     *p = (pa__pair){.dt = dt, .st = st, .dser = pa__type_serial(dt), .sser = pa__type_serial(st)};
 }
 
-/** 1 when the types at p's addresses are still the ones p was set for (src/core/instance.c). */
+/** 1 when the types at p's addresses are still the ones p was set for (src/core/types/instance.c). */
 int pa__pair_current(const pa__pair *p);
 
 /** 1 when p names these two (live) types; never for an empty (zeroed) pair, since dt and st are not NULL. */

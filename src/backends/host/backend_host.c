@@ -1,5 +1,5 @@
 /*
- * parray — the pthread backend's description for the core (src/core/backends.h): the host memory types, the
+ * parray — the pthread backend's description for the core (src/core/backends/backends.h): the host memory types, the
  * host copy strategies, copies of arrays distributed over pthd threads, the copy thread limit, and the host
  * copy kernels that other backends' staged copies use.  The host backend cannot be switched off.
  */

@@ -2,7 +2,7 @@
  * parray — the pthread backend's host copy code, its own declarations: the kernels, the two-level loops, the
  * transpose's helpers and the odometer every kernel steps its outer modes with.  The core and the other
  * backends reach it only through the backend's description (backend_pthread.c: strategies, pa__host's copy
- * services); outside src/backends/pthread only its white-box tests and benchmarks include this header.
+ * services); outside src/backends/host only its white-box tests and benchmarks include this header.
  */
 #ifndef PARRAY_COPY_HOST_H
 #define PARRAY_COPY_HOST_H

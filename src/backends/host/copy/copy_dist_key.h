@@ -23,7 +23,7 @@ void pa__pthd_key_set(pa__pthd_key *k, const pa__dist_split *d, const pa__dist_s
                       int64_t n, uint64_t dser, uint64_t sser);
 /** 1 when two keys name the same plan. */
 int pa__pthd_key_same(const pa__pthd_key *a, const pa__pthd_key *b);
-/** The key's hash for the bounded caches (src/core/lru.h). */
+/** The key's hash for the bounded caches (src/core/base/lru.h). */
 uint64_t pa__pthd_key_hash(const pa__pthd_key *k);
 /** n local offsets at t as a layout: affine where they are, else one gathered mode over t itself (the plan
  *  made from it copies the table). */

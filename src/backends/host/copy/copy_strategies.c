@@ -15,7 +15,7 @@
 #include "cost_model.h"
 
 /*
- * The constants come from the cost model (src/core/cost.c: built-in values, or the file `parray calibrate`
+ * The constants come from the cost model (src/core/plan/cost.c: built-in values, or the file `parray calibrate`
  * wrote).  The built-in ones: bytes of read + write traffic per ns on one thread (a 64 MiB memcpy moves 7-8
  * GB/s, 14-16 B/ns both ways); the fixed cost of one memcpy call on a short run and of one unit moved by the
  * specialised element loops beyond its traffic, ns (bench/copy_calibrate over 48 MiB of rows: memcpy_runs 6.3

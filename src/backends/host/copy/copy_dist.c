@@ -83,7 +83,7 @@ static int list(const pa__layout *sel, const pa__dist_split *d, const pa__dist_s
 /*
  * Plans per thread, cached by the contents of both splits (and by the types' serials when a split has gather
  * tables, whose contents the key does not hold), the element size, the thread id and the array's size, hashed,
- * in a bounded cache (src/core/lru.h: 256 entries, the least recently used dropped); freed at exit.
+ * in a bounded cache (src/core/base/lru.h: 256 entries, the least recently used dropped); freed at exit.
  */
 #define PLANS 256
 

@@ -12,7 +12,7 @@
  *
  * A thread's plan is one host (or CUDA) plan per source thread it receives from, made from the lists of its
  * elements' local offsets (O(size) the first time), cached per thread (keyed by the splits, and by the types'
- * serials when a split has gather tables) in a bounded cache (src/core/lru.h: 256 plans, the least recently
+ * serials when a split has gather tables) in a bounded cache (src/core/base/lru.h: 256 plans, the least recently
  * used dropped; a thread holds a reference to its plan while it copies).
  */
 #include <pthread.h>
