@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuda_backend.h"
+#include "../cuda_backend.h"
 #include "internal.h"
 #include "plcuda_call.h"
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_backend.h"
+#include "../cuda_backend.h"
 #include "internal.h"
 #include "plcuda_call.h"
 #include "trace.h"

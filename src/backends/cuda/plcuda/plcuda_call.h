@@ -6,7 +6,7 @@
 #define PARRAY_PLCUDA_CALL_H
 
 #include "plcuda.h"
-#include "rtc_internal.h"
+#include "../rtc_internal.h"
 
 /* How one kernel runs for a call. */
 typedef struct pa__plc_launch {

@@ -1,7 +1,8 @@
 /*
  * parray — PL/CUDA functions inside the library: the parsed signature and source, and the steps from
- * registration to a call.  The parser and the code generator are plain C (they build and run without CUDA);
- * compilation and calls live in plcuda_call.c (CUDA builds) or plcuda_stub.c.
+ * registration to a call.  Front end and runtime live together here (src/backends/cuda/plcuda/): the parser and
+ * the code generator are plain C (they build and run without CUDA); compilation and calls live in plcuda_call.c
+ * and plcuda_launch.c (CUDA builds) or plcuda_stub.c.
  */
 #ifndef PARRAY_PLCUDA_H
 #define PARRAY_PLCUDA_H
