@@ -14,7 +14,7 @@
 The model predicts the slowest GPU's time of PKUFFT's fast form (XY transforms, one all-to-all that leaves Z
 innermost, Z transforms; pipelined in plane groups), of listing 46 as written (two all-to-alls, two transpositions)
 and of a pencil decomposition (two all-to-alls over sqrt(G) peers each), and of plain and layout-changing
-redistributions, at 8 to 1024 GPUs.  Its inputs are the cost model's constants (read from src/core/cost.c's
+redistributions, at 8 to 1024 GPUs.  Its inputs are the cost model's constants (read from src/core/plan/cost.c's
 initialiser, so that they never drift from the library's, or from --costs FILE), the numbers measured on one
 node (docs/log/2026-11-28-nccl.md, docs/performance.md: stated below with their source) and stated network
 figures.  Nothing here is a measurement beyond one node.  The same inputs give the same bytes.
@@ -29,7 +29,7 @@ import plots  # noqa: E402  (scripts/plots.py: its Chart draws the SVG)
 
 ROOT = plots.ROOT
 SVG = os.path.join(ROOT, "docs", "img", "scaling_model.svg")
-COST_C = os.path.join(ROOT, "src", "core", "cost.c")
+COST_C = os.path.join(ROOT, "src", "core", "plan", "cost.c")
 MIB, GIB = 1 << 20, 1 << 30
 GPUS = [8, 16, 32, 64, 128, 256, 512, 1024]
 
@@ -455,7 +455,7 @@ def main(argv):
         sys.exit("scaling_model.py: --costs, --ib, --lat and --per-node change --table's output only (the plot "
                  "and docs/scaling.md are drawn from the library's defaults and the stated figures)")
     cost = cost_defaults()
-    source = "src/core/cost.c's defaults"
+    source = "src/core/plan/cost.c's defaults"
     if cost_file:
         cost, source = cost_read(cost_file, cost), cost_file
     if flags:
