@@ -1,7 +1,8 @@
 /*
- * parray — internal declarations of the memory types: the host allocators, the registry of mtt names and the
- * allocation table.  Included by src/core/types/mtt.c, src/core/mem*.c and the host allocators; never by a public
- * header.
+ * parray — the memory layer of the core (src/core/mem/): the allocation table and pointers' memory types, and
+ * the host and CUDA allocators' declarations (defined in their backends).  Above layouts (layout.h); the mtt
+ * names are the type layer's (types.h).  Included by src/core/mem/, the layers above and the allocators; never
+ * by a public header.
  */
 #ifndef PARRAY_MEM_INTERNAL_H
 #define PARRAY_MEM_INTERNAL_H
