@@ -65,7 +65,14 @@ while IFS= read -r h; do
     name=${h##*/}
     case $rel in
         src/core/internal.h) hlayer[$name]="$rel" ;;
-        src/core/*/*) hlayer[$name]=$(cut -d/ -f3 <<<"$rel") ;;
+        src/core/*/*)
+            l=$(cut -d/ -f3 <<<"$rel")
+            if [ -n "${hlayer[$name]+x}" ] && [ -n "${rank[${hlayer[$name]}]+x}" ]; then
+                breach "$rel: another header of the core is called $name (in ${hlayer[$name]}/):" \
+                    "an include by name could mean either"
+            fi
+            hlayer[$name]=$l
+            ;;
         *) [ -n "${hlayer[$name]+x}" ] || hlayer[$name]="$rel" ;;
     esac
 done < <(find "$root/src" -name '*.h' -o -name '*.cuh' | sort)
@@ -137,7 +144,7 @@ else
 fi
 
 if [ "$breaches" -gt 0 ]; then
-    echo "check-layers: $breaches upward dependencies (layers, bottom first: ${layers[*]})" >&2
+    echo "check-layers: $breaches breaches of the layering (layers, bottom first: ${layers[*]})" >&2
     exit 1
 fi
 echo "check-layers: the core's layers import only downward (${layers[*]})"

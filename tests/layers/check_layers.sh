@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test of scripts/check-layers.sh: the tree as it is passes (its includes and, from the build's objects,
-# its calls); a copy of it with an upward include planted, one with an include of a backend's header, and one
-# whose objects call upward each fail, naming the file, what it imports and the two layers.
+# its calls); copies of it with an upward include planted, an include of a backend's header, stray files, two
+# headers of one name, and objects that call upward each fail, naming the file, what it imports and the layers.
 #
 #     tests/layers/check_layers.sh SOURCE_ROOT BUILD_ROOT
 set -euo pipefail
@@ -61,6 +61,11 @@ fresh
 : >"$tmp/tree/src/core/stray.c"
 mkdir "$tmp/tree/src/core/extra"
 expect 1 "$tmp/tree" "$tmp/none" "src/core/stray.c is in no layer" "src/core/extra/ is not a layer"
+
+# Two headers of the core with one name: an include by name would be ambiguous.
+fresh
+: >"$tmp/tree/src/core/types/plan.h"
+expect 1 "$tmp/tree" "$tmp/none" "another header of the core is called plan.h"
 
 # Calls, from objects: the type layer calls the planner, the layout layer a backend's function.
 if command -v cc >/dev/null && command -v nm >/dev/null; then
