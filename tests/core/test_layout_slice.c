@@ -1,5 +1,5 @@
 /*
- * Slices of a layout (src/core/layout_slice.c), which the NCCL routes of processes and of pthd threads cut their
+ * Slices of a layout (src/core/plan/layout_slice.c), which the NCCL routes of processes and of pthd threads cut their
  * blocks into: every slice the function accepts maps its elements to the layout's own offsets (checked against
  * pa__layout_offset for every start and length of random affine and gathered layouts), the runs of whole
  * sub-blocks are accepted, extents and contiguity agree with the offsets, and a slice's pack and unpack plans

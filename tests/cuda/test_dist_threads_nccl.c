@@ -1,6 +1,6 @@
 /*
  * The all-to-all between threads on different GPUs (manual section 1.4, one host thread per GPU) on both of its
- * routes: NCCL (one communicator per thread's GPU, src/backends/pthread/copy_exchange_gpu.c) and the peer pulls
+ * routes: NCCL (one communicator per thread's GPU, src/backends/host/copy/copy_exchange_gpu.c) and the peer pulls
  * (PA_PTHD_ROUTE=peer).  P = min(GPUs, 4) pthd threads, thread t on GPU t, exchange
  *   plain: S = [#P][#D_0][#D_1] -> T = [#D_0][#P][#D_1] (D = dmem int [P][M]): every pair's block contiguous;
  *   fft:   S = [#P][#DSL] -> T = [[#DSL_1_0][#P][#DSL_0][#DSL_1_1]] (DSL = dmem int [N/P][[N][N]]): the PKUFFT

@@ -1,5 +1,5 @@
 /*
- * The NCCL route of the all-to-all between threads (src/backends/pthread/copy_exchange_gpu.c) on the CPU: the
+ * The NCCL route of the all-to-all between threads (src/backends/host/copy/copy_exchange_gpu.c) on the CPU: the
  * route's agreement, slices, chunks, packing and unpacking run over host memory with stand-in device collectives
  * (pa__pthd_exchange_gpu_test): each thread's "GPU" is what the test says, a group's sends are queued per pair of
  * ranks and its receives wait for them, as NCCL's do.  Every exchange (the section 1.4 all-to-all, the PKUFFT

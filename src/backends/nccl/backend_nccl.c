@@ -2,7 +2,7 @@
  * parray — the NCCL backend's description for the core (src/core/backends/backends.h): no memory types or copy
  * strategies of its own, only the device collectives that distributed copies of device memory run on (the MPI
  * backend's NCCL route, src/backends/mpi/dist_nccl.c, and the pthd all-to-all's between the GPUs of one
- * process, src/backends/pthread/copy_exchange_gpu.c).  PA_BACKENDS=-nccl switches it off; NCCL itself is
+ * process, src/backends/host/copy/copy_exchange_gpu.c).  PA_BACKENDS=-nccl switches it off; NCCL itself is
  * loaded at the first use (nccl_lib.c).
  */
 #include "nccl_backend.h"

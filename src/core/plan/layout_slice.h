@@ -1,6 +1,6 @@
 /*
  * parray — slices of a layout, for the routes that move a distributed copy in chunks (the MPI backend's NCCL
- * route, src/backends/mpi/dist_nccl.c, and the pthd all-to-all's, src/backends/pthread/copy_exchange_gpu.c):
+ * route, src/backends/mpi/dist_nccl.c, and the pthd all-to-all's, src/backends/host/copy/copy_exchange_gpu.c):
  * the elements [start, start + n) of a layout as one layout where they are one, and the pack or unpack plan of
  * such a slice between the user's array and a dense buffer.
  */

@@ -5,7 +5,7 @@
  * The plan lists, by peer thread, the elements the thread sends and receives in the order of their flat index
  * (so that the sender's k-th element to a peer is the receiver's k-th from it), as one layout per peer (affine
  * where the offsets are, else gathered).  Every block is cut into C chunks (slices of those layouts,
- * src/core/layout_slice.h) and pipelined over three streams as the processes' route does
+ * src/core/plan/layout_slice.h) and pipelined over three streams as the processes' route does
  * (src/backends/mpi/dist_nccl.c): the pack stream packs chunk c into the send buffer (nothing where the slice is
  * one contiguous run: NCCL then reads the array), the transfer stream (of the highest priority) runs chunk c's
  * sends and receives as one NCCL group, the unpack stream unpacks it; the own block is copied on a fourth
