@@ -156,6 +156,16 @@ PA_API const char *pa_ssb_result_column(int q, int i);
  */
 PA_API int pa_ssb_run_cpu(const pa_ssb_db *db, int q, int nthreads, pa_ssb_result *out);
 
+/**
+ * Runs query q on the CPU like pa_ssb_run_cpu, with the tile engine: the block-wide primitives of the GPU's
+ * kernels on the host (tiles of 2,048 rows, a vectorised byte mask then a selection vector, dimensions as
+ * perfect hashes over their dense keys, per-thread group sums merged at the end; docs/ssb.md).  The same
+ * results as pa_ssb_run_cpu; data whose dimension keys are too sparse for a perfect hash, or whose groups
+ * are too many, are run by pa_ssb_run_cpu itself.
+ * eturn as pa_ssb_run_cpu.
+ */
+PA_API int pa_ssb_run_cpu_tiles(const pa_ssb_db *db, int q, int nthreads, pa_ssb_result *out);
+
 /** Frees a result's rows (the struct itself is the caller's).  NULL is ignored. */
 PA_API void pa_ssb_result_destroy(pa_ssb_result *r);
 
