@@ -4,12 +4,15 @@
  *     parray ssb gen   [-s SF] [--seed N] [-t THREADS] -o DIR     generate, write the columnar format
  *     parray ssb load  TBLDIR [-s SF] -o DIR                      load dbgen's .tbl files, write the format
  *     parray ssb export [-d DIR | -s SF] -o TBLDIR                write .tbl files (dbgen's layout)
- *     parray ssb run   [-d DIR | -s SF] [-q QUERY]... [--cpu | --gpu | --both] [-t THREADS] [--quiet]
+ *     parray ssb run   [-d DIR | -s SF] [-q QUERY]... [--cpu | --gpu | --both] [--engine tiles|ref|both]
+ *                      [--variant common|oneil] [-t THREADS] [--quiet]
  *                                                                 run queries, print results and times; --both
  *                                                                 (the default where a GPU is present) checks
- *                                                                 the GPU's results against the CPU's
- *     parray ssb check [-d DIR | -s SF] [-t THREADS]              the selectivity check against the spec
- *     parray ssb sql   [-q QUERY]                                 the queries' SQL
+ *                                                                 the GPU's results against the CPU's; the CPU
+ *                                                                 runs the tile engine, the reference (ref) or
+ *                                                                 both, checked against each other
+ *     parray ssb check [-d DIR | -s SF] [-t THREADS] [--variant V] the selectivity check against the spec
+ *     parray ssb sql   [-q QUERY] [--variant V]                   the queries' SQL
  *
  * Without -d the data are generated in memory (scale factor -s, default 0.01).  Exit status: 0; 1 when a
  * result differs or a check fails; 2 on a usage error; 3 when a call fails (the message says why).
@@ -27,7 +30,7 @@
 typedef struct opts {
     double sf;
     unsigned long long seed;
-    int threads, mode, quiet, nq;
+    int threads, mode, quiet, nq, engine, variant;
     int queries[PA_SSB_NQUERIES];
     const char *dir, *out, *tbl;
 } opts;
@@ -51,9 +54,10 @@ static const char ssb_usage[] =
     "usage: parray ssb gen    [-s SF] [--seed N] [-t THREADS] -o DIR\n"
     "       parray ssb load   TBLDIR [-s SF] -o DIR\n"
     "       parray ssb export [-d DIR | -s SF] -o TBLDIR\n"
-    "       parray ssb run    [-d DIR | -s SF] [-q QUERY]... [--cpu | --gpu | --both] [-t THREADS] [--quiet]\n"
-    "       parray ssb check  [-d DIR | -s SF] [-t THREADS]\n"
-    "       parray ssb sql    [-q QUERY]\n"
+    "       parray ssb run    [-d DIR | -s SF] [-q QUERY]... [--cpu | --gpu | --both] [--engine tiles|ref|both]\n"
+    "                         [--variant common|oneil] [-t THREADS] [--quiet]\n"
+    "       parray ssb check  [-d DIR | -s SF] [-t THREADS] [--variant common|oneil]\n"
+    "       parray ssb sql    [-q QUERY] [--variant common|oneil]\n"
     "(docs/ssb.md)\n";
 
 static int usage(const char *msg)
@@ -68,7 +72,7 @@ static int parse(int argc, char **argv, opts *o)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes = !strcmp(a, "-s") || !strcmp(a, "--seed") || !strcmp(a, "-t") || !strcmp(a, "-o") ||
-                    !strcmp(a, "-d") || !strcmp(a, "-q");
+                    !strcmp(a, "-d") || !strcmp(a, "-q") || !strcmp(a, "--engine") || !strcmp(a, "--variant");
         if (takes && !v)
             return usage("an option needs a value");
         char *end = NULL;
@@ -90,6 +94,14 @@ static int parse(int argc, char **argv, opts *o)
             if (q < 0 || o->nq == PA_SSB_NQUERIES)
                 return usage("-q wants a query name such as q2.1");
             o->queries[o->nq++] = q;
+        } else if (!strcmp(a, "--engine")) {
+            o->engine = !strcmp(v, "tiles") ? 0 : !strcmp(v, "ref") ? 1 : !strcmp(v, "both") ? 2 : -1;
+            if (o->engine < 0)
+                return usage("--engine wants tiles, ref or both");
+        } else if (!strcmp(a, "--variant")) {
+            o->variant = !strcmp(v, "common") ? PA_SSB_VARIANT_COMMON : !strcmp(v, "oneil") ? PA_SSB_VARIANT_ONEIL : -1;
+            if (o->variant < 0)
+                return usage("--variant wants common or oneil");
         } else if (!strcmp(a, "--cpu")) {
             o->mode = MODE_CPU;
         } else if (!strcmp(a, "--gpu")) {
@@ -178,6 +190,7 @@ static int cmd_check(const opts *o)
     int rc = get_db(o, &db), bad = 0;
     if (rc)
         return rc;
+    pa_ssb_set_variant(db, (pa_ssb_variant)o->variant);
     printf("%-6s %12s %12s %9s %9s %s\n", "query", "measured", "spec", "ratio", "allowed", "check");
     for (int i = 0; i < o->nq && rc == 0; i++) {
         double m, s, tol;
@@ -217,11 +230,15 @@ int pa_tool_ssb(int argc, char **argv)
         return cmd_check(&o);
     if (!strcmp(cmd, "export"))
         return cmd_export(&o);
-    if (!strcmp(cmd, "run"))
-        return pa_tool_ssb_run(o.dir, o.sf, o.seed, o.threads, o.mode, o.quiet, o.queries, o.nq);
+    if (!strcmp(cmd, "run")) {
+        pa_tool_ssb_run_opts r = {o.dir, o.sf, o.seed, o.threads, o.mode, o.engine, o.variant, o.quiet, o.queries,
+                                  o.nq};
+        return pa_tool_ssb_run(&r);
+    }
     if (!strcmp(cmd, "sql")) {
         for (int i = 0; i < o.nq; i++)
-            printf("-- %s\n%s;\n", pa_ssb_query_name(o.queries[i]), pa_ssb_query_sql(o.queries[i]));
+            printf("-- %s\n%s;\n", pa_ssb_query_name(o.queries[i]),
+                   pa_ssb_query_sql_variant(o.queries[i], (pa_ssb_variant)o.variant));
         return 0;
     }
     return usage("unknown subcommand");

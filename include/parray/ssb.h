@@ -128,8 +128,29 @@ PA_API const char *pa_ssb_query_name(int q);
 /** A query's index from its name ("q2.1" or "2.1").  \return 0 .. 12, or -1. */
 PA_API int pa_ssb_query_index(const char *name);
 
-/** A query's SQL text, as the specification gives it. */
+/** A query's SQL text, as the specification gives it (the common variant's constants: see below). */
 PA_API const char *pa_ssb_query_sql(int q);
+
+/**
+ * The published texts of the queries differ in two constants (docs/ssb.md, "Variants"):
+ * PA_SSB_VARIANT_COMMON (the default) is the text Crystal, ClickHouse and DuckDB's listings run, q1.3 on
+ * lo_quantity between 26 and 35 and q2.3 on p_brand1 = 'MFGR#2239'; PA_SSB_VARIANT_ONEIL is the SQL of O'Neil,
+ * O'Neil and Chen's paper (revision 3): q1.3 on lo_quantity between 36 and 40, q2.3 on 'MFGR#2221'.
+ */
+typedef enum pa_ssb_variant { PA_SSB_VARIANT_COMMON = 0, PA_SSB_VARIANT_ONEIL = 1 } pa_ssb_variant;
+
+/**
+ * Chooses the variant the queries of db run (the CPU's, the tile engine's and the selectivity check's at their
+ * next call; the GPU's at pa_ssb_gpu_create, which resolves its plans once).
+ * \return PA_OK; PA_ERR_INVAL (db NULL); PA_ERR_RANGE (not a variant).
+ */
+PA_API int pa_ssb_set_variant(pa_ssb_db *db, pa_ssb_variant v);
+
+/** The variant db's queries run (PA_SSB_VARIANT_COMMON for NULL). */
+PA_API pa_ssb_variant pa_ssb_get_variant(const pa_ssb_db *db);
+
+/** A query's SQL text in variant v.  \return the text, or NULL for q or v out of range. */
+PA_API const char *pa_ssb_query_sql_variant(int q, pa_ssb_variant v);
 
 /**
  * A query's result: nrows rows of ngroups group columns (groups[row * 3 + i]: d_year as the year, string
@@ -162,7 +183,8 @@ PA_API int pa_ssb_run_cpu(const pa_ssb_db *db, int q, int nthreads, pa_ssb_resul
  * perfect hashes over their dense keys, per-thread group sums merged at the end; docs/ssb.md).  The same
  * results as pa_ssb_run_cpu; data whose dimension keys are too sparse for a perfect hash, or whose groups
  * are too many, are run by pa_ssb_run_cpu itself.
- * eturn as pa_ssb_run_cpu.
+ * 
+eturn as pa_ssb_run_cpu.
  */
 PA_API int pa_ssb_run_cpu_tiles(const pa_ssb_db *db, int q, int nthreads, pa_ssb_result *out);
 

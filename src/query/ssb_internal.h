@@ -103,6 +103,7 @@ struct pa_ssb_db {
     int64_t rows[PA_SSB_NTABLES];
     int32_t *col[PA__SSB_NCOLS];
     pa__ssb_dict dict[PA__SSB_NCOLS];
+    pa_ssb_variant variant;     /* the queries' constants where published texts differ (pa_ssb_set_variant) */
 };
 
 /** The most rows a table (and strings a dictionary) may have: its int32 column's bytes fit an int64 with room to
