@@ -69,6 +69,19 @@ PA_API int pa_ssb_generate(double sf, uint64_t seed, int nthreads, pa_ssb_db **o
 PA_API int pa_ssb_load_tbl(const char *dir, double sf, pa_ssb_db **out);
 
 /**
+ * A progress report: what (a table's name) has done of total units (bytes parsed, rows made or written).
+ * Called at the start and the end of each table and about every 64 MiB or million rows between, one call at
+ * a time, from the thread that called the library or from one of its worker threads.
+ */
+typedef void (*pa_ssb_progress_fn)(void *arg, const char *what, double done, double total);
+
+/**
+ * Installs fn (NULL: none, the default) as the process's progress report for pa_ssb_load_tbl, pa_ssb_generate
+ * and pa_ssb_write_tbl (parray ssb's progress line on a terminal).  Not to be changed while one of those runs.
+ */
+PA_API void pa_ssb_set_progress(pa_ssb_progress_fn fn, void *arg);
+
+/**
  * Writes the database as dbgen-style .tbl files in dir (created if missing), the reverse of pa_ssb_load_tbl:
  * kept columns as their integers or dictionary strings, free-text columns as a placeholder ("c_name#17").
  * \return PA_OK; PA_ERR_SYS (naming the file); PA_ERR_INVAL.

@@ -34,6 +34,7 @@
 #define MAX_SLOTS (INT64_C(1) << 20)
 #define SAMPLE 4096
 #define MAX_STEPS 8
+_Static_assert(PA__TH_TILE == PA__SSB_TILE_ROWS, "one tile size");
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define PA__TH_CLONES __attribute__((target_clones("avx2", "default")))
@@ -225,16 +226,6 @@ static void make_steps(engine *e)
 
 /* ---- the scan --------------------------------------------------------------------------------------------------- */
 
-/* The share of thread t of nt: whole tiles, contiguous (the same split places the columns' pages: numa). */
-static void share(int64_t n, int t, int nt, int64_t *lo, int64_t *hi)
-{
-    int64_t tiles = (n + PA__TH_TILE - 1) / PA__TH_TILE;
-    *lo = tiles * t / nt * PA__TH_TILE;
-    *hi = tiles * (t + 1) / nt * PA__TH_TILE;
-    *hi = *hi < n ? *hi : n;
-    *lo = *lo < n ? *lo : n;
-}
-
 PA__TH_CLONES
 static void scan_range(const engine *e, int64_t lo, int64_t hi, int64_t *sums)
 {
@@ -298,7 +289,7 @@ static void scan_task(void *arg, int t, int nt)
         return;
     }
     e->sums[t] = sums;
-    share(e->nrows, t, nt, &lo, &hi);
+    pa__ssb_share(e->nrows, t, nt, &lo, &hi);
     scan_range(e, lo, hi, sums);
 }
 
