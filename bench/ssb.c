@@ -3,7 +3,7 @@
  * the GPU (target P8, ssb_gpu_rows.c), on data generated in memory on every core.
  *
  *     ssb [-s SF] [-r RUNS] [-c CPU_RUNS] [--ref-runs N] [-t THREADS] [--seed N] [--csv FILE] [--no-gpu]
- *         [--no-duckdb]
+ *         [--no-duckdb] [--load TBLDIR]
  *     defaults: scale factor 1, 21 GPU runs, 5 CPU runs, 1 reference run, every core
  *
  * The CPU rows, per query: the tile engine's median time (pa_ssb_run_cpu_tiles, "cpu ms"), the floor (the
@@ -15,6 +15,12 @@
  * scripts/ssb_duckdb.py, with the same data (parray ssb gen with the same scale factor and seed), DuckDB's own
  * storage and as many threads.  --no-duckdb leaves it out.
  *
+ * --load TBLDIR times the .tbl loader (target P17, >= 1.5 GB/s): pa_ssb_load_tbl of TBLDIR's five files (dbgen's,
+ * or, where TBLDIR has no lineorder.tbl, this run's data written there first with pa_ssb_write_tbl), the bytes
+ * of the files over the time; the files are read from the page cache when a run before (or the export) left them
+ * there, which the line says nothing about: drop the caches first to time the disk.  Loaded data of this run's
+ * export are checked against the generated data (q2.1's result).
+ *
  * --csv writes the rows again to FILE as comma-separated values with one header line (engine cpu or gpu;
  * scripts/plots.py draws docs/performance.md's SSB plot from the GPU's rows).
  *
@@ -25,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "ssb_bench.h"
@@ -229,10 +236,55 @@ static int cpu_rows(const pa_ssb_db *db, const ssb_bench_opts *o, int duck)
     return bad;
 }
 
+/* ---- the loader ----------------------------------------------------------------------------------------------------- */
+
+static int load_rate(const pa_ssb_db *db, const ssb_bench_opts *o, const char *dir)
+{
+    char path[4096];
+    struct stat st;
+    double bytes = 0;
+    int exported = 0;
+    snprintf(path, sizeof path, "%s/lineorder.tbl", dir);
+    if (stat(path, &st) != 0) {
+        double t0 = ssb_bench_now_ms();
+        OK(pa_ssb_write_tbl(db, dir));
+        printf("loader: wrote this run's data to %s in %.1f s\n", dir, (ssb_bench_now_ms() - t0) / 1e3);
+        exported = 1;
+    }
+    static const char *const tables[] = {"lineorder", "customer", "supplier", "part", "date"};
+    for (int t = 0; t < 5; t++) {
+        snprintf(path, sizeof path, "%s/%s.tbl", dir, tables[t]);
+        if (stat(path, &st) == 0)
+            bytes += (double)st.st_size;
+    }
+    pa_ssb_db *loaded = NULL;
+    double t0 = ssb_bench_now_ms();
+    OK(pa_ssb_load_tbl(dir, o->sf, &loaded));
+    double ms = ssb_bench_now_ms() - t0;
+    int bad = 0;
+    if (exported) {
+        pa_ssb_result a = {0}, b = {0};
+        OK(pa_ssb_run_cpu_tiles(db, 3, o->threads, &a));
+        OK(pa_ssb_run_cpu_tiles(loaded, 3, o->threads, &b));
+        bad = !pa_ssb_result_equal(&a, &b, NULL, 0);
+        pa_ssb_result_destroy(&a);
+        pa_ssb_result_destroy(&b);
+    }
+    printf("loader: %s, %.2f GB of .tbl files, %lld lineorder rows, in %.2f s: %.2f GB/s (target >= 1.5 GB/s: %s)%s\n\n",
+           dir, bytes / 1e9, (long long)pa_ssb_rows(loaded, PA_SSB_LINEORDER), ms / 1e3, bytes / ms / 1e6,
+           bytes / ms / 1e6 >= 1.5 ? "pass" : "FAIL", exported ? (bad ? "; q2.1 DIFFERS from the generated data's"
+                                                                      : "; q2.1 equal to the generated data's") : "");
+    if (o->csv)
+        fprintf(o->csv, "load,,%g,%d,%.1f,,%.4f,,,1.5,,,%s\n", o->sf, o->threads, bytes / 1e6, ms,
+                bad ? "differs" : "equal");
+    pa_ssb_destroy(loaded);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     ssb_bench_opts o = {.sf = 1, .seed = 42, .runs = 21, .cpu_runs = 5, .ref_runs = 1};
-    const char *csv_path = NULL;
+    const char *csv_path = NULL, *load_dir = NULL;
     int gpu = SSB_BENCH_GPU, duck = 1, usage = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -262,6 +314,8 @@ int main(int argc, char **argv)
             o.seed = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--csv"))
             csv_path = v;
+        else if (!strcmp(a, "--load"))
+            load_dir = v;
         else
             usage = 1;
         i++;
@@ -269,7 +323,7 @@ int main(int argc, char **argv)
     if (usage || o.runs < 1 || o.runs > 1000 || o.cpu_runs < 1 || o.cpu_runs > 100 || o.ref_runs < 1 ||
         o.ref_runs > 100 || o.threads < 0 || !(o.sf > 0)) {
         fprintf(stderr, "usage: ssb [-s SF] [-r RUNS] [-c CPU_RUNS] [--ref-runs N] [-t THREADS] [--seed N] "
-                        "[--csv FILE] [--no-gpu] [--no-duckdb]\n");
+                        "[--csv FILE] [--no-gpu] [--no-duckdb] [--load TBLDIR]\n");
         return 2;
     }
     if (csv_path && !(o.csv = fopen(csv_path, "w"))) {
@@ -295,6 +349,8 @@ int main(int argc, char **argv)
         printf("(no GPU rows: %s)\n\n", SSB_BENCH_GPU ? "--no-gpu" : "a build without CUDA");
     }
     bad += cpu_rows(db, &o, duck);
+    if (load_dir)
+        bad += load_rate(db, &o, load_dir);
     if (o.csv && fclose(o.csv) != 0)
         perror(csv_path), bad++;
     pa_ssb_destroy(db);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <parray/parray.h>
 #include <parray/ssb.h>
@@ -42,6 +43,41 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The progress line on a terminal: after the first second of a generate, load or export, the table and its
+ * share done, rewritten in place at most five times a second; a newline ends it when the work is done. */
+typedef struct progress {
+    const char *verb;
+    double t0, last;
+    int shown;
+} progress;
+
+static void progress_line(void *arg, const char *what, double done, double total)
+{
+    progress *p = arg;
+    double t = now_ms();
+    if (t - p->t0 < 1000 || (t - p->last < 200 && done < total))
+        return;
+    p->last = t;
+    p->shown = 1;
+    fprintf(stderr, "\r%s %-9s %5.1f%% (%.0f s)   ", p->verb, what, total > 0 ? 100 * done / total : 100,
+            (t - p->t0) / 1e3);
+    fflush(stderr);
+}
+
+static void progress_start(progress *p, const char *verb)
+{
+    *p = (progress){verb, now_ms(), 0, 0};
+    if (isatty(fileno(stderr)))
+        pa_ssb_set_progress(progress_line, p);
+}
+
+static void progress_end(progress *p)
+{
+    pa_ssb_set_progress(NULL, NULL);
+    if (p->shown)
+        fputc('\n', stderr);
 }
 
 static int fail(const char *what)
@@ -131,13 +167,17 @@ static int parse(int argc, char **argv, opts *o)
 static int get_db(const opts *o, pa_ssb_db **db)
 {
     double t0 = now_ms();
+    progress pr;
     if (o->dir) {
         if (pa_ssb_read(o->dir, db) != PA_OK)
             return fail(o->dir);
         fprintf(stderr, "read %s in %.0f ms\n", o->dir, now_ms() - t0);
         return 0;
     }
-    if (pa_ssb_generate(o->sf, o->seed, o->threads, db) != PA_OK)
+    progress_start(&pr, "generating");
+    int rc = pa_ssb_generate(o->sf, o->seed, o->threads, db);
+    progress_end(&pr);
+    if (rc != PA_OK)
         return fail("generate");
     fprintf(stderr, "generated scale factor %g (seed %llu): %lld lineorder rows in %.0f ms\n", o->sf, o->seed,
             (long long)pa_ssb_rows(*db, PA_SSB_LINEORDER), now_ms() - t0);
@@ -163,8 +203,14 @@ static int cmd_load(const opts *o)
     pa_ssb_db *db = NULL;
     if (!o->tbl || !o->out)
         return usage("load needs a directory of .tbl files and -o DIR");
-    if (pa_ssb_load_tbl(o->tbl, o->sf, &db) != PA_OK)
+    progress pr;
+    double t0 = now_ms();
+    progress_start(&pr, "loading");
+    int st = pa_ssb_load_tbl(o->tbl, o->sf, &db);
+    progress_end(&pr);
+    if (st != PA_OK)
         return fail("load");
+    fprintf(stderr, "parsed %s in %.0f ms\n", o->tbl, now_ms() - t0);
     int rc = pa_ssb_write(db, o->out) == PA_OK ? 0 : fail(o->out);
     if (rc == 0)
         printf("loaded %lld lineorder rows into %s\n", (long long)pa_ssb_rows(db, PA_SSB_LINEORDER), o->out);
@@ -178,8 +224,11 @@ static int cmd_export(const opts *o)
     if (!o->out)
         return usage("export needs -o TBLDIR");
     int rc = get_db(o, &db);
+    progress pr;
+    progress_start(&pr, "exporting");
     if (rc == 0 && pa_ssb_write_tbl(db, o->out) != PA_OK)
         rc = fail(o->out);
+    progress_end(&pr);
     pa_ssb_destroy(db);
     return rc;
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,7 +213,19 @@ static void check_task(void *arg, int t, int nt)
     check_chunk(j, &j->ch[t], j->ch[t].row0 + 1);
 }
 
-/* Parses row r (the file's line r + 1) from s[0 .. linelen) into the columns.  \return 0, or -1 (c->rc set). */
+static int count_fields(const char *s, size_t n)
+{
+    int k = 1;
+    for (size_t i = 0; i < n; i++)
+        k += s[i] == '|';
+    return k;
+}
+
+/*
+ * Parses row r (the file's line r + 1) from s[0 .. linelen) into the columns, one pass over its bytes (fields are
+ * short: a byte loop finds each '|' faster than a call would).  A row with the wrong number of fields is reported
+ * as such even where one of its fields is also bad.  \return 0, or -1 (c->rc set).
+ */
 static int parse_row(tbl_job *j, chunk *c, int64_t r, const char *s, size_t linelen)
 {
     pa_ssb_db *db = j->db;
@@ -221,40 +234,40 @@ static int parse_row(tbl_job *j, chunk *c, int64_t r, const char *s, size_t line
         linelen--;
     if (linelen && s[linelen - 1] == '|')
         linelen--;   /* dbgen ends every row with a separator */
-    int k = 1;
-    for (const char *p = s; (p = memchr(p, '|', (size_t)(s + linelen - p))); p++)
-        k++;
-    if (k != j->nf) {
-        chunk_err(c, PA_ERR_PARSE, r + 1, "ssb: %s line %lld: %d fields, a %s row has %d", j->path, (long long)r + 1, k,
-                  pa__ssb_table_names[j->t], j->nf);
-        return -1;
-    }
-    k = 0;
-    for (const char *p = s;; k++) {
-        const char *bar = memchr(p, '|', (size_t)(s + linelen - p));
-        size_t n = bar ? (size_t)(bar - p) : (size_t)(s + linelen - p);
-        if (fields[k].col >= 0) {
-            int col = fields[k].col, e = 0;
-            if (pa__ssb_cols[col].dict) {
-                int id = intern_id(&c->dicts[col], p, n);
-                if (id < 0) {
-                    chunk_err(c, PA_ERR_NOMEM, r + 1, "ssb: %s line %lld: dictionary of %s", j->path, (long long)r + 1,
-                              fields[k].name);
-                    return -1;
-                }
-                db->col[col][r] = id;
-            } else if ((e = parse_int(p, n, &db->col[col][r])) != 0) {
-                chunk_err(c, e == -2 ? PA_ERR_RANGE : PA_ERR_PARSE, r + 1, "ssb: %s line %lld, field %d (%s): '%.*s' is %s",
-                          j->path, (long long)r + 1, k + 1, fields[k].name, (int)(n > 40 ? 40 : n), p,
-                          e == -2 ? "outside 32-bit integers" : "not an integer");
+    const char *p = s, *e = s + linelen;
+    for (int k = 0;; k++) {
+        const char *q = p;
+        while (q < e && *q != '|')
+            q++;
+        size_t n = (size_t)(q - p);
+        int col = fields[k].col, bad = 0;
+        if (col >= 0 && pa__ssb_cols[col].dict) {
+            int id = intern_id(&c->dicts[col], p, n);
+            if (id < 0) {
+                chunk_err(c, PA_ERR_NOMEM, r + 1, "ssb: %s line %lld: dictionary of %s", j->path, (long long)r + 1,
+                          fields[k].name);
                 return -1;
             }
+            db->col[col][r] = id;
+        } else if (col >= 0) {
+            bad = parse_int(p, n, &db->col[col][r]);
         }
-        if (!bar)
-            break;
-        p = bar + 1;
+        int last = q == e, nf = j->nf;
+        if ((bad || last != (k + 1 == j->nf)) && (nf = count_fields(s, linelen)) != j->nf) {
+            chunk_err(c, PA_ERR_PARSE, r + 1, "ssb: %s line %lld: %d fields, a %s row has %d", j->path, (long long)r + 1,
+                      nf, pa__ssb_table_names[j->t], j->nf);
+            return -1;
+        }
+        if (bad) {
+            chunk_err(c, bad == -2 ? PA_ERR_RANGE : PA_ERR_PARSE, r + 1, "ssb: %s line %lld, field %d (%s): '%.*s' is %s",
+                      j->path, (long long)r + 1, k + 1, fields[k].name, (int)(n > 40 ? 40 : n), p,
+                      bad == -2 ? "outside 32-bit integers" : "not an integer");
+            return -1;
+        }
+        if (last)
+            return 0;
+        p = q + 1;
     }
-    return 0;
 }
 
 static void parse_task(void *arg, int t, int nt)
@@ -275,6 +288,60 @@ static void parse_task(void *arg, int t, int nt)
                 pa__ssb_progress(pa__ssb_table_names[j->t], (double)done, (double)j->len);
         }
     }
+}
+
+/* Reading a file with every thread: each its share of the bytes with pread (from the page cache, the copies run
+ * in parallel; a file that shrinks meanwhile is an error, as for pa__read_regular). */
+typedef struct reading {
+    int fd;
+    char *buf;
+    size_t size;
+    int err[PA_MAX_THREADS];    /* errno, or -1: the file shrank */
+} reading;
+
+static void pread_task(void *arg, int t, int nt)
+{
+    reading *r = arg;
+    size_t at = r->size / (size_t)nt * (size_t)t, end = t + 1 == nt ? r->size : r->size / (size_t)nt * (size_t)(t + 1);
+    while (at < end) {
+        ssize_t n = pread(r->fd, r->buf + at, end - at, (off_t)at);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            r->err[t] = n < 0 ? errno : -1;
+            return;
+        }
+        at += (size_t)n;
+    }
+}
+
+static int read_file(const char *path, int nthreads, char **out, size_t *len)
+{
+    reading *r = calloc(1, sizeof *r);
+    int rc;
+    if (!r)
+        return pa__err(PA_ERR_NOMEM, "ssb: reading %s", path);
+    if ((rc = pa__open_regular("ssb", path, 0, &r->fd, &r->size)) != PA_OK) {
+        free(r);
+        return rc;
+    }
+    int nt = r->size < 2 * MIN_CHUNK ? 1 : pa__ssb_threads(nthreads);
+    if (!(r->buf = malloc(r->size + 1)))
+        rc = pa__err(PA_ERR_NOMEM, "ssb: %s: %zu bytes", path, r->size);
+    if (rc == PA_OK && (rc = pa__ssb_parallel(nt, pread_task, r)) == PA_OK)
+        for (int t = 0; t < nt && rc == PA_OK; t++)
+            if (r->err[t])
+                rc = pa__err(PA_ERR_SYS, "ssb: reading %s: %s", path, r->err[t] < 0 ? "the file shrank" : strerror(r->err[t]));
+    close(r->fd);
+    if (rc == PA_OK) {
+        r->buf[r->size] = '\0';
+        *out = r->buf;
+        *len = r->size;
+    } else {
+        free(r->buf);
+    }
+    free(r);
+    return rc;
 }
 
 /* Each chunk's ids of column remap_col rewritten as the dictionary's codes. */
@@ -354,7 +421,7 @@ static int load_table(pa_ssb_db *db, const char *dir, pa_ssb_table t, int nthrea
     char *text = NULL;
     size_t len = 0;
     pa__ssb_progress(pa__ssb_table_names[t], 0, 1);
-    if ((rc = pa__read_regular("ssb", path, 0, &text, &len)) != PA_OK)
+    if ((rc = read_file(path, nthreads, &text, &len)) != PA_OK)
         return rc;
     j.text = text;
     j.len = len;
