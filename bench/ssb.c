@@ -12,7 +12,8 @@
  * above 1 where the engine reads fewer bytes than the whole columns: late materialisation skips lines without a
  * selected row), the reference implementation's time (pa_ssb_run_cpu, "ref ms") and whether the two results are
  * equal; and DuckDB's median over 5 runs ("duckdb ms") where the Python package duckdb is importable:
- * scripts/ssb_duckdb.py, with the same data (parray ssb gen with the same scale factor and seed), DuckDB's own
+ * scripts/ssb_duckdb.py run by $SSB_PYTHON (default python3: a virtual environment's python where duckdb is
+ * installed there), with the same data (parray ssb gen with the same scale factor and seed), DuckDB's own
  * storage and as many threads.  --no-duckdb leaves it out.
  *
  * --load TBLDIR times the .tbl loader (target P17, >= 1.5 GB/s): pa_ssb_load_tbl of TBLDIR's five files (dbgen's,
@@ -146,8 +147,9 @@ static int duckdb_times(const ssb_bench_opts *o, int nthreads, double ms[PA_SSB_
         perror("mkstemp");
         return 0;
     }
-    snprintf(cmd, sizeof cmd, "python3 '%s' '%s' -s %g --seed %llu --threads %d --runs 5 --csv '%s' >&2",
-             SSB_DUCKDB_SCRIPT, SSB_PARRAY_TOOL, o->sf, o->seed, nthreads, path);
+    const char *py = getenv("SSB_PYTHON");
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' -s %g --seed %llu --threads %d --runs 5 --csv '%s' >&2",
+             py && *py ? py : "python3", SSB_DUCKDB_SCRIPT, SSB_PARRAY_TOOL, o->sf, o->seed, nthreads, path);
     fprintf(stderr, "ssb: %s\n", cmd);
     int st = system(cmd);
     int ran = 0;
