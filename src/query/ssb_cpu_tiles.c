@@ -266,6 +266,12 @@ static void scan_range(const engine *e, int64_t lo, int64_t hi, int64_t *sums)
             continue;
         }
         for (int i = 0; i < k; i++) {
+            int64_t ahead = base + pa__th_ahead(sel, i, k);
+            for (int g = 0; g < e->ng; g++)
+                __builtin_prefetch(gkey[g] + ahead);
+            __builtin_prefetch(rev + ahead);
+            if (p->agg == PA__SSB_AGG_PROFIT)
+                __builtin_prefetch(cost + ahead);
             int64_t r = base + sel[i], slot = 0;
             for (int g = 0; g < e->ng; g++)
                 slot += (int64_t)gd[g]->val[pa__th_slot(gd[g], gkey[g][r])] * e->gmult[g];

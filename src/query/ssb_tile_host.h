@@ -99,11 +99,22 @@ static inline int pa__th_compact(const uint8_t *restrict m, int n, uint16_t *res
     return k;
 }
 
+/** How many selected rows ahead the sparse loops ask for their row's cache line (__builtin_prefetch): a column
+ *  read at scattered rows would otherwise wait for memory at every line, one line at a time. */
+#define PA__TH_AHEAD 16
+
+/** The position of the row PA__TH_AHEAD selected rows ahead of i (i itself near the end). */
+static inline uint16_t pa__th_ahead(const uint16_t *sel, int i, int k)
+{
+    return sel[i + PA__TH_AHEAD < k ? i + PA__TH_AHEAD : i];
+}
+
 /** Predicate on the selected rows only: keeps those that pass, in order.  \return how many. */
 static inline int pa__th_pred_sel(const int32_t *restrict col, uint16_t *restrict sel, int k, pa__th_pred p)
 {
     int j = 0;
     for (int i = 0; i < k; i++) {
+        __builtin_prefetch(col + pa__th_ahead(sel, i, k));
         uint16_t r = sel[i];
         sel[j] = r;
         j += (int)pa__th_pass(p, col[r]);
@@ -116,6 +127,7 @@ static inline int pa__th_probe_sel(const int32_t *restrict key, uint16_t *restri
 {
     int j = 0;
     for (int i = 0; i < k; i++) {
+        __builtin_prefetch(key + pa__th_ahead(sel, i, k));
         uint16_t r = sel[i];
         sel[j] = r;
         j += (int)pa__th_bit(d, key[r]);
@@ -127,8 +139,11 @@ static inline int pa__th_probe_sel(const int32_t *restrict key, uint16_t *restri
 static inline int64_t pa__th_sum_product(const int32_t *a, const int32_t *b, const uint16_t *sel, int k)
 {
     int64_t s = 0;
-    for (int i = 0; i < k; i++)
+    for (int i = 0; i < k; i++) {
+        __builtin_prefetch(a + pa__th_ahead(sel, i, k));
+        __builtin_prefetch(b + pa__th_ahead(sel, i, k));
         s += (int64_t)a[sel[i]] * b[sel[i]];
+    }
     return s;
 }
 
