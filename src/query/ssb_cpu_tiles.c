@@ -291,7 +291,7 @@ static void scan_task(void *arg, int t, int nt)
     /* Allocated here, so that its pages are the thread's (first touch). */
     int64_t *sums = calloc((size_t)e->nslots, sizeof *sums);
     if (!sums) {
-        e->failed = 1;
+        __atomic_store_n(&e->failed, 1, __ATOMIC_RELAXED);
         return;
     }
     e->sums[t] = sums;
