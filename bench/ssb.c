@@ -197,18 +197,18 @@ static int cpu_rows(const pa_ssb_db *db, const ssb_bench_opts *o, int duck)
     double *t = malloc((size_t)(nrun + nref + 1) * sizeof *t);
     for (int q = 0; q < PA_SSB_NQUERIES; q++) {
         pa_ssb_result rt = {0}, rr = {0};
-        OK(pa_ssb_run_cpu_tiles(db, q, o->threads, &rt));   /* warm */
+        OK(pa_ssb_run_cpu_tiles(db, q, nthreads, &rt));   /* warm */
         for (int k = 0; k < nrun; k++) {
             pa_ssb_result_destroy(&rt);
             double t0 = ssb_bench_now_ms();
-            OK(pa_ssb_run_cpu_tiles(db, q, o->threads, &rt));
+            OK(pa_ssb_run_cpu_tiles(db, q, nthreads, &rt));
             t[k] = ssb_bench_now_ms() - t0;
         }
         double ms = ssb_bench_median(t, nrun);
         for (int k = 0; k < nref; k++) {
             pa_ssb_result_destroy(&rr);
             double t0 = ssb_bench_now_ms();
-            OK(pa_ssb_run_cpu(db, q, o->threads, &rr));
+            OK(pa_ssb_run_cpu(db, q, nthreads, &rr));
             t[k] = ssb_bench_now_ms() - t0;
         }
         double rms = ssb_bench_median(t, nref);

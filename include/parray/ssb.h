@@ -45,7 +45,8 @@ typedef enum pa_ssb_table {
 typedef struct pa_ssb_db pa_ssb_db;
 
 /**
- * Generates the five tables at scale factor sf (> 0, at most 1000) with nthreads threads (0: every core).
+ * Generates the five tables at scale factor sf (> 0, at most 1000) with nthreads threads (0: every core; here
+ * and in every SSB call, "every core" is pa_threads_get_num(): the process's share, $PA_NUM_THREADS).
  * The data depend on sf and seed only, not on the thread count.  Cardinalities: lineorder about
  * 6,000,000 x sf rows (1,500,000 x sf orders of 1 to 7 lines), customer 30,000 x sf, supplier 2,000 x sf,
  * part 200,000 x floor(1 + log2 sf) (200,000 x sf below 1), date 2,557 (1992-01-01 .. 1998-12-31).

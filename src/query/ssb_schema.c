@@ -248,10 +248,8 @@ void pa__ssb_progress(const char *what, double done, double total)
 
 int pa__ssb_threads(int nthreads)
 {
-    if (nthreads <= 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        nthreads = n > 0 ? (int)n : 1;
-    }
+    if (nthreads <= 0)   /* the process's share of the CPUs (its affinity mask, $PA_NUM_THREADS): thread.h */
+        nthreads = pa_threads_get_num();
     return nthreads > PA_MAX_THREADS ? PA_MAX_THREADS : nthreads;
 }
 

@@ -44,7 +44,7 @@ START_TEST(generated_data)
     static const struct {
         double sf;
         uint64_t seed;
-    } cases[] = {{0.02, 3}, {0.1, 11}};
+    } cases[] = {{0.02, 3}, {0.06, 11}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         pa_ssb_db *db = NULL;
         PA_CK_OK(pa_ssb_generate(cases[c].sf, cases[c].seed, 0, &db));
