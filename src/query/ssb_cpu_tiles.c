@@ -33,6 +33,7 @@
 #define MAX_RANGE (INT64_C(1) << 28)
 #define MAX_SLOTS (INT64_C(1) << 20)
 #define SAMPLE 4096
+#define DENSE_VALUES (INT64_C(1) << 22)   /* group values ranked through an array over their range up to this */
 #define MAX_STEPS 8
 _Static_assert(PA__TH_TILE == PA__SSB_TILE_ROWS, "one tile size");
 
@@ -117,7 +118,34 @@ static int dim_build(engine *e, int d)
         if (vals)
             vals[nv++] = db->col[dm->valcol][i];
     }
-    if (vals) {
+    if (vals && dm->vcount <= DENSE_VALUES) {
+        /* The values' offsets (attribute - vmin: a dictionary's codes, or years) mark an array over their range;
+         * its prefix numbers the ranks (no sort: q4.2's 400,000 parts at SF 20 would take tens of ms). */
+        int32_t *rank = calloc((size_t)dm->vcount, sizeof *rank), m = 0;
+        if (!rank) {
+            free(vals);
+            return pa__err(PA_ERR_NOMEM, "ssb: the group values of %s", pa__ssb_cols[dm->valcol].name);
+        }
+        for (int64_t i = 0; i < nv; i++)
+            rank[(int64_t)vals[i] - dm->vmin] = 1;
+        for (int64_t x = 0; x < dm->vcount; x++)
+            if (rank[x]) {
+                vals[m] = (int32_t)x;   /* vals becomes the decode table: rank -> offset */
+                rank[x] = m++;
+            }
+        t->nranks = m;
+        for (int64_t u = 0; u <= range; u++)
+            t->val[u] = -1;
+        for (int64_t i = 0; i < n; i++) {
+            int ok = 1;
+            for (int k = 0; k < 2; k++)
+                ok = ok && pa__ssb_pred_ok(&dm->pred[k], dm->pred[k].col < 0 ? 0 : db->col[dm->pred[k].col][i]);
+            if (ok)   /* the last passing row of a key wins, as in the reference */
+                t->val[(uint32_t)key[i] - (uint32_t)kmin] = rank[(int64_t)db->col[dm->valcol][i] - dm->vmin];
+        }
+        free(rank);
+        t->decode = vals;
+    } else if (vals) {
         /* The distinct values that pass, sorted: a value's rank numbers its group. */
         qsort(vals, (size_t)nv, sizeof *vals, cmp_i32);
         int64_t m = 0;
