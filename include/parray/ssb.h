@@ -161,7 +161,7 @@ typedef enum pa_ssb_variant { PA_SSB_VARIANT_COMMON = 0, PA_SSB_VARIANT_ONEIL = 
 PA_API int pa_ssb_set_variant(pa_ssb_db *db, pa_ssb_variant v);
 
 /** The variant db's queries run (PA_SSB_VARIANT_COMMON for NULL). */
-PA_API pa_ssb_variant pa_ssb_get_variant(const pa_ssb_db *db);
+PA_API pa_ssb_variant pa_ssb_db_variant(const pa_ssb_db *db);
 
 /** A query's SQL text in variant v.  \return the text, or NULL for q or v out of range. */
 PA_API const char *pa_ssb_query_sql_variant(int q, pa_ssb_variant v);

@@ -104,7 +104,7 @@ int pa_ssb_set_variant(pa_ssb_db *db, pa_ssb_variant v)
     return PA_OK;
 }
 
-pa_ssb_variant pa_ssb_get_variant(const pa_ssb_db *db)
+pa_ssb_variant pa_ssb_db_variant(const pa_ssb_db *db)
 {
     return db ? db->variant : PA_SSB_VARIANT_COMMON;
 }

@@ -152,11 +152,11 @@ START_TEST(variants)
 {
     pa_ssb_db *db = NULL;
     PA_CK_OK(pa_ssb_generate(0.05, 4, 0, &db));
-    ck_assert_int_eq(pa_ssb_get_variant(db), PA_SSB_VARIANT_COMMON);
-    ck_assert_int_eq(pa_ssb_get_variant(NULL), PA_SSB_VARIANT_COMMON);
+    ck_assert_int_eq(pa_ssb_db_variant(db), PA_SSB_VARIANT_COMMON);
+    ck_assert_int_eq(pa_ssb_db_variant(NULL), PA_SSB_VARIANT_COMMON);
     ck_assert_int_eq(pa_ssb_set_variant(db, (pa_ssb_variant)2), PA_ERR_RANGE);
     ck_assert_int_eq(pa_ssb_set_variant(NULL, PA_SSB_VARIANT_ONEIL), PA_ERR_INVAL);
-    ck_assert_int_eq(pa_ssb_get_variant(db), PA_SSB_VARIANT_COMMON);
+    ck_assert_int_eq(pa_ssb_db_variant(db), PA_SSB_VARIANT_COMMON);
     int q13 = pa_ssb_query_index("q1.3"), q23 = pa_ssb_query_index("q2.3");
     ck_assert_ptr_nonnull(strstr(pa_ssb_query_sql_variant(q13, PA_SSB_VARIANT_ONEIL), "between 36 and 40"));
     ck_assert_ptr_nonnull(strstr(pa_ssb_query_sql_variant(q13, PA_SSB_VARIANT_COMMON), "between 26 and 35"));
@@ -168,7 +168,7 @@ START_TEST(variants)
     pa_ssb_result common, oneil;
     PA_CK_OK(pa_ssb_run_cpu_tiles(db, q23, 0, &common));
     PA_CK_OK(pa_ssb_set_variant(db, PA_SSB_VARIANT_ONEIL));
-    ck_assert_int_eq(pa_ssb_get_variant(db), PA_SSB_VARIANT_ONEIL);
+    ck_assert_int_eq(pa_ssb_db_variant(db), PA_SSB_VARIANT_ONEIL);
     PA_CK_OK(pa_ssb_run_cpu_tiles(db, q23, 0, &oneil));
     ck_assert_int_gt(common.nrows, 0);
     ck_assert_int_gt(oneil.nrows, 0);
