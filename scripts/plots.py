@@ -157,7 +157,7 @@ def host_copies():
 
 def ssb():
     """P8: each query's fraction of the floor (bytes read at the device's read bandwidth) and its target."""
-    data = rows("ssb_sf20.csv")
+    data = [r for r in rows("ssb_sf20.csv") if r.get("engine", "gpu") == "gpu"]   # bench/ssb's GPU rows
     queries = [r["query"] for r in data]
     hi = max(float(r["of_floor"]) for r in data) * 1.1
     c = Chart("P8: SSB SF %s on the GPU, fraction of the floor" % data[0]["sf"], "query",

@@ -4,12 +4,15 @@
  *     parray ssb gen   [-s SF] [--seed N] [-t THREADS] -o DIR     generate, write the columnar format
  *     parray ssb load  TBLDIR [-s SF] -o DIR                      load dbgen's .tbl files, write the format
  *     parray ssb export [-d DIR | -s SF] -o TBLDIR                write .tbl files (dbgen's layout)
- *     parray ssb run   [-d DIR | -s SF] [-q QUERY]... [--cpu | --gpu | --both] [-t THREADS] [--quiet]
+ *     parray ssb run   [-d DIR | -s SF] [-q QUERY]... [--cpu | --gpu | --both] [--engine tiles|ref|both]
+ *                      [--variant common|oneil] [-t THREADS] [--quiet]
  *                                                                 run queries, print results and times; --both
  *                                                                 (the default where a GPU is present) checks
- *                                                                 the GPU's results against the CPU's
- *     parray ssb check [-d DIR | -s SF] [-t THREADS]              the selectivity check against the spec
- *     parray ssb sql   [-q QUERY]                                 the queries' SQL
+ *                                                                 the GPU's results against the CPU's; the CPU
+ *                                                                 runs the tile engine, the reference (ref) or
+ *                                                                 both, checked against each other
+ *     parray ssb check [-d DIR | -s SF] [-t THREADS] [--variant V] the selectivity check against the spec
+ *     parray ssb sql   [-q QUERY] [--variant V]                   the queries' SQL
  *
  * Without -d the data are generated in memory (scale factor -s, default 0.01).  Exit status: 0; 1 when a
  * result differs or a check fails; 2 on a usage error; 3 when a call fails (the message says why).
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <parray/parray.h>
 #include <parray/ssb.h>
@@ -27,7 +31,7 @@
 typedef struct opts {
     double sf;
     unsigned long long seed;
-    int threads, mode, quiet, nq;
+    int threads, mode, quiet, nq, engine, variant;
     int queries[PA_SSB_NQUERIES];
     const char *dir, *out, *tbl;
 } opts;
@@ -41,6 +45,41 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* The progress line on a terminal: after the first second of a generate, load or export, the table and its
+ * share done, rewritten in place at most five times a second; a newline ends it when the work is done. */
+typedef struct progress {
+    const char *verb;
+    double t0, last;
+    int shown;
+} progress;
+
+static void progress_line(void *arg, const char *what, double done, double total)
+{
+    progress *p = arg;
+    double t = now_ms();
+    if (t - p->t0 < 1000 || (t - p->last < 200 && done < total))
+        return;
+    p->last = t;
+    p->shown = 1;
+    fprintf(stderr, "\r%s %-9s %5.1f%% (%.0f s)   ", p->verb, what, total > 0 ? 100 * done / total : 100,
+            (t - p->t0) / 1e3);
+    fflush(stderr);
+}
+
+static void progress_start(progress *p, const char *verb)
+{
+    *p = (progress){verb, now_ms(), 0, 0};
+    if (isatty(fileno(stderr)))
+        pa_ssb_set_progress(progress_line, p);
+}
+
+static void progress_end(progress *p)
+{
+    pa_ssb_set_progress(NULL, NULL);
+    if (p->shown)
+        fputc('\n', stderr);
+}
+
 static int fail(const char *what)
 {
     fprintf(stderr, "parray ssb: %s: %s\n", what, pa_last_error());
@@ -51,9 +90,10 @@ static const char ssb_usage[] =
     "usage: parray ssb gen    [-s SF] [--seed N] [-t THREADS] -o DIR\n"
     "       parray ssb load   TBLDIR [-s SF] -o DIR\n"
     "       parray ssb export [-d DIR | -s SF] -o TBLDIR\n"
-    "       parray ssb run    [-d DIR | -s SF] [-q QUERY]... [--cpu | --gpu | --both] [-t THREADS] [--quiet]\n"
-    "       parray ssb check  [-d DIR | -s SF] [-t THREADS]\n"
-    "       parray ssb sql    [-q QUERY]\n"
+    "       parray ssb run    [-d DIR | -s SF] [-q QUERY]... [--cpu | --gpu | --both] [--engine tiles|ref|both]\n"
+    "                         [--variant common|oneil] [-t THREADS] [--quiet]\n"
+    "       parray ssb check  [-d DIR | -s SF] [-t THREADS] [--variant common|oneil]\n"
+    "       parray ssb sql    [-q QUERY] [--variant common|oneil]\n"
     "(docs/ssb.md)\n";
 
 static int usage(const char *msg)
@@ -68,7 +108,7 @@ static int parse(int argc, char **argv, opts *o)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes = !strcmp(a, "-s") || !strcmp(a, "--seed") || !strcmp(a, "-t") || !strcmp(a, "-o") ||
-                    !strcmp(a, "-d") || !strcmp(a, "-q");
+                    !strcmp(a, "-d") || !strcmp(a, "-q") || !strcmp(a, "--engine") || !strcmp(a, "--variant");
         if (takes && !v)
             return usage("an option needs a value");
         char *end = NULL;
@@ -90,6 +130,14 @@ static int parse(int argc, char **argv, opts *o)
             if (q < 0 || o->nq == PA_SSB_NQUERIES)
                 return usage("-q wants a query name such as q2.1");
             o->queries[o->nq++] = q;
+        } else if (!strcmp(a, "--engine")) {
+            o->engine = !strcmp(v, "tiles") ? 0 : !strcmp(v, "ref") ? 1 : !strcmp(v, "both") ? 2 : -1;
+            if (o->engine < 0)
+                return usage("--engine wants tiles, ref or both");
+        } else if (!strcmp(a, "--variant")) {
+            o->variant = !strcmp(v, "common") ? PA_SSB_VARIANT_COMMON : !strcmp(v, "oneil") ? PA_SSB_VARIANT_ONEIL : -1;
+            if (o->variant < 0)
+                return usage("--variant wants common or oneil");
         } else if (!strcmp(a, "--cpu")) {
             o->mode = MODE_CPU;
         } else if (!strcmp(a, "--gpu")) {
@@ -119,13 +167,17 @@ static int parse(int argc, char **argv, opts *o)
 static int get_db(const opts *o, pa_ssb_db **db)
 {
     double t0 = now_ms();
+    progress pr;
     if (o->dir) {
         if (pa_ssb_read(o->dir, db) != PA_OK)
             return fail(o->dir);
         fprintf(stderr, "read %s in %.0f ms\n", o->dir, now_ms() - t0);
         return 0;
     }
-    if (pa_ssb_generate(o->sf, o->seed, o->threads, db) != PA_OK)
+    progress_start(&pr, "generating");
+    int rc = pa_ssb_generate(o->sf, o->seed, o->threads, db);
+    progress_end(&pr);
+    if (rc != PA_OK)
         return fail("generate");
     fprintf(stderr, "generated scale factor %g (seed %llu): %lld lineorder rows in %.0f ms\n", o->sf, o->seed,
             (long long)pa_ssb_rows(*db, PA_SSB_LINEORDER), now_ms() - t0);
@@ -151,8 +203,14 @@ static int cmd_load(const opts *o)
     pa_ssb_db *db = NULL;
     if (!o->tbl || !o->out)
         return usage("load needs a directory of .tbl files and -o DIR");
-    if (pa_ssb_load_tbl(o->tbl, o->sf, &db) != PA_OK)
+    progress pr;
+    double t0 = now_ms();
+    progress_start(&pr, "loading");
+    int st = pa_ssb_load_tbl(o->tbl, o->sf, &db);
+    progress_end(&pr);
+    if (st != PA_OK)
         return fail("load");
+    fprintf(stderr, "parsed %s in %.0f ms\n", o->tbl, now_ms() - t0);
     int rc = pa_ssb_write(db, o->out) == PA_OK ? 0 : fail(o->out);
     if (rc == 0)
         printf("loaded %lld lineorder rows into %s\n", (long long)pa_ssb_rows(db, PA_SSB_LINEORDER), o->out);
@@ -166,8 +224,11 @@ static int cmd_export(const opts *o)
     if (!o->out)
         return usage("export needs -o TBLDIR");
     int rc = get_db(o, &db);
+    progress pr;
+    progress_start(&pr, "exporting");
     if (rc == 0 && pa_ssb_write_tbl(db, o->out) != PA_OK)
         rc = fail(o->out);
+    progress_end(&pr);
     pa_ssb_destroy(db);
     return rc;
 }
@@ -178,6 +239,7 @@ static int cmd_check(const opts *o)
     int rc = get_db(o, &db), bad = 0;
     if (rc)
         return rc;
+    pa_ssb_set_variant(db, (pa_ssb_variant)o->variant);
     printf("%-6s %12s %12s %9s %9s %s\n", "query", "measured", "spec", "ratio", "allowed", "check");
     for (int i = 0; i < o->nq && rc == 0; i++) {
         double m, s, tol;
@@ -217,11 +279,15 @@ int pa_tool_ssb(int argc, char **argv)
         return cmd_check(&o);
     if (!strcmp(cmd, "export"))
         return cmd_export(&o);
-    if (!strcmp(cmd, "run"))
-        return pa_tool_ssb_run(o.dir, o.sf, o.seed, o.threads, o.mode, o.quiet, o.queries, o.nq);
+    if (!strcmp(cmd, "run")) {
+        pa_tool_ssb_run_opts r = {o.dir, o.sf, o.seed, o.threads, o.mode, o.engine, o.variant, o.quiet, o.queries,
+                                  o.nq};
+        return pa_tool_ssb_run(&r);
+    }
     if (!strcmp(cmd, "sql")) {
         for (int i = 0; i < o.nq; i++)
-            printf("-- %s\n%s;\n", pa_ssb_query_name(o.queries[i]), pa_ssb_query_sql(o.queries[i]));
+            printf("-- %s\n%s;\n", pa_ssb_query_name(o.queries[i]),
+                   pa_ssb_query_sql_variant(o.queries[i], (pa_ssb_variant)o.variant));
         return 0;
     }
     return usage("unknown subcommand");

@@ -45,7 +45,8 @@ typedef enum pa_ssb_table {
 typedef struct pa_ssb_db pa_ssb_db;
 
 /**
- * Generates the five tables at scale factor sf (> 0, at most 1000) with nthreads threads (0: every core).
+ * Generates the five tables at scale factor sf (> 0, at most 1000) with nthreads threads (0: every core; here
+ * and in every SSB call, "every core" is pa_threads_get_num(): the process's share, $PA_NUM_THREADS).
  * The data depend on sf and seed only, not on the thread count.  Cardinalities: lineorder about
  * 6,000,000 x sf rows (1,500,000 x sf orders of 1 to 7 lines), customer 30,000 x sf, supplier 2,000 x sf,
  * part 200,000 x floor(1 + log2 sf) (200,000 x sf below 1), date 2,557 (1992-01-01 .. 1998-12-31).
@@ -67,6 +68,19 @@ PA_API int pa_ssb_generate(double sf, uint64_t seed, int nthreads, pa_ssb_db **o
  *         PA_ERR_RANGE (an integer outside 32 bits); PA_ERR_INVAL; PA_ERR_NOMEM.  Nothing is returned on error.
  */
 PA_API int pa_ssb_load_tbl(const char *dir, double sf, pa_ssb_db **out);
+
+/**
+ * A progress report: what (a table's name) has done of total units (bytes parsed, rows made or written).
+ * Called at the start and the end of each table and about every 64 MiB or million rows between, one call at
+ * a time, from the thread that called the library or from one of its worker threads.
+ */
+typedef void (*pa_ssb_progress_fn)(void *arg, const char *what, double done, double total);
+
+/**
+ * Installs fn (NULL: none, the default) as the process's progress report for pa_ssb_load_tbl, pa_ssb_generate
+ * and pa_ssb_write_tbl (parray ssb's progress line on a terminal).  Not to be changed while one of those runs.
+ */
+PA_API void pa_ssb_set_progress(pa_ssb_progress_fn fn, void *arg);
 
 /**
  * Writes the database as dbgen-style .tbl files in dir (created if missing), the reverse of pa_ssb_load_tbl:
@@ -128,8 +142,29 @@ PA_API const char *pa_ssb_query_name(int q);
 /** A query's index from its name ("q2.1" or "2.1").  \return 0 .. 12, or -1. */
 PA_API int pa_ssb_query_index(const char *name);
 
-/** A query's SQL text, as the specification gives it. */
+/** A query's SQL text, as the specification gives it (the common variant's constants: see below). */
 PA_API const char *pa_ssb_query_sql(int q);
+
+/**
+ * The published texts of the queries differ in two constants (docs/ssb.md, "Variants"):
+ * PA_SSB_VARIANT_COMMON (the default) is the text Crystal, ClickHouse and DuckDB's listings run, q1.3 on
+ * lo_quantity between 26 and 35 and q2.3 on p_brand1 = 'MFGR#2239'; PA_SSB_VARIANT_ONEIL is the SQL of O'Neil,
+ * O'Neil and Chen's paper (revision 3): q1.3 on lo_quantity between 36 and 40, q2.3 on 'MFGR#2221'.
+ */
+typedef enum pa_ssb_variant { PA_SSB_VARIANT_COMMON = 0, PA_SSB_VARIANT_ONEIL = 1 } pa_ssb_variant;
+
+/**
+ * Chooses the variant the queries of db run (the CPU's, the tile engine's and the selectivity check's at their
+ * next call; the GPU's at pa_ssb_gpu_create, which resolves its plans once).
+ * \return PA_OK; PA_ERR_INVAL (db NULL); PA_ERR_RANGE (not a variant).
+ */
+PA_API int pa_ssb_set_variant(pa_ssb_db *db, pa_ssb_variant v);
+
+/** The variant db's queries run (PA_SSB_VARIANT_COMMON for NULL). */
+PA_API pa_ssb_variant pa_ssb_db_variant(const pa_ssb_db *db);
+
+/** A query's SQL text in variant v.  \return the text, or NULL for q or v out of range. */
+PA_API const char *pa_ssb_query_sql_variant(int q, pa_ssb_variant v);
 
 /**
  * A query's result: nrows rows of ngroups group columns (groups[row * 3 + i]: d_year as the year, string
@@ -155,6 +190,17 @@ PA_API const char *pa_ssb_result_column(int q, int i);
  *         ranges multiply past 2^56 combinations); PA_ERR_INVAL; PA_ERR_NOMEM.
  */
 PA_API int pa_ssb_run_cpu(const pa_ssb_db *db, int q, int nthreads, pa_ssb_result *out);
+
+/**
+ * Runs query q on the CPU like pa_ssb_run_cpu, with the tile engine: the block-wide primitives of the GPU's
+ * kernels on the host (tiles of 2,048 rows, a vectorised byte mask then a selection vector, dimensions as
+ * perfect hashes over their dense keys, per-thread group sums merged at the end; docs/ssb.md).  The same
+ * results as pa_ssb_run_cpu; data whose dimension keys are too sparse for a perfect hash, or whose groups
+ * are too many, are run by pa_ssb_run_cpu itself.
+ * 
+eturn as pa_ssb_run_cpu.
+ */
+PA_API int pa_ssb_run_cpu_tiles(const pa_ssb_db *db, int q, int nthreads, pa_ssb_result *out);
 
 /** Frees a result's rows (the struct itself is the caller's).  NULL is ignored. */
 PA_API void pa_ssb_result_destroy(pa_ssb_result *r);

@@ -57,6 +57,8 @@ int pa_ssb_selectivity(const pa_ssb_db *db, int q, int nthreads, double *measure
     double ff = 1, var = 0;
     for (int i = 0; i < 4 && filter_factors[q][i].f > 0; i++) {
         double f = filter_factors[q][i].f, n = pops[filter_factors[q][i].pop];
+        if (q == 2 && i == 2 && db->variant == PA_SSB_VARIANT_ONEIL)
+            f = 5 / 50.0;   /* lo_quantity between 36 and 40 */
         ff *= f;
         var += (1 - f) / (f * (n > 1 ? n : 1));
     }

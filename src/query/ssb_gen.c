@@ -103,12 +103,16 @@ static void fill_task(void *p, int t, int nt)
     pa__ssb_gen_customer(db, &g->v, nc * t / nt, nc * (t + 1) / nt);
     pa__ssb_gen_supplier(db, &g->v, ns * t / nt, ns * (t + 1) / nt);
     pa__ssb_gen_part(db, &g->v, np * t / nt, np * (t + 1) / nt);
-    for (int64_t c = g->nchunks * t / nt; c < g->nchunks * (t + 1) / nt; c++) {
+    int64_t c0 = g->nchunks * t / nt, c1 = g->nchunks * (t + 1) / nt;
+    for (int64_t c = c0; c < c1; c++) {
         int64_t row = g->first[c], hi = (c + 1) * CHUNK < g->orders ? (c + 1) * CHUNK : g->orders;
         for (int64_t o = c * CHUNK; o < hi; o++) {
             order_rows(g, o, row);
             row += lines_of(db->seed, o);
         }
+        if (t == 0 && (c - c0) % 64 == 63)   /* thread 0's share done stands for everyone's */
+            pa__ssb_progress("lineorder", (double)(c - c0 + 1) / (double)(c1 - c0) * (double)db->rows[PA_SSB_LINEORDER],
+                             (double)db->rows[PA_SSB_LINEORDER]);
     }
 }
 
@@ -159,8 +163,10 @@ int pa_ssb_generate(double sf, uint64_t seed, int nthreads, pa_ssb_db **out)
         g->first[c + 1] += g->first[c];
     if ((rc = pa__ssb_alloc_table(db, PA_SSB_LINEORDER, g->first[g->nchunks])) != PA_OK)
         goto fail;
+    pa__ssb_progress("lineorder", 0, (double)db->rows[PA_SSB_LINEORDER]);
     if ((rc = pa__ssb_parallel(nthreads, fill_task, g)) != PA_OK)
         goto fail;
+    pa__ssb_progress("lineorder", (double)db->rows[PA_SSB_LINEORDER], (double)db->rows[PA_SSB_LINEORDER]);
     *out = db;
     db = NULL;
 fail:

@@ -103,6 +103,7 @@ struct pa_ssb_db {
     int64_t rows[PA_SSB_NTABLES];
     int32_t *col[PA__SSB_NCOLS];
     pa__ssb_dict dict[PA__SSB_NCOLS];
+    pa_ssb_variant variant;     /* the queries' constants where published texts differ (pa_ssb_set_variant) */
 };
 
 /** The most rows a table (and strings a dictionary) may have: its int32 column's bytes fit an int64 with room to
@@ -127,6 +128,20 @@ typedef void (*pa__ssb_task)(void *arg, int t, int nthreads);
 int pa__ssb_parallel(int nthreads, pa__ssb_task fn, void *arg);
 /** The thread count pa__ssb_parallel uses for nthreads (0: the cores, at most PA_MAX_THREADS). */
 int pa__ssb_threads(int nthreads);
+
+/** Rows of lineorder in a tile of the tile engine (ssb_tile_host.h's PA__TH_TILE). */
+#define PA__SSB_TILE_ROWS 2048
+
+/** Thread t's share of n fact rows among nt: whole tiles, contiguous.  The tile engine scans these shares, and on a
+ *  machine of several NUMA nodes pa__ssb_alloc_table places lineorder's pages by them (first touch). */
+void pa__ssb_share(int64_t n, int t, int nt, int64_t *lo, int64_t *hi);
+
+/** pa_ssb_load_tbl with nthreads threads (0: every core; 1: the serial parser).  Results and errors do not
+ *  depend on the count. */
+int pa__ssb_load_tbl_threads(const char *dir, double sf, int nthreads, pa_ssb_db **out);
+
+/** Reports progress through the function pa_ssb_set_progress installed (none: nothing).  The calling thread's. */
+void pa__ssb_progress(const char *what, double done, double total);
 
 /** A 64-bit checksum of n int32 values (independent of the thread count). */
 uint64_t pa__ssb_checksum(const int32_t *v, int64_t n, int nthreads);

@@ -52,6 +52,13 @@ static const char *const sql[PA_SSB_NQUERIES] = {
                            "s_city, p_brand1",
 };
 
+/* The two queries whose constants differ between published texts (docs/ssb.md, "Variants"): O'Neil, O'Neil and
+ * Chen's revision 3 SQL has q1.3 on lo_quantity between 36 and 40 and q2.3 on 'MFGR#2221'. */
+static const char *const sql_oneil[2] = {
+    Q1 "and d_weeknuminyear = 6 and d_year = 1994 and lo_discount between 5 and 7 and lo_quantity between 36 and 40",
+    Q2 "p_brand1 = 'MFGR#2221' and s_region = 'EUROPE'" Q2END,
+};
+
 static const char *const group_cols[PA_SSB_NQUERIES][3] = {
     {0}, {0}, {0},
     {"d_year", "p_brand1"}, {"d_year", "p_brand1"}, {"d_year", "p_brand1"},
@@ -78,6 +85,28 @@ int pa_ssb_query_index(const char *name)
 const char *pa_ssb_query_sql(int q)
 {
     return q >= 0 && q < PA_SSB_NQUERIES ? sql[q] : NULL;
+}
+
+const char *pa_ssb_query_sql_variant(int q, pa_ssb_variant v)
+{
+    if (v == PA_SSB_VARIANT_ONEIL && (q == 2 || q == 5))
+        return sql_oneil[q == 5];
+    return v == PA_SSB_VARIANT_COMMON || v == PA_SSB_VARIANT_ONEIL ? pa_ssb_query_sql(q) : NULL;
+}
+
+int pa_ssb_set_variant(pa_ssb_db *db, pa_ssb_variant v)
+{
+    if (!db)
+        return pa__err(PA_ERR_INVAL, "pa_ssb_set_variant: NULL database");
+    if (v != PA_SSB_VARIANT_COMMON && v != PA_SSB_VARIANT_ONEIL)
+        return pa__err(PA_ERR_RANGE, "pa_ssb_set_variant: variant %d (PA_SSB_VARIANT_COMMON 0 or _ONEIL 1)", (int)v);
+    db->variant = v;
+    return PA_OK;
+}
+
+pa_ssb_variant pa_ssb_db_variant(const pa_ssb_db *db)
+{
+    return db ? db->variant : PA_SSB_VARIANT_COMMON;
 }
 
 const char *pa_ssb_result_column(int q, int i)
@@ -193,13 +222,15 @@ int pa__ssb_plan_make(const pa_ssb_db *db, int q, pa__ssb_plan *p)
     case 2:
         dim(p, DD, -1, range(PA__SSB_C_D_WEEKNUMINYEAR, 6, 6), range(PA__SSB_C_D_YEAR, 1994, 1994), db);
         p->fpred[0] = range(PA__SSB_C_LO_DISCOUNT, 5, 7);
-        p->fpred[1] = range(PA__SSB_C_LO_QUANTITY, 26, 35);
+        p->fpred[1] = db->variant == PA_SSB_VARIANT_ONEIL ? range(PA__SSB_C_LO_QUANTITY, 36, 40)
+                                                          : range(PA__SSB_C_LO_QUANTITY, 26, 35);
         break;
     case 3: case 4: case 5: {
         static const char *const region[3] = {"AMERICA", "ASIA", "EUROPE"};
         pa__ssb_pred pp = q == 3 ? str_eq(db, PA__SSB_C_P_CATEGORY, "MFGR#12", NULL)
                           : q == 4 ? str_between(db, PA__SSB_C_P_BRAND1, "MFGR#2221", "MFGR#2228")
-                                   : str_eq(db, PA__SSB_C_P_BRAND1, "MFGR#2239", NULL);
+                          : str_eq(db, PA__SSB_C_P_BRAND1,
+                                   db->variant == PA_SSB_VARIANT_ONEIL ? "MFGR#2221" : "MFGR#2239", NULL);
         dim(p, DD, PA__SSB_C_D_YEAR, N, N, db);
         dim(p, DP, PA__SSB_C_P_BRAND1, pp, N, db);
         dim(p, DS, -1, str_eq(db, PA__SSB_C_S_REGION, region[q - 3], NULL), N, db);

@@ -8,7 +8,11 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "pa_config.h"
 #include "ssb_internal.h"
+#if PA_HAVE_NUMA
+#include <numa.h>
+#endif
 
 const pa__ssb_coldef pa__ssb_cols[PA__SSB_NCOLS] = {
 #define PA__SSB_DEF(id, name, table, dict) {#name, PA_SSB_##table, dict},
@@ -83,6 +87,29 @@ pa_ssb_db *pa__ssb_db_new(void)
     return calloc(1, sizeof(pa_ssb_db));
 }
 
+void pa__ssb_share(int64_t n, int t, int nt, int64_t *lo, int64_t *hi)
+{
+    int64_t tiles = (n + PA__SSB_TILE_ROWS - 1) / PA__SSB_TILE_ROWS;
+    *lo = tiles * t / nt * PA__SSB_TILE_ROWS;
+    *hi = tiles * (t + 1) / nt * PA__SSB_TILE_ROWS;
+    *hi = *hi < n ? *hi : n;
+    *lo = *lo < n ? *lo : n;
+}
+
+#if PA_HAVE_NUMA
+/* Each thread writes its share of the fact table's new columns first, so that the kernel places those pages on
+ * its node: the tile engine's threads read the same shares (pa__ssb_share), with the same default count. */
+static void touch_task(void *arg, int t, int nt)
+{
+    pa_ssb_db *db = arg;
+    int64_t lo, hi;
+    pa__ssb_share(db->rows[PA_SSB_LINEORDER], t, nt, &lo, &hi);
+    for (int c = 0; c < PA__SSB_NCOLS; c++)
+        if (pa__ssb_cols[c].table == PA_SSB_LINEORDER && hi > lo)
+            memset(db->col[c] + lo, 0, (size_t)(hi - lo) * sizeof(int32_t));
+}
+#endif
+
 int pa__ssb_alloc_table(pa_ssb_db *db, pa_ssb_table t, int64_t rows)
 {
     db->rows[t] = rows;
@@ -95,6 +122,10 @@ int pa__ssb_alloc_table(pa_ssb_db *db, pa_ssb_table t, int64_t rows)
             return pa__err(PA_ERR_NOMEM, "ssb: %s: %lld rows of %s", pa__ssb_cols[c].name, (long long)rows,
                            pa__ssb_table_names[t]);
     }
+#if PA_HAVE_NUMA
+    if (t == PA_SSB_LINEORDER && numa_available() >= 0 && numa_num_configured_nodes() > 1)
+        return pa__ssb_parallel(0, touch_task, db);
+#endif
     return PA_OK;
 }
 
@@ -197,12 +228,28 @@ int32_t pa_ssb_dict_code(const pa_ssb_db *db, const char *column, const char *s)
 
 /* ---- threads ----------------------------------------------------------------------------------------------- */
 
+/* ---- progress ---------------------------------------------------------------------------------------------- */
+
+static pa_ssb_progress_fn progress_fn;
+static void *progress_arg;
+
+void pa_ssb_set_progress(pa_ssb_progress_fn fn, void *arg)
+{
+    progress_fn = fn;
+    progress_arg = arg;
+}
+
+void pa__ssb_progress(const char *what, double done, double total)
+{
+    pa_ssb_progress_fn fn = progress_fn;
+    if (fn)
+        fn(progress_arg, what, done, total);
+}
+
 int pa__ssb_threads(int nthreads)
 {
-    if (nthreads <= 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        nthreads = n > 0 ? (int)n : 1;
-    }
+    if (nthreads <= 0)   /* the process's share of the CPUs (its affinity mask, $PA_NUM_THREADS): thread.h */
+        nthreads = pa_threads_get_num();
     return nthreads > PA_MAX_THREADS ? PA_MAX_THREADS : nthreads;
 }
 

@@ -23,6 +23,8 @@ static int write_table(const pa_ssb_db *db, const char *dir, pa_ssb_table t)
     if (!f)
         return pa__err(PA_ERR_SYS, "ssb: cannot create %s: %s", tmp, strerror(errno));
     for (int64_t r = 0; r < db->rows[t]; r++) {
+        if (r % (1 << 20) == 0)
+            pa__ssb_progress(pa__ssb_table_names[t], (double)r, (double)db->rows[t]);
         for (int k = 0; k < nf; k++) {
             int c = fields[k].col;
             if (c < 0)
@@ -34,6 +36,7 @@ static int write_table(const pa_ssb_db *db, const char *dir, pa_ssb_table t)
         }
         fputc('\n', f);
     }
+    pa__ssb_progress(pa__ssb_table_names[t], (double)db->rows[t], (double)db->rows[t]);
     int bad = ferror(f);
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {

@@ -1,0 +1,36 @@
+/* bench/ssb's parts: the CPU rows (ssb.c, always built) and the GPU rows (ssb_gpu_rows.c, CUDA builds only). */
+#ifndef PARRAY_SSB_BENCH_H
+#define PARRAY_SSB_BENCH_H
+
+#include <stdio.h>
+
+#include "parray/parray.h"
+#include "parray/ssb.h"
+
+/* The options both parts read. */
+typedef struct ssb_bench_opts {
+    double sf;
+    unsigned long long seed;
+    int runs, cpu_runs, ref_runs, threads;
+    FILE *csv;                  /* rows as comma-separated values, or NULL */
+} ssb_bench_opts;
+
+/* The median of v[0 .. n) (sorts v). */
+double ssb_bench_median(double *v, int n);
+double ssb_bench_now_ms(void);
+
+/* The lineorder columns query q reads (names; *n their count). */
+const char *const *ssb_bench_fact_columns(int q, int *n);
+
+/*
+ * The GPU rows: per query the GPU's median time, its floor (the same bytes read by a plain kernel on the same
+ * GPU in the same run) and the tile engine's result as the check.  \return 0 when every result matched, 1 when
+ * one differed, 77 without a GPU (nothing printed but the reason).
+ */
+int ssb_bench_gpu(const pa_ssb_db *db, const ssb_bench_opts *o);
+
+/* The device's time to read `bytes` bytes of its memory once (a reduction kernel; median of runs), in ms;
+ * negative when a CUDA call failed. */
+double ssb_bench_gpu_read_ms(size_t bytes, int runs);
+
+#endif

@@ -1,0 +1,188 @@
+/*
+ * Suite query_ssb_load: the .tbl loader parses in parallel (files cut at line boundaries, one chunk a thread)
+ * and gives what its one-thread form gives: every column and dictionary equal, and on a bad row the same error
+ * code and message, naming the file and the line, wherever the row lies among the chunks (and the first bad
+ * row in the file where several are).  Also the progress reports of load, export and generate.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parray/ssb.h"
+#include "testutil.h"
+
+int pa__ssb_load_tbl_threads(const char *dir, double sf, int nthreads, pa_ssb_db **out);   /* internal */
+
+static const char *const cols[] = {
+    "lo_orderkey", "lo_linenumber", "lo_custkey", "lo_partkey", "lo_suppkey", "lo_orderdate", "lo_orderpriority",
+    "lo_shippriority", "lo_quantity", "lo_extendedprice", "lo_ordtotalprice", "lo_discount", "lo_revenue",
+    "lo_supplycost", "lo_tax", "lo_commitdate", "lo_shipmode", "c_custkey", "c_city", "c_nation", "c_region",
+    "c_mktsegment", "s_suppkey", "s_city", "s_nation", "s_region", "p_partkey", "p_mfgr", "p_category", "p_brand1",
+    "p_size", "d_datekey", "d_dayofweek", "d_month", "d_year", "d_yearmonthnum", "d_yearmonth", "d_daynuminweek",
+    "d_daynuminmonth", "d_daynuminyear", "d_monthnuminyear", "d_weeknuminyear", "d_sellingseason",
+    "d_lastdayinweekfl", "d_lastdayinmonthfl", "d_holidayfl", "d_weekdayfl"};
+#define NCOLS ((int)(sizeof cols / sizeof cols[0]))
+
+static char dir[256];
+
+/* A directory of .tbl files from generated data at scale factor 0.03 (lineorder: about 20 MiB, 20 chunks). */
+static void setup(void)
+{
+    pa_ssb_db *db = NULL;
+    snprintf(dir, sizeof dir, "/tmp/pa_ssb_load_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    PA_CK_OK(pa_ssb_generate(0.03, 21, 0, &db));
+    PA_CK_OK(pa_ssb_write_tbl(db, dir));
+    pa_ssb_destroy(db);
+}
+
+static void teardown(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static void same_db(const pa_ssb_db *a, const pa_ssb_db *b, int nthreads)
+{
+    for (int t = 0; t < PA_SSB_NTABLES; t++)
+        ck_assert_int_eq(pa_ssb_rows(a, (pa_ssb_table)t), pa_ssb_rows(b, (pa_ssb_table)t));
+    for (int i = 0; i < NCOLS; i++) {
+        int64_t na, nb;
+        const int32_t *x = pa_ssb_column(a, cols[i], &na), *y = pa_ssb_column(b, cols[i], &nb);
+        ck_assert_int_eq(na, nb);
+        ck_assert_msg(memcmp(x, y, (size_t)na * 4) == 0, "%s differs with %d threads", cols[i], nthreads);
+        for (int32_t code = 0; pa_ssb_dict_string(a, cols[i], code); code++)
+            ck_assert_str_eq(pa_ssb_dict_string(a, cols[i], code), pa_ssb_dict_string(b, cols[i], code));
+    }
+}
+
+START_TEST(parallel_equals_serial)
+{
+    pa_ssb_db *serial = NULL;
+    PA_CK_OK(pa__ssb_load_tbl_threads(dir, 0.03, 1, &serial));
+    ck_assert_int_gt(pa_ssb_rows(serial, PA_SSB_LINEORDER), 150000);
+    const int threads[] = {2, 3, 7, 0};
+    for (int k = 0; k < 4; k++) {
+        pa_ssb_db *par = NULL;
+        PA_CK_OK(pa__ssb_load_tbl_threads(dir, 0.03, threads[k], &par));
+        same_db(serial, par, threads[k]);
+        pa_ssb_destroy(par);
+    }
+    pa_ssb_destroy(serial);
+}
+END_TEST
+
+/* Replaces line `line` (from 1) of dir/lineorder.tbl by `repl` (which ends with its own newline). */
+static void replace_line(long line, const char *repl)
+{
+    char path[300], tmp[310];
+    snprintf(path, sizeof path, "%s/lineorder.tbl", dir);
+    snprintf(tmp, sizeof tmp, "%s.x", path);
+    FILE *in = fopen(path, "r"), *out = fopen(tmp, "w");
+    ck_assert(in && out);
+    char buf[4096];
+    for (long n = 1; fgets(buf, sizeof buf, in); n++)
+        fputs(n == line ? repl : buf, out);
+    fclose(in);
+    ck_assert_int_eq(fclose(out), 0);
+    ck_assert_int_eq(rename(tmp, path), 0);
+}
+
+/* The load's error with 1 and with 5 threads: the same code and message, which contains want. */
+static void same_error(int code, const char *want)
+{
+    pa_ssb_db *db = NULL;
+    char one[512];
+    ck_assert_int_eq(pa__ssb_load_tbl_threads(dir, 0.03, 1, &db), code);
+    snprintf(one, sizeof one, "%s", pa_last_error());
+    ck_assert_msg(strstr(one, want), "'%s' lacks '%s'", one, want);
+    ck_assert_int_eq(pa__ssb_load_tbl_threads(dir, 0.03, 5, &db), code);
+    ck_assert_str_eq(pa_last_error(), one);
+    ck_assert_ptr_null(db);
+}
+
+START_TEST(bad_rows_named_by_line)
+{
+    /* A row late in the file (another chunk than the first): a non-integer, then a missing field. */
+    replace_line(170001, "x1|2|3|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|AIR|\n");
+    same_error(PA_ERR_PARSE, "lineorder.tbl line 170001, field 1 (lo_orderkey): 'x1' is not an integer");
+    replace_line(90000, "1|2|3|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|\n");
+    same_error(PA_ERR_PARSE, "lineorder.tbl line 90000: 16 fields, a lineorder row has 17");
+    /* Two bad rows: the first in the file is reported (line 90000 before 170001 above); then one out of range. */
+    replace_line(90000, "1|2|3|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|AIR|\n");
+    replace_line(120000, "1|2|3|4|5|19930101|1-URGENT|0|99999999999|2|3|4|5|6|7|19930201|AIR|\n");
+    same_error(PA_ERR_RANGE, "line 120000, field 9 (lo_quantity): '99999999999' is outside 32-bit integers");
+    /* A row without the '|' every other row ends with, and a NUL byte: found before any row is parsed. */
+    replace_line(150000, "1|2|3|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|AIR\n");
+    same_error(PA_ERR_PARSE, "lineorder.tbl line 150000: no '|' after the last field, unlike line 1");
+    /* fputs would stop at a NUL: the byte is written in place, inside line 140000's lo_orderpriority. */
+    char path[300];
+    snprintf(path, sizeof path, "%s/lineorder.tbl", dir);
+    FILE *f = fopen(path, "r+");
+    ck_assert_ptr_nonnull(f);
+    char buf[4096];
+    long at = 0;
+    for (long n = 1; n < 140000 && fgets(buf, sizeof buf, f); n++)
+        at = ftell(f);
+    ck_assert_int_eq(fseek(f, at + 22, SEEK_SET), 0);
+    ck_assert_int_eq(fputc('\0', f), 0);
+    ck_assert_int_eq(fclose(f), 0);
+    same_error(PA_ERR_PARSE, "lineorder.tbl line 140000: a NUL byte");
+}
+END_TEST
+
+typedef struct seen {
+    int calls, ends;
+    double last_done;
+    char what[32];
+} seen;
+
+static void progress(void *arg, const char *what, double done, double total)
+{
+    seen *s = arg;
+    ck_assert(done >= 0 && done <= total);
+    s->calls++;
+    s->ends += done == total && total > 0;
+    s->last_done = done;
+    snprintf(s->what, sizeof s->what, "%s", what);
+}
+
+START_TEST(progress_reports)
+{
+    seen s = {0};
+    pa_ssb_db *db = NULL;
+    pa_ssb_set_progress(progress, &s);
+    PA_CK_OK(pa_ssb_load_tbl(dir, 0.03, &db));
+    ck_assert_int_ge(s.calls, 10);
+    ck_assert_int_eq(s.ends, 5);   /* each table's end */
+    ck_assert_str_eq(s.what, "date");
+    memset(&s, 0, sizeof s);
+    PA_CK_OK(pa_ssb_write_tbl(db, dir));
+    ck_assert_int_eq(s.ends, 5);
+    pa_ssb_destroy(db);
+    memset(&s, 0, sizeof s);
+    PA_CK_OK(pa_ssb_generate(0.01, 1, 0, &db));
+    ck_assert_str_eq(s.what, "lineorder");
+    ck_assert_int_ge(s.ends, 1);
+    pa_ssb_destroy(db);
+    pa_ssb_set_progress(NULL, NULL);
+    memset(&s, 0, sizeof s);
+    PA_CK_OK(pa_ssb_generate(0.01, 1, 0, &db));
+    ck_assert_int_eq(s.calls, 0);
+    pa_ssb_destroy(db);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("query_ssb_load");
+    TCase *tc = tcase_create("load");
+    tcase_set_timeout(tc, 240);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, parallel_equals_serial);
+    tcase_add_test(tc, bad_rows_named_by_line);
+    tcase_add_test(tc, progress_reports);
+    suite_add_tcase(s, tc);
+    return pa_test_run(s);
+}
