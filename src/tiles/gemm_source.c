@@ -354,7 +354,7 @@ void pa__gemm_loader(pa__tbuf *b, const char *nm, const char *X, int is_a, int f
                     "    static PA_TDD void load(frag &f, const E *p, int i0, int j0, int tid)\n    {\n"
                     "#pragma unroll\n        for (int j = 0; j < %d; j++) {\n"
                     "            const int u = tid + j * cfg::T, i = i0 + u / %s, k = j0 + u %% %s;\n"
-                    "            f.e[j] = i < %s && k < %s ? p[%s::at(i, k)] : E(0);\n        }\n    }\n"
+                    "            f.e[j] = i < %s && k < %s ? p[%s::at(i, k)] : E();\n        }\n    }\n"
                     "    static PA_TDD void store(E *s, const frag &f, int tid)\n    {\n"
                     "#pragma unroll\n        for (int j = 0; j < %d; j++) s[%s::off(tid + j * cfg::T)] = f.e[j];\n"
                     "    }\n"
