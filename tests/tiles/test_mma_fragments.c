@@ -298,22 +298,28 @@ START_TEST(tensor_core_gemm_kernels_compile)
                                 "parray dmem bfloat16 [#HBS_1][#HBS_0] HB; parray dmem half [300][77] GA;"
                                 "parray dmem half [77][200] GB; parray dmem double [300][77] DA;"
                                 "parray dmem bfloat16 [300][200] HC; parray dmem float [77][300] AS;"
-                                "parray dmem float [#AS_1][#AS_0] AT;"));
+                                "parray dmem float [#AS_1][#AS_0] AT;"
+                                /* 16-bit A stored with m contiguous: the element-wise loader (it once wrote E(0),
+                                 * which the 16-bit element structs cannot take: NVRTC refused it on the H200) */
+                                "parray dmem bfloat16 [77][300] HAS; parray dmem bfloat16 [#HAS_1][#HAS_0] HAT;"
+                                "parray dmem half [77][300] GAS; parray dmem half [#GAS_1][#GAS_0] GAT;"));
     const pa_type *C = pa_type_get(s, "C");
     pa_gemm_config tf32 = {0};
     tf32.compute = PA_GEMM_TF32;
-    struct { const char *a, *b, *name; const pa_gemm_config *cfg; const char *mma; } cases[] = {
-        {"A", "B", "gemm_tf32", &tf32, "m16n8k8.row.col.f32.tf32"},
-        {"AT", "B", "gemm_tf32_at", &tf32, "m16n8k8.row.col.f32.tf32"},
-        {"HA", "HB", "gemm_bf16_bt", NULL, "m16n8k16.row.col.f32.bf16"},
-        {"GA", "GB", "gemm_f16", NULL, "m16n8k16.row.col.f32.f16"},
+    struct { const char *a, *b, *name; const pa_gemm_config *cfg; const char *mma; int ldm; } cases[] = {
+        {"A", "B", "gemm_tf32", &tf32, "m16n8k8.row.col.f32.tf32", 0},
+        {"AT", "B", "gemm_tf32_at", &tf32, "m16n8k8.row.col.f32.tf32", 0},
+        {"HA", "HB", "gemm_bf16_bt", NULL, "m16n8k16.row.col.f32.bf16", 1},
+        {"GA", "GB", "gemm_f16", NULL, "m16n8k16.row.col.f32.f16", 1},
+        {"HAT", "HB", "gemm_bf16_at_bt", NULL, "m16n8k16.row.col.f32.bf16", 0},
+        {"GAT", "GB", "gemm_f16_at", NULL, "m16n8k16.row.col.f32.f16", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *src = pa_gemm_dmem_source(C, pa_type_get(s, cases[i].a), pa_type_get(s, cases[i].b), cases[i].cfg);
         ck_assert_msg(src != NULL, "%s: %s", cases[i].name, pa_last_error());
         ck_assert_ptr_nonnull(strstr(src, "copy_async_pred"));   /* edges: 300 and 200 are not multiples of 128 */
         ck_assert_ptr_nonnull(strstr(src, "struct fa {"));
-        if (cases[i].cfg == NULL)   /* 16-bit operands stored with k or n contiguous: ldmatrix for both */
+        if (cases[i].ldm)   /* 16-bit operands stored with k or n contiguous: ldmatrix for both */
             ck_assert_msg(strstr(src, "fa::load_ldm") && strstr(src, "fb::load_ldm"), "%s", cases[i].name);
         int st = pa_tilegen_compile(g, cases[i].name, src, 90);
         free(src);
