@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout_slice.h"
 #include "mpi_backend.h"
 
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -53,19 +54,6 @@ const char *pa_mpi__route_name(pa_mpi__route r)
                                         "shared memory: packed by the senders, unpacked by the receivers (one host)",
                                         "NCCL between the processes' GPUs"};
     return names[r];
-}
-
-/* A dense layout of n elements. */
-static pa__layout dense_of(int64_t n)
-{
-    pa__layout d;
-    memset(&d, 0, sizeof d);
-    d.size = n;
-    d.nmodes = 1;
-    d.affine = 1;
-    d.max_off = n - 1;
-    d.modes[0] = (pa__mode){.size = n, .stride = 1};
-    return d;
 }
 
 /* One side's MPI buffer: malloc'd for host sides, else from the route's allocator. */
@@ -138,13 +126,13 @@ int pa_mpi__buffer_plans(pa_mpi__dplan *p)
                      p->route != PA_MPI__ROUTE_PEER;   /* peers read the plan's own (shared) send buffer */
     p->recv_direct = pa_mpi__contiguous(&p->recv_l) && !(p->recv_mem && p->route == PA_MPI__ROUTE_STAGED);
     if (p->nsend > 0 && !p->send_direct) {
-        dense = dense_of(p->nsend);
+        dense = pa__layout_dense(p->nsend);
         if ((st = pa__plan_get(&dense, &p->send_l, p->elm, p->buf_mem[0], p->send_mem, &p->pack)) != PA_OK ||
             (st = buffer_alloc(p, 0, p->nsend)) != PA_OK)
             return st;
     }
     if (p->nrecv > 0 && !p->recv_direct) {
-        dense = dense_of(p->nrecv);
+        dense = pa__layout_dense(p->nrecv);
         if ((st = pa__plan_get(&p->recv_l, &dense, p->elm, p->recv_mem, p->buf_mem[1], &p->unpack)) != PA_OK ||
             (st = buffer_alloc(p, 1, p->nrecv)) != PA_OK)
             return st;
