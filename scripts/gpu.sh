@@ -17,7 +17,7 @@
 #                           runs the baseline's build of the same configuration, in the same call ("before")
 #   GPU_COUNT=N             the GPUs to assume (default: what nvidia-smi lists)
 #   DRY=1                   build nothing, run nothing: print each step's commands (checks the logic anywhere)
-#   step knobs: TESTS (suites for tests), FFT_SIZES, FFT_REPEATS, FFT_GROUPS, SANITIZE_TOOLS, GPU_DIST_ARGS, MPI_RANKS, SSB_SF, SSB_TILES,
+#   step knobs: TESTS (suites for tests), SANITIZE_TESTS, FFT_SIZES, FFT_REPEATS, FFT_GROUPS, SANITIZE_TOOLS, GPU_DIST_ARGS, MPI_RANKS, SSB_SF, SSB_TILES,
 #   HOST_CASES, PA_SGEMM_SWEEP, FUZZ_SECONDS, FUZZ_JOBS; see the step functions below.
 #
 # On a machine without a GPU the steps that need one print "STEP: skipped (no GPU here)" and the others run.
@@ -33,7 +33,7 @@ set -uo pipefail
 STEP_TABLE='
 info            gpu   120 -    tools/parray                                   device, parray info and calibrate
 tests           gpu   540 gpu  all                                            every suite (TESTS="a b": those)
-sanitize        gpu   900 gpu  tests/test_cuda_for,tests/test_plcuda_gpu,tests/test_cuda_copy,tests/test_cuda_devices,tests/test_query_ssb_gpu,tests/test_tiles_gpu,examples/pkufft?  compute-sanitizer memcheck, racecheck, synccheck, initcheck
+sanitize        gpu   900 gpu  tests/test_cuda_for,tests/test_plcuda_gpu,tests/test_cuda_copy,tests/test_cuda_devices,tests/test_query_ssb_gpu,tests/test_tiles_gpu,tests/test_tiles_mma_gpu,tests/test_cuda_map_source,tests/test_matrix_gpu,examples/pkufft?  compute-sanitizer memcheck, racecheck, synccheck, initcheck
 bench-copy      gpu   240 gpu  bench/copy_gpu                                 P1 P2 P3 (GPU1 rows with 2 GPUs)
 bench-map       gpu   120 gpu  bench/map_gpu                                  P5
 bench-kernels   gpu   120 gpu  bench/kernels                                  P6
@@ -213,23 +213,28 @@ step_tests() {
 }
 
 step_sanitize() {
-    # Memory errors only (--report-api-errors no): the suites make CUDA calls that fail on purpose.  The
-    # cuda_for suite's deliberately faulting kernel is left out (CK_RUN_CASE=for).  Fixed seeds.
-    local t sz=(compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9)
-    run 200 "test_cuda_for (case for)" env CK_RUN_CASE=for PA_TEST_SEED=42 "${sz[@]}" "$b/tests/test_cuda_for"
-    for t in plcuda_gpu cuda_copy cuda_devices query_ssb_gpu; do
-        run 200 "test_$t" env PA_TEST_SEED=42 "${sz[@]}" "$b/tests/test_$t"
-    done
-    [ "$ngpu" -ge 2 ] && run 60 "test_cuda_devices two" env PA_TEST_SEED=42 "${sz[@]}" "$b/tests/test_cuda_devices" two
-    [ -x "$b/examples/pkufft" ] || [ "$dry" = 1 ] &&
-        run 120 "pkufft P=2" "${mpi_gpu[@]}" -np 2 "${sz[@]}" "$b/examples/pkufft" --engine=gpu --route=both 16
-    # Shared-memory races and barriers in the kernels that tile through shared memory (the tiles' gemm, the SSB
-    # engine's block-wide primitives, the tiled permute), and reads of uninitialised device memory by the copies.
-    local tool
-    for tool in ${SANITIZE_TOOLS:-racecheck synccheck initcheck}; do
+    # SANITIZE_TOOLS (default: all four) picks the tools; SANITIZE_TESTS the suites of the three kernel tools.
+    local t tool sz tools=" ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck} "
+    if [[ $tools == *" memcheck "* ]]; then
+        # Memory errors only (--report-api-errors no): the suites make CUDA calls that fail on purpose.  The
+        # cuda_for suite's deliberately faulting kernel is left out (CK_RUN_CASE=for).  Fixed seeds.
+        sz=(compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9)
+        run 200 "test_cuda_for (case for)" env CK_RUN_CASE=for PA_TEST_SEED=42 "${sz[@]}" "$b/tests/test_cuda_for"
+        for t in plcuda_gpu cuda_copy cuda_devices query_ssb_gpu; do
+            run 200 "test_$t" env PA_TEST_SEED=42 "${sz[@]}" "$b/tests/test_$t"
+        done
+        [ "$ngpu" -ge 2 ] && run 60 "test_cuda_devices two" env PA_TEST_SEED=42 "${sz[@]}" "$b/tests/test_cuda_devices" two
+        [ -x "$b/examples/pkufft" ] || [ "$dry" = 1 ] &&
+            run 120 "pkufft P=2" "${mpi_gpu[@]}" -np 2 "${sz[@]}" "$b/examples/pkufft" --engine=gpu --route=both 16
+    fi
+    # Shared-memory races and barriers in the kernels that tile through shared memory (the tiles' gemm in fp32
+    # and on the tensor cores, the SSB engine's block-wide primitives, the tiled permute, the map kernels), and
+    # reads of uninitialised device memory by the copies.
+    for tool in racecheck synccheck initcheck; do
+        [[ $tools == *" $tool "* ]] || continue
         sz=(compute-sanitizer --tool "$tool" --error-exitcode 9)
         [ "$tool" = racecheck ] && sz+=(--racecheck-report hazard)
-        for t in tiles_gpu query_ssb_gpu cuda_copy; do
+        for t in ${SANITIZE_TESTS:-tiles_gpu tiles_mma_gpu query_ssb_gpu cuda_copy cuda_map_source matrix_gpu}; do
             run 200 "$tool test_$t" env PA_TEST_SEED=42 CK_FORK=no "${sz[@]}" "$b/tests/test_$t"
         done
     done
