@@ -8,11 +8,8 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "pa_config.h"
+#include "parray/topology.h"
 #include "ssb_internal.h"
-#if PA_HAVE_NUMA
-#include <numa.h>
-#endif
 
 const pa__ssb_coldef pa__ssb_cols[PA__SSB_NCOLS] = {
 #define PA__SSB_DEF(id, name, table, dict) {#name, PA_SSB_##table, dict},
@@ -96,9 +93,9 @@ void pa__ssb_share(int64_t n, int t, int nt, int64_t *lo, int64_t *hi)
     *lo = *lo < n ? *lo : n;
 }
 
-#if PA_HAVE_NUMA
 /* Each thread writes its share of the fact table's new columns first, so that the kernel places those pages on
- * its node: the tile engine's threads read the same shares (pa__ssb_share), with the same default count. */
+ * its node (first touch): the tile engine's threads read the same shares (pa__ssb_share), with the same default
+ * count.  Done where the machine has several NUMA nodes (pa_topology_get; without hwloc, not at all). */
 static void touch_task(void *arg, int t, int nt)
 {
     pa_ssb_db *db = arg;
@@ -108,7 +105,6 @@ static void touch_task(void *arg, int t, int nt)
         if (pa__ssb_cols[c].table == PA_SSB_LINEORDER && hi > lo)
             memset(db->col[c] + lo, 0, (size_t)(hi - lo) * sizeof(int32_t));
 }
-#endif
 
 int pa__ssb_alloc_table(pa_ssb_db *db, pa_ssb_table t, int64_t rows)
 {
@@ -122,10 +118,9 @@ int pa__ssb_alloc_table(pa_ssb_db *db, pa_ssb_table t, int64_t rows)
             return pa__err(PA_ERR_NOMEM, "ssb: %s: %lld rows of %s", pa__ssb_cols[c].name, (long long)rows,
                            pa__ssb_table_names[t]);
     }
-#if PA_HAVE_NUMA
-    if (t == PA_SSB_LINEORDER && numa_available() >= 0 && numa_num_configured_nodes() > 1)
+    pa_topology_info topo;
+    if (t == PA_SSB_LINEORDER && rows > 0 && pa_topology_get(&topo) == PA_OK && topo.numa_nodes > 1)
         return pa__ssb_parallel(0, touch_task, db);
-#endif
     return PA_OK;
 }
 

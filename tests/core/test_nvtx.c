@@ -1,5 +1,5 @@
 /*
- * NVTX ranges (src/core/base/trace.h) without Nsight Systems: this program is its own NVTX tool
+ * NVTX ranges (src/backends/cuda/trace_nvtx.c) without Nsight Systems: this program is its own NVTX tool
  * (tests/common/nvtx_recorder.c), which records every range the library opens and closes.  Host copies are traced
  * without a GPU, so this runs in CI: each pa_copy opens one range of category pa_copy named with the strategy its plan chose (the same name pa_copy_explain prints), or "walk", or
  * "through a temporary (overlap)", and closes it.  Built only where NVTX is built in.

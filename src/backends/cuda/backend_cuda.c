@@ -26,4 +26,5 @@ const pa__backend pa__backend_cuda = {
     .calibrate = pa_cuda__calibrate,
     .pointer_device = pa__cuda_pointer_device,
     .compile = compile_into_cache,
+    .trace = &pa__cuda_trace,
 };

@@ -12,6 +12,10 @@
 #include "backends.h"
 #include "internal.h"
 
+/* NVTX ranges around the library's work (the backend's trace hooks): trace_nvtx.c where the toolkit has NVTX3
+ * (meson option nvtx), else trace_none.c, whose hooks are NULL. */
+extern const pa__trace_ops pa__cuda_trace;
+
 /* ---- devices and errors (cuda_device.c) ---------------------------------------------------------------- */
 
 /** 1 when at least one GPU is usable and the backend is switched on (probed once; sets no message). */

@@ -11,7 +11,6 @@
  */
 #include "cuda_backend.h"
 #include "rtc.h"
-#include "trace.h"
 
 static int for_launch(const pa_dthreads *threads, pa_cuda_function fn, void **params, size_t shmem, void *stream)
 {
@@ -22,7 +21,7 @@ static int for_launch(const pa_dthreads *threads, pa_cuda_function fn, void **pa
     return pa_cuda__launch(fn, g, b, shmem, (cudaStream_t)stream, params, "pa_cuda_for");
 }
 
-/* The NVTX range (trace.h) of pa_cuda_for: the function is a handle without a name, the grid names it. */
+/* The NVTX range (the backend's trace hooks, trace_nvtx.c) of pa_cuda_for: the function is a handle without a name, the grid names it. */
 int pa_cuda_for_async(const pa_dthreads *threads, pa_cuda_function fn, void **params, size_t shmem, void *stream)
 {
     pa__trace_push(PA__TRACE_CUDA_FOR, "pa_cuda_for_async (launch)");

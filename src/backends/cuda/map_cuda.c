@@ -15,7 +15,6 @@
 
 #include "cuda_backend.h"
 #include "rtc.h"
-#include "trace.h"
 
 /* The C++ type the kernel gives the elements: the declared name where CUDA knows it, else a struct of bytes. */
 static void elm_decl(const pa_type *t, char *buf, size_t len)
@@ -134,7 +133,7 @@ static int map_launch(const pa_type *data, void *ptr, const char *source, const 
     return n == 0 ? PA_OK : pa_cuda__rtc_launch(k, grid, block, 0, (cudaStream_t)stream, params);
 }
 
-/* The NVTX range (trace.h) is named with the element function's name. */
+/* The NVTX range (the backend's trace hooks, trace_nvtx.c) is named with the element function's name. */
 int pa_cuda_map_async(const pa_type *data, void *ptr, const char *source, const char *fn, const void *arg,
                       size_t arg_size, void *stream)
 {

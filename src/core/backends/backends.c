@@ -215,6 +215,29 @@ int pa__backends_compile(const char *what, const char *name, const char *source,
     return no_device_backend(what);
 }
 
+static const pa__trace_ops *tracer(void)
+{
+    init();
+    for (int i = 0; i < nlist; i++)
+        if (list[i]->trace && list[i]->trace->push && !(off_mask >> i & 1))
+            return list[i]->trace;
+    return NULL;
+}
+
+void pa__trace_push(int cat, const char *name)
+{
+    const pa__trace_ops *t = tracer();
+    if (t)
+        t->push(cat, name);
+}
+
+void pa__trace_pop(void)
+{
+    const pa__trace_ops *t = tracer();
+    if (t)
+        t->pop();
+}
+
 void pa__backends_set_threads(int n)
 {
     for (int i = 0; i < nlist; i++)

@@ -143,6 +143,17 @@ typedef struct pa__devcomm_ops {
     int (*copy)(void *dst, const void *src, size_t bytes, void *stream);   /* device to device, queued */
 } pa__devcomm_ops;
 
+/* The kinds of work a profiler range names (pa__trace_push's cat): one category per kind of call. */
+enum { PA__TRACE_COPY = 1, PA__TRACE_CUDA_FOR = 2, PA__TRACE_CUDA_MAP = 3, PA__TRACE_KERNEL = 4 };
+
+/* A profiler's ranges around the library's work (the CUDA backend's: NVTX, domain "parray", so that Nsight
+ * Systems shows what the library did); push opens a range of category cat named name (a string that outlives
+ * the range) on the calling thread, pop closes its innermost. */
+typedef struct pa__trace_ops {
+    void (*push)(int cat, const char *name);
+    void (*pop)(void);
+} pa__trace_ops;
+
 typedef struct pa__backend {
     const char *name;                         /* "pthread", "cuda", "mpi", "gamem": what PA_BACKENDS names */
     const char *what;                         /* a few words for parray info */
@@ -166,6 +177,7 @@ typedef struct pa__backend {
      * later loads of the same source are hits; NULL: it compiles nothing.  Returns PA_OK, PA_ERR_COMPILE (the
      * compiler's log in the message, labelled name), PA_ERR_NODEV or PA_ERR_NOMEM. */
     int (*compile)(const char *name, const char *source, int arch);
+    const pa__trace_ops *trace;               /* its profiler's ranges, or NULL (or push NULL: none built in) */
 } pa__backend;
 
 /* Each backend's description, defined in its own folder (backend_<name>.c). */
@@ -207,6 +219,11 @@ int pa__backends_pointer_device(const void *p, const char *what, int *dev);
 /** Compiles device source through the first switched-on backend with a compile hook; PA_ERR_NODEV (naming
  *  what) when none is built or on. */
 int pa__backends_compile(const char *what, const char *name, const char *source, int arch);
+
+/* Opens / closes a profiler range (pa__trace_ops) with the first backend switched on that has one; nothing
+ * (a few loads) where none has. */
+void pa__trace_push(int cat, const char *name);
+void pa__trace_pop(void);
 /** pa_copy_set_threads: tells every switched-on backend that has host copy threads. */
 void pa__backends_set_threads(int n);
 

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "copy_internal.h"
-#include "trace.h"
 
 /* The memory ops of a type's mtt: NULL for unspecified ("any") memory, which is treated as host memory.  A
  * memory type without an allocator in this build has no copy strategy either. */

@@ -20,7 +20,6 @@
 #include "../cuda_backend.h"
 #include "internal.h"
 #include "plcuda_call.h"
-#include "trace.h"
 
 #define ALIGN(x) (((x) + 255) & ~(size_t)255)
 #define STREAM cudaStreamPerThread
@@ -401,7 +400,7 @@ int pa_kernel_call(pa_kernel *k, const pa_arg *args, int nargs, void *ret)
     c->k = k;
     c->args = args;
     c->nargs = nargs;
-    pa__trace_push(PA__TRACE_KERNEL, k->name);   /* the NVTX range (trace.h): the PL/CUDA function's name */
+    pa__trace_push(PA__TRACE_KERNEL, k->name);   /* the NVTX range (the backend's trace hooks, trace_nvtx.c): the PL/CUDA function's name */
     st = run(c, ret);
     pa__trace_pop();
     free(c);

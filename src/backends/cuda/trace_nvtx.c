@@ -1,9 +1,11 @@
-/* parray — NVTX ranges (trace.h): compiled only where NVTX is built in. */
+/* parray — the CUDA backend's NVTX ranges (its trace hooks, backends.h): domain "parray", one category per kind of
+ * call, the message the copy's strategy or the kernel's name.  Compiled where the toolkit has NVTX3 (meson option
+ * nvtx, auto); trace_none.c otherwise. */
 #include <pthread.h>
 
 #include <nvtx3/nvToolsExt.h>
 
-#include "trace.h"
+#include "cuda_backend.h"
 
 static nvtxDomainHandle_t domain;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -17,7 +19,7 @@ static void init(void)
     nvtxDomainNameCategoryA(domain, PA__TRACE_KERNEL, "pa_kernel_call");
 }
 
-void pa__trace_push(int cat, const char *name)
+static void push(int cat, const char *name)
 {
     nvtxEventAttributes_t a = {0};
     pthread_once(&once, init);
@@ -29,7 +31,9 @@ void pa__trace_push(int cat, const char *name)
     nvtxDomainRangePushEx(domain, &a);
 }
 
-void pa__trace_pop(void)
+static void pop(void)
 {
     nvtxDomainRangePop(domain);
 }
+
+const pa__trace_ops pa__cuda_trace = {push, pop};
