@@ -8,7 +8,8 @@
 # may call the functions (use the symbols) that those layers' objects define; anything else is an upward
 # dependency.  The core includes nothing of src/ outside src/core (the backends, the frontends) and never
 # internal.h, the umbrella header for the code above the core; its objects use no symbol that code defines,
-# except the backends' descriptions (pa__backend_NAME), which the list (the backends layer) names.
+# except the backends' descriptions (pa__backend_NAME), which the list (the backends layer) names.  Nothing in
+# src/ or tests/ but backends.c tests a build option with #if PA_HAVE_*.
 #
 # Includes are read from the sources (#include "..." lines, resolved by the header's name).  Calls are read
 # with nm from BUILD_DIR's objects (default: build under the root) when they are there; without them only the
@@ -142,6 +143,15 @@ else
         done < <(nm --undefined-only "$o" 2>/dev/null | awk 'NF >= 2 { print $NF }' | sort -u | join - "$defs")
     done
 fi
+
+# Build options: only the backends' list asks the configuration (#if PA_HAVE_*); the rest of src/ (a backend
+# takes its optional parts as files that meson chooses) and the tests ask the library at run time.
+while IFS=: read -r f line _; do
+    rel=${f#"$root"/}
+    [ "$rel" = "src/core/backends/backends.c" ] && continue
+    breach "$rel:$line tests a build option (#if PA_HAVE_*): only src/core/backends/backends.c may"
+done < <(grep -rnE --include='*.c' --include='*.h' --include='*.cu' '^[[:space:]]*#[[:space:]]*(if|ifdef|ifndef|elif)\b.*PA_HAVE_' \
+    "$root/src" "$root/tests" 2>/dev/null || true)
 
 if [ "$breaches" -gt 0 ]; then
     echo "check-layers: $breaches breaches of the layering (layers, bottom first: ${layers[*]})" >&2

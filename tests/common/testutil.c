@@ -6,7 +6,9 @@
 #include "backends.h"
 
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -175,5 +177,30 @@ void pa_test_pair_free(pa_test_pair *c)
 
 int pa_test_built(const char *name)
 {
-    return pa__backend_built(name);
+    return pa__backend_built(name) || pa__feature_built(name);
+}
+
+int pa_test_numa_machine(void)
+{
+    /* As libnuma's numa_available: the kernel has NUMA system calls unless get_mempolicy says ENOSYS. */
+    return !(syscall(SYS_get_mempolicy, NULL, NULL, 0UL, NULL, 0UL) < 0 && errno == ENOSYS);
+}
+
+int pa_test_numa_max_node(void)
+{
+    /* The highest node the kernel has online ("0" or "0-1" or "0,2-3"): the last number of the list. */
+    FILE *f = fopen("/sys/devices/system/node/online", "r");
+    char buf[256] = "";
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    int last = 0;
+    for (char *p = buf; *p;)
+        if (*p >= '0' && *p <= '9')
+            last = (int)strtol(p, &p, 10);
+        else
+            p++;
+    return last;
 }

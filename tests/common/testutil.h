@@ -30,11 +30,16 @@ int pa_test_gpu_present(void);
  */
 int pa_test_skip_without_gpu(const char *suite);
 /**
- * 1 when this library has the backend called name built in or registered (switched on or not), 0 when not:
+ * 1 when this library has the backend called name built in or registered (switched on or not), or was built
+ * with the optional library name ("numa", "hwloc", "nvtx", "openmp"), 0 when not:
  * asked of the library at run time, so that a test follows the library it runs against, not the configuration
  * it was compiled with.
  */
 int pa_test_built(const char *name);
+/** 1 when the kernel has NUMA system calls (what libnuma's numa_available() >= 0 says), without libnuma. */
+int pa_test_numa_machine(void);
+/** The highest NUMA node online (/sys/devices/system/node/online), 0 when it cannot be read. */
+int pa_test_numa_max_node(void);
 /** The number of usable GPUs, asked in a child process as pa_test_gpu_present does (0 without the backend). */
 int pa_test_gpu_count(void);
 

@@ -56,6 +56,14 @@ printf '#include "../../backends/cuda/rtc.h"\n#include "internal.h"\n' >>"$tmp/t
 expect 1 "$tmp/tree" "$tmp/none" "src/core/dlpack/dlpack_export.c:" "src/backends/cuda/rtc.h, which is above the core" \
     "src/core/internal.h, which is above the core"
 
+# A build option tested outside backends.c: in a module above the core and in a test.
+fresh
+printf '#if PA_HAVE_NUMA\n#endif\n' >>"$tmp/tree/src/query/ssb_schema.c"
+mkdir -p "$tmp/tree/tests/host"
+printf '#ifdef PA_HAVE_CUDA\n#endif\n' >"$tmp/tree/tests/host/planted.c"
+expect 1 "$tmp/tree" "$tmp/none" "src/query/ssb_schema.c:" "tests/host/planted.c:1 tests a build option"
+rm -rf "$tmp/tree/tests"
+
 # A file outside every layer, and a folder that is no layer.
 fresh
 : >"$tmp/tree/src/core/stray.c"

@@ -130,6 +130,19 @@ int pa__backend_built(const char *name)
     return pa__backend_named(name) != NULL;
 }
 
+int pa__feature_built(const char *name)
+{
+    static const struct {
+        const char *name;
+        int on;
+    } features[] = {{"numa", PA_HAVE_NUMA}, {"hwloc", PA_HAVE_HWLOC}, {"nvtx", PA_HAVE_NVTX},
+                    {"openmp", PA_HAVE_OPENMP}};
+    for (size_t i = 0; name && i < sizeof features / sizeof *features; i++)
+        if (strcmp(name, features[i].name) == 0)
+            return features[i].on;
+    return 0;
+}
+
 int pa__backend_register_late(const pa__backend *b)
 {
     if (index_of(b->name, strlen(b->name)) >= 0)

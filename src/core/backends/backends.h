@@ -196,6 +196,9 @@ int pa__backend_on(const pa__backend *b);
 const pa__backend *pa__backend_named(const char *name);
 /** 1 when a backend of this name was built into this library or registered (switched on or not). */
 int pa__backend_built(const char *name);
+/** 1 when this library was built with the optional library name ("numa": libnuma, "hwloc", "nvtx", "openmp"):
+ * what tests ask at run time instead of testing PA_HAVE_* (backends.c is the only file that does). */
+int pa__feature_built(const char *name);
 /**
  * Registers a backend built outside the shared library (gamem, in libparray_gamem.a), from a constructor
  * before main.  \return PA_OK, PA_ERR_EXISTS (its name is taken) or PA_ERR_NOMEM (the list is full).
