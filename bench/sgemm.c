@@ -6,6 +6,7 @@
  *     sgemm [n ...]            the P7 table at each n (default 4096 8192)
  *     PA_SGEMM_CONFIGS="bm,bn,bk,tm,tn,threads[,lanes_n,min_blocks,stages];..."   kernel shapes to sweep
  *                              (rows "sweep"; the table uses the library's default shape)
+ *     PA_SGEMM_MMA_CONFIGS="..."  the same for the tensor-core rows (lanes_n unused), after each precision's row
  *
  * Each row also prints the generated kernel's registers per thread, static shared memory per block and resident
  * blocks per multiprocessor, and whether each operand took the fast tile path.  Results are checked against
@@ -107,6 +108,23 @@ static void row(const char *what, int n, float ms, float anchor_ms, const pa_gem
     printf("  err %.1e%s\n", err, err > 1e-5 ? " WRONG" : "");
 }
 
+static int parse_configs(const char *var, pa_gemm_config *out, int max)
+{
+    const char *env = getenv(var);
+    int n = 0;
+    while (env && *env && n < max) {
+        pa_gemm_config c;
+        c.lanes_n = c.min_blocks = c.stages = 0;
+        if (sscanf(env, "%d,%d,%d,%d,%d,%d,%d,%d,%d", &c.bm, &c.bn, &c.bk, &c.tm, &c.tn, &c.threads, &c.lanes_n,
+                   &c.min_blocks, &c.stages) < 6)
+            break;
+        out[n++] = c;
+        env = strchr(env, ';');
+        env = env ? env + 1 : NULL;
+    }
+    return n;
+}
+
 /* One tensor-core row: precision p (0 TF32, 1 BF16, 2 FP16), C[m][n] = A[m][k] B[k][n] (B stored [n][k] when bt),
  * ours against cublasGemmEx with the same operand types and compute type, on the same buffers; 1 when it fails
  * its target (0.70 of cuBLAS) or its check. */
@@ -167,6 +185,35 @@ static int tc_row(cublasHandle_t h, int p, int m, int n, int k, int bt)
         CK(cudaMemcpy(who ? got : ref, c, nc * 4, cudaMemcpyDeviceToHost));
     }
     double err = check(got, ref, nc, k), tol = p == 0 ? 2e-3 : 1e-5;
+    pa_gemm_config sweep[32];
+    for (int i = 0, nsweep = parse_configs("PA_SGEMM_MMA_CONFIGS", sweep, 32); i < nsweep; i++) {
+        /* other kernel shapes of the same precision: median time, ratio to cuBLAS's median, checked */
+        pa_gemm_config sc = sweep[i];
+        pa_gemm_info si;
+        sc.compute = cfg.compute;
+        CK(cudaMemset(c, 0xff, nc * 4));
+        int ok = 1;
+        for (int r = -2; r < reps && ok; r++) {
+            CK(cudaEventRecord(ev0, NULL));
+            ok = pa_gemm_dmem_async(C, c, A, a, B, b, 1.0, 0.0, &sc, NULL, &si) == PA_OK;
+            CK(cudaEventRecord(ev1, NULL));
+            CK(cudaEventSynchronize(ev1));
+            if (r >= 0)
+                CK(cudaEventElapsedTime(&ms[r], ev0, ev1));
+        }
+        if (!ok) {
+            printf("  sweep %s %dx%dx%d warp %dx%d stages %d: %s\n", label[p], sc.bm, sc.bn, sc.bk, sc.tm, sc.tn,
+                   sc.stages, pa_last_error());
+            continue;
+        }
+        qsort(ms, (size_t)reps, sizeof ms[0], cmp);
+        CK(cudaMemcpy(got, c, nc * 4, cudaMemcpyDeviceToHost));
+        double e = check(got, ref, nc, k), t = 2.0 * m * (double)n * k / (ms[reps / 2] * 1e-3) / 1e12;
+        printf("  sweep %-4s %5d %5d %5d %8.1f ratio %6.3f  %3d regs %6d B smem %d blk/SM  %dx%dx%d warp %dx%d "
+               "stages %d min %d  err %.1e%s\n", label[p], m, n, k, t, med[0] / ms[reps / 2], si.registers,
+               si.smem_bytes, si.blocks_per_sm, sc.bm, sc.bn, sc.bk, sc.tm, sc.tn, sc.stages, sc.min_blocks, e,
+               e > tol ? " WRONG" : "");
+    }
     double flop = 2.0 * m * (double)n * k, tf = flop / (med[1] * 1e-3) / 1e12, atf = flop / (med[0] * 1e-3) / 1e12;
     double ratio = tf / atf;
     char what[64];
@@ -186,23 +233,6 @@ static int tc_row(cublasHandle_t h, int p, int m, int n, int k, int bt)
     return ratio < 0.70 || err > tol;
 }
 
-static int parse_configs(pa_gemm_config *out, int max)
-{
-    const char *env = getenv("PA_SGEMM_CONFIGS");
-    int n = 0;
-    while (env && *env && n < max) {
-        pa_gemm_config c;
-        c.lanes_n = c.min_blocks = c.stages = 0;
-        if (sscanf(env, "%d,%d,%d,%d,%d,%d,%d,%d,%d", &c.bm, &c.bn, &c.bk, &c.tm, &c.tn, &c.threads, &c.lanes_n,
-                   &c.min_blocks, &c.stages) < 6)
-            break;
-        out[n++] = c;
-        env = strchr(env, ';');
-        env = env ? env + 1 : NULL;
-    }
-    return n;
-}
-
 int main(int argc, char **argv)
 {
     int sizes[8] = {4096, 8192}, nsizes = 2, fails = 0;
@@ -215,7 +245,7 @@ int main(int argc, char **argv)
     cublasHandle_t h;
     CB(cublasCreate(&h));
     pa_gemm_config sweep[32];
-    int nsweep = parse_configs(sweep, 32);
+    int nsweep = parse_configs("PA_SGEMM_CONFIGS", sweep, 32);
     printf("%-28s %5s %8s %8s %6s %6s %6s %-4s\n", "case", "n", "TFLOP/s", "cuBLAS", "ratio", "best", "target", "");
     for (int si = 0; si < nsizes; si++) {
         int n = sizes[si], reps = n >= 8192 ? 9 : 15;
