@@ -25,7 +25,22 @@
 #include "omp_memcpy.h"
 
 /* The pageable pipeline's host threads (src/backends/cuda/copy_pipeline.c). */
-int pa_cuda__pipeline_threads(void);
+
+/* The host threads the staged (pipelined) copy of 256 MiB from paged memory to the GPU runs on, as the planner
+ * says (pa_copy_query). */
+static int pipeline_threads(void)
+{
+    pa_scope *s;
+    pa_copy_info info;
+    int t = 0;
+    if (pa_scope_create(NULL, &s) != PA_OK)
+        return 1;
+    if (pa_declare_text(s, "parray paged char [268435456] H; parray dmem char [#H_0] D;") == PA_OK &&
+        pa_copy_query(pa_type_get(s, "D"), pa_type_get(s, "H"), &info) == PA_OK)
+        t = info.threads;
+    pa_scope_destroy(s);
+    return t > 0 ? t : 1;
+}
 
 static int repeats = 15;
 static const char *only = "";   /* run only the cases whose name starts with this */
@@ -301,7 +316,7 @@ int main(int argc, char **argv)
         }
         randomize(a, n, 0);
         randomize(b, n, 0);
-        int t = pa_cuda__pipeline_threads();
+        int t = pipeline_threads();
         double rate = omp_memcpy_rate(b, a, n, t, 11), limit = rate * 2 / 3;
         free(a);
         free(b);

@@ -13,9 +13,15 @@
  * no pass/fail; --case: only the rows whose name contains TEXT, e.g. "cyclic shift" or "reversal"; --csv: the
  * rows also written to FILE as comma-separated values, one header line, for scripts/plots.py).
  */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-#include "bench_util.h"
+#include <parray/parray.h>
+
+#include "bench_clock.h"
 #include "omp_memcpy.h"
 
 typedef struct bcase {

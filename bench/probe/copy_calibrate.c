@@ -7,7 +7,7 @@
  */
 #include <pthread.h>
 
-#include "bench_util.h"
+#include "probe_util.h"
 #include "copy_host.h"
 
 static const pa__copy_shape *shape_of(pa__plan **keep, pa__layout d, pa__layout s, size_t elm)

@@ -26,7 +26,7 @@
 #include <omp.h>
 #endif
 
-#include "bench_util.h"
+#include "probe_util.h"
 #include "copy_host.h"
 
 static int reps = 7, nthr[8], nthr_n;

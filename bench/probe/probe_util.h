@@ -1,6 +1,6 @@
-/* Helpers shared by the host copy benchmarks: hand-made layouts, random buffers, timers (and bench_clock.h). */
-#ifndef PARRAY_BENCH_UTIL_H
-#define PARRAY_BENCH_UTIL_H
+/* Helpers of the probes of the host copies (bench/probe/): hand-made layouts, random buffers, timers (and bench_clock.h). */
+#ifndef PARRAY_PROBE_UTIL_H
+#define PARRAY_PROBE_UTIL_H
 
 #include <stdio.h>
 #include <stdlib.h>
