@@ -20,6 +20,10 @@
  * The streams wait for the caller's earlier work on the legacy default stream (an event recorded there) and the
  * host waits for all four before pa_copy returns, as for every other copy.
  *
+ * Before any NCCL call of a run, the members agree that every one's arrays are on its communicator's GPU
+ * (dist_nccl_check.c): a rank that passes another GPU's pointer gets, with every other member, the same error
+ * naming it, instead of leaving them waiting inside NCCL.
+ *
  * Communicators are made at a plan's first run, collectively over the processes the copy involves (all of the
  * communicator, or the two of a send/recv), and kept on the MPI communicator as an attribute, freed when it is
  * (MPI_Finalize for MPI_COMM_WORLD).  Before that, every process says which GPU it uses: NCCL refuses two ranks
@@ -50,6 +54,7 @@ typedef struct pa_mpi__nccl {
     void *comm;                  /* the NCCL communicator (owned by the MPI communicator's attribute) */
     int members;                 /* ranks in it: nprocs, or 2 for a send/recv */
     int me;                      /* this rank in it */
+    int dev;                     /* the GPU it was made on (current at the first run), -1: unknown */
     int chunks;                  /* C of the fast form; 0: the whole form (agreed at the first run) */
     int want;                    /* the chunks wanted for the sizes */
     unsigned feasible;           /* bit i: this rank can cut its blocks into 2^i chunks */
@@ -592,7 +597,15 @@ int pa_mpi__nccl_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src
         }
         if (st != PA_OK)
             return st;
+        if (x->dc->current(&x->dev) != PA_OK)
+            x->dev = -1;
     }
+    /* every member's arrays on its communicator's GPU, agreed before any NCCL call (dist_nccl_check.c) */
+    int cur = -1;
+    if (x->dc->current(&cur) != PA_OK)
+        cur = -1;
+    if ((st = pa_mpi__nccl_check(p, comm, x->dev, cur, dst, src)) != PA_OK)
+        return st;
     if (!x->agreed) {
         if ((st = agree_chunks(p, x, comm)) != PA_OK)
             return st;
