@@ -392,7 +392,8 @@ static int task(pa_ctx *ctx, void *arg)
             if (want == 0) {
                 pk_costs m;
                 pk_costs_default(&m);
-                if (xform > 0) {   /* this run's transforms: the N^3 array's bytes over P GPUs' time */
+                if (xform > 0 && xy > 0 && xy < xform) {   /* this run's transforms (the CPU engine's XY are
+                                                               not timed apart): the array's bytes over P GPUs' time */
                     m.fft_bw = 8.0 * c.n * c.n * c.n / (c.p * xform * 1e9);
                     m.xy_share = xy / xform;
                 }
