@@ -417,7 +417,8 @@ static int task(pa_ctx *ctx, void *arg)
                        g, g == 1 ? "" : "s", g == 1 ? "" : " overlapped with the XY transforms",
                        bad < 0 ? "not checked at this size (N <= 512 are)"
                        : bad ? "DIFFERS from the listing's result" : "equal to the listing's result");
-                printf("fft-total N=%d P=%d route=device-fast groups=%d ms=%.3f\n", c.n, c.p, g, 1e3 * (pass ? tg : t1));
+                printf("fft-total N=%d P=%d route=device-fast groups=%d ms=%.3f\n", c.n, c.p, g,
+                       1e3 * (pass ? tg : t1));
                 fflush(stdout);
             }
             fails += (bad1 > 0) + (badg > 0);

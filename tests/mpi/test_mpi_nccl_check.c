@@ -52,12 +52,12 @@ static void test_all_good(void)
 {
     pa_mpi__dplan p = plan_of(PA_MPI__ALLTOALL, np);
     lookups = 0;
-    MCK_OK(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, on(me), on(me)));
+    MCK_OK(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, on(me), on(me), PA_OK));
     MCK(lookups == 2, "%d pointer look-ups, expected 2", lookups);
     /* a rank that only sends (nrecv 0) does not look at its destination, which may be anything */
     p.nrecv = 0;
     lookups = 0;
-    MCK_OK(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, &host_word, on(me)));
+    MCK_OK(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, &host_word, on(me), PA_OK));
     MCK(lookups == 1, "%d pointer look-ups, expected 1", lookups);
 }
 
@@ -67,7 +67,7 @@ static void test_source_elsewhere(void)
     pa_mpi__dplan p = plan_of(PA_MPI__ALLTOALL, np);
     int bad = np - 1;
     char want[160];
-    MCK_ERR(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, on(me), on(me == bad ? 40 : me)), PA_ERR_INVAL);
+    MCK_ERR(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, on(me), on(me == bad ? 40 : me), PA_OK), PA_ERR_INVAL);
     snprintf(want, sizeof want, "rank %d's source array is on GPU 40, but the rank's NCCL communicator uses GPU %d",
              bad, bad);
     MCK(strstr(pa_last_error(), want) != NULL, "message \"%s\" lacks \"%s\"", pa_last_error(), want);
@@ -79,7 +79,7 @@ static void test_first_rank_named(void)
 {
     pa_mpi__dplan p = plan_of(PA_MPI__ALLTOALL, np);
     void *dst = me == 1 ? on(33) : on(me), *src = me > 1 ? on(40) : on(me);
-    MCK_ERR(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, dst, src), PA_ERR_INVAL);
+    MCK_ERR(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, dst, src, PA_OK), PA_ERR_INVAL);
     MCK(strstr(pa_last_error(), "rank 1's destination array is on GPU 33") != NULL, "message: %s", pa_last_error());
     MCK(strstr(pa_last_error(), "GPU 40") == NULL, "message names a later rank: %s", pa_last_error());
 }
@@ -88,7 +88,7 @@ static void test_first_rank_named(void)
 static void test_not_device_memory(void)
 {
     pa_mpi__dplan p = plan_of(PA_MPI__ALLTOALL, np);
-    MCK_ERR(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, me == 0 ? (void *)&host_word : on(me), on(me)),
+    MCK_ERR(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, me == 0 ? (void *)&host_word : on(me), on(me), PA_OK),
             PA_ERR_INVAL);
     MCK(strstr(pa_last_error(), "rank 0's destination array is not device memory that CUDA knows") != NULL,
         "message: %s", pa_last_error());
@@ -98,9 +98,30 @@ static void test_not_device_memory(void)
 static void test_other_gpu_current(void)
 {
     pa_mpi__dplan p = plan_of(PA_MPI__ALLTOALL, np);
-    MCK_ERR(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me == 1 ? 7 : me, on(me), on(me)), PA_ERR_INVAL);
+    MCK_ERR(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me == 1 ? 7 : me, on(me), on(me), PA_OK), PA_ERR_INVAL);
     MCK(strstr(pa_last_error(), "rank 1 has GPU 7 current, but its NCCL communicator was made on GPU 1") != NULL,
         "message: %s", pa_last_error());
+}
+
+/* Rank 1's own set-up failed (no memory for its streams, say) just before the check: it keeps its error, the
+ * others get one that names it; nobody goes on to NCCL. */
+static int set_up_then_check(const pa_mpi__dplan *p)
+{
+    int local = me == 1 ? pa__err(PA_ERR_NOMEM, "stand-in: no memory for the streams") : PA_OK;
+    return pa_mpi__nccl_check(p, MPI_COMM_WORLD, me, me, on(me), on(me), local);
+}
+
+static void test_local_failure(void)
+{
+    pa_mpi__dplan p = plan_of(PA_MPI__ALLTOALL, np);
+    if (me == 1) {
+        MCK_ERR(set_up_then_check(&p), PA_ERR_NOMEM);
+        MCK(strstr(pa_last_error(), "stand-in: no memory for the streams") != NULL, "message: %s", pa_last_error());
+    } else {
+        MCK_ERR(set_up_then_check(&p), PA_ERR_SYS);
+        MCK(strstr(pa_last_error(), "rank 1 could not set up its part of the copy") != NULL, "message: %s",
+            pa_last_error());
+    }
 }
 
 /* A plan made for another number of processes than the communicator has: PA_ERR_RANGE on every rank. */
@@ -108,7 +129,7 @@ static void test_wrong_size(void)
 {
     pa_mpi__dplan p = plan_of(PA_MPI__ALLTOALL, np + 1);
     char want[160];
-    MCK_ERR(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, on(me), on(me)), PA_ERR_RANGE);
+    MCK_ERR(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, on(me), on(me), PA_OK), PA_ERR_RANGE);
     snprintf(want, sizeof want, "rank 0 runs a plan made for %d processes on a communicator of %d", np + 1, np);
     MCK(strstr(pa_last_error(), want) != NULL, "message \"%s\" lacks \"%s\"", pa_last_error(), want);
 }
@@ -123,11 +144,12 @@ static void test_pair(void)
         return;
     p.nsend = me == p.src_root ? 12 : 0;
     p.nrecv = me == p.dst_root ? 12 : 0;
-    MCK_ERR(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, on(me == p.dst_root ? 50 : me), on(me)), PA_ERR_INVAL);
+    MCK_ERR(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, on(me == p.dst_root ? 50 : me), on(me), PA_OK),
+            PA_ERR_INVAL);
     char want[96];
     snprintf(want, sizeof want, "rank %d's destination array is on GPU 50", np - 1);
     MCK(strstr(pa_last_error(), want) != NULL, "message: %s", pa_last_error());
-    MCK_OK(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, on(me), on(me)));   /* and a good one after it */
+    MCK_OK(pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, on(me), on(me), PA_OK));   /* and a good one after it */
 }
 
 /* The agreement costs one small collective a run: its time here, printed (not asserted: a shared VM). */
@@ -138,7 +160,7 @@ static void test_cost(void)
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int i = 0; i < reps && st == PA_OK; i++)
-        st = pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, on(me), on(me));
+        st = pa_mpi__nccl_check(&p, MPI_COMM_WORLD, me, me, on(me), on(me), PA_OK);
     double us = (MPI_Wtime() - t0) / reps * 1e6, most = 0;
     MCK_OK(st);
     MPI_Reduce(&us, &most, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -162,6 +184,7 @@ int main(int argc, char **argv)
     mck_run("the first failed rank named", test_first_rank_named);
     mck_run("not device memory", test_not_device_memory);
     mck_run("another GPU current", test_other_gpu_current);
+    mck_run("a rank's own set-up failed", test_local_failure);
     mck_run("plan and communicator sizes", test_wrong_size);
     mck_run("a send/recv's pair", test_pair);
     mck_run("the agreement's cost", test_cost);

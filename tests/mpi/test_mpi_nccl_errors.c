@@ -98,9 +98,11 @@ static void test_too_many_processes(void)
     const pa_type *s2 = pa_type_get(scope, "S2"), *t2 = pa_type_get(scope, "T2"), *d2 = pa_type_get(scope, "D2");
     void *src = pa_create(d2), *dst = pa_create(d2);
     char want[96];
-    snprintf(want, sizeof want, "lives on process %d (source side), but the process array has %d processes", np, np);
     pa_error_clear();
     int st = pa_copy(t2, dst, s2, src);
+    snprintf(want, sizeof want, "lives on process %d (destination side)", np);   /* T2's first element beyond */
+    expect(st, PA_ERR_RANGE, want);
+    snprintf(want, sizeof want, "but the process array has %d processes", np);
     expect(st, PA_ERR_RANGE, want);
     pa_destroy(d2, src);
     pa_destroy(d2, dst);

@@ -514,32 +514,36 @@ int pa_mpi__nccl_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src
         if (x->dc->current(&x->dev) != PA_OK)
             x->dev = -1;
     }
-    /* every member's arrays on its communicator's GPU, agreed before any NCCL call (dist_nccl_check.c) */
-    int cur = -1;
-    if (x->dc->current(&cur) != PA_OK)
-        cur = -1;
-    if ((st = pa_mpi__nccl_check(p, comm, x->dev, cur, dst, src)) != PA_OK)
-        return st;
     if (!x->agreed) {
         if ((st = agree_chunks(p, x, comm)) != PA_OK)
             return st;
         x->agreed = 1;
     }
-    if ((st = pa__chunk_streams_make(&x->cs, x->dc, x->chunks)) != PA_OK)
-        return st;
-    /* Arrays that overlap (an in-place redistribution): the source's bytes are first copied aside, on the
-     * legacy stream, so that every rank runs the same groups whichever form its arrays ask for. */
+    /* this rank's set-up: streams, and a copy aside of the source where the arrays overlap (an in-place
+     * redistribution: the source's bytes go aside on the legacy stream, so that every rank runs the same groups
+     * whichever form its arrays ask for) */
+    const void *user_src = src;
     void *aside = NULL, *cookie = NULL;
     size_t aside_bytes = 0;
-    if (overlapping(p, dst, src)) {
+    int local = pa__chunk_streams_make(&x->cs, x->dc, x->chunks);
+    if (local == PA_OK && overlapping(p, dst, src)) {
         pa_mem_opts o;
         pa_mem_opts_init(&o);
         aside_bytes = (size_t)pa__bytes(x->send_hi - x->send_lo + 1, p->elm);
-        if ((st = p->send_mem->alloc(aside_bytes, &o, &aside, &cookie)) != PA_OK)
-            return pa__err_wrap(st, "NCCL route: a copy aside of the source, which overlaps the destination");
-        st = x->dc->copy(aside, (const char *)src + pa__bytes(x->send_lo, p->elm), aside_bytes, NULL);
-        src = (const char *)aside - pa__bytes(x->send_lo, p->elm);
+        if ((local = p->send_mem->alloc(aside_bytes, &o, &aside, &cookie)) != PA_OK) {
+            local = pa__err_wrap(local, "NCCL route: a copy aside of the source, which overlaps the destination");
+            aside = NULL;
+        } else {
+            local = x->dc->copy(aside, (const char *)src + pa__bytes(x->send_lo, p->elm), aside_bytes, NULL);
+            src = (const char *)aside - pa__bytes(x->send_lo, p->elm);
+        }
     }
+    /* before any NCCL call, the members agree that every one is set up and has its arrays on its communicator's
+     * GPU (dist_nccl_check.c): a failure on one is an error on all, not a hang */
+    int cur = -1;
+    if (x->dc->current(&cur) != PA_OK)
+        cur = -1;
+    st = pa_mpi__nccl_check(p, comm, x->dev, cur, dst, user_src, local);
     /* after the caller's earlier work on the legacy default stream (run_fast records it itself) */
     if (st == PA_OK && x->chunks > 0) {
         st = run_fast(p, dst, src);

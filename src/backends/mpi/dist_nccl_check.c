@@ -6,7 +6,8 @@
  * another GPU (made while another GPU was current), or that has another GPU current now, would hand NCCL
  * pointers it cannot use; were it to fail alone, the other ranks would wait for it inside NCCL for ever.  So
  * every member checks its own arrays (their GPUs through the CUDA backend's pointer_device hook, reached by
- * the backend list: this backend calls no CUDA) and the members agree before any NCCL call: one MPI_Allreduce
+ * the backend list: this backend calls no CUDA) and its own set-up (streams, a copy aside: `local`), and the
+ * members agree before any NCCL call: one MPI_Allreduce
  * of one number (an MPI_Sendrecv with the other rank, for a send/recv's pair), which names the first rank that
  * failed, what failed and the two GPUs.  Every member then returns the same error and nothing has moved.
  *
@@ -21,7 +22,7 @@
 #define GOOD INT64_MAX
 #define TAG_CHECK 32002
 
-enum { BAD_SIZE = 1, BAD_CURRENT, BAD_SRC, BAD_DST, NOT_SRC, NOT_DST };
+enum { BAD_LOCAL = 1, BAD_SIZE, BAD_CURRENT, BAD_SRC, BAD_DST, NOT_SRC, NOT_DST };
 
 static _Atomic(pa_mpi__pointer_device_fn) test_hook;
 
@@ -39,12 +40,14 @@ static int64_t code(int rank, int what, int found, int want)
 
 /* This rank's own check: GOOD, or its failure's code. */
 static int64_t check_mine(const pa_mpi__dplan *p, int comm_size, int comm_dev, int cur_dev, const void *dst,
-                          const void *src)
+                          const void *src, int local)
 {
     pa_mpi__pointer_device_fn pd = atomic_load(&test_hook);
     int dev;
     if (!pd)
         pd = pa__backends_pointer_device;
+    if (local != PA_OK)
+        return code(p->rank, BAD_LOCAL, 0, 0);
     if (p->kind != PA_MPI__SENDRECV && comm_size != p->nprocs)
         return code(p->rank, BAD_SIZE, comm_size, p->nprocs);
     if (cur_dev != comm_dev)
@@ -71,6 +74,9 @@ static int report(int64_t c)
     int found = (int)(c >> 20 & 0xfffff) - 1, want = (int)(c & 0xfffff) - 1;
     const char *side = what == BAD_SRC || what == NOT_SRC ? "source" : "destination";
     switch (what) {
+    case BAD_LOCAL:
+        return pa__err(PA_ERR_SYS, "NCCL route: rank %d could not set up its part of the copy (streams, or a copy "
+                       "aside of an overlapping source: its own error says why); nothing was moved", rank);
     case BAD_SIZE:
         return pa__err(PA_ERR_RANGE, "NCCL route: rank %d runs a plan made for %d processes on a communicator of "
                        "%d (the process array and the communicator differ in size); nothing was moved", rank, want,
@@ -91,11 +97,11 @@ static int report(int64_t c)
 }
 
 int pa_mpi__nccl_check(const pa_mpi__dplan *p, MPI_Comm comm, int comm_dev, int cur_dev, void *dst,
-                       const void *src)
+                       const void *src, int local)
 {
     int size = 0;
     MPI_Comm_size(comm, &size);
-    int64_t mine = check_mine(p, size, comm_dev, cur_dev, dst, src), all = mine;
+    int64_t mine = check_mine(p, size, comm_dev, cur_dev, dst, src, local), all = mine;
     int st;
     if (p->kind == PA_MPI__SENDRECV) {   /* only the pair runs: it agrees alone */
         int peer = p->rank == p->src_root ? p->dst_root : p->src_root;
@@ -108,5 +114,7 @@ int pa_mpi__nccl_check(const pa_mpi__dplan *p, MPI_Comm comm, int comm_dev, int 
     }
     if (st != PA_OK)
         return st;
-    return all == GOOD ? PA_OK : report(all);
+    if (all == GOOD)
+        return PA_OK;
+    return local != PA_OK ? local : report(all);   /* a rank whose set-up failed keeps its own error */
 }
