@@ -92,6 +92,38 @@ static void test_wrong_gpu(void)
         pa_destroy(D, other);
 }
 
+/* A send/recv from rank 0 to the last rank (the pair's own communicator): good, then the receiver's destination
+ * on another GPU, which both members of the pair report. */
+static void test_pair(void)
+{
+    const pa_type *ps = pa_type_get(scope, "PS"), *pt = pa_type_get(scope, "PT"), *d3 = pa_type_get(scope, "D3"),
+                  *h3 = pa_type_get(scope, "H3");
+    int last = np - 1, host[3] = {me * 10 + 1, me * 10 + 2, me * 10 + 3}, back[3] = {0};
+    void *src = pa_create(d3), *dst = pa_create(d3), *other = NULL;
+    MCK_OK(pa_copy(d3, src, h3, host));
+    MCK_OK(pa_copy(pt, dst, ps, src));
+    MCK_OK(pa_copy(h3, back, d3, dst));
+    if (me == last)
+        MCK(back[0] == 1 && back[1] == 2 && back[2] == 3, "received %d %d %d, expected rank 0's 1 2 3", back[0],
+            back[1], back[2]);
+    MCK_OK(pa_cuda_set_device((me + 1) % ngpu));
+    other = pa_create(d3);
+    MCK_OK(pa_cuda_set_device(me));
+    pa_error_clear();
+    int st = pa_copy(pt, me == last ? other : dst, ps, src);
+    if (me == 0 || me == last) {
+        char want[128];
+        snprintf(want, sizeof want, "rank %d's destination array is on GPU %d", last, (last + 1) % ngpu);
+        expect(st, PA_ERR_INVAL, want);
+    } else {
+        MCK_OK(st);   /* not in the pair: nothing to do */
+    }
+    pa_destroy(d3, src);
+    pa_destroy(d3, dst);
+    if (other)
+        pa_destroy(d3, other);
+}
+
 /* A type over one process more than the communicator has: refused on every rank before anything moves. */
 static void test_too_many_processes(void)
 {
@@ -123,7 +155,7 @@ int main(int argc, char **argv)
     }
     MCK_OK(pa_cuda_set_device(me));
     pa_scope_create(NULL, &scope);
-    char decl[512];
+    char decl[768];
     snprintf(decl, sizeof decl,
              "M = mpi [%d]\n"
              "D = dmem int [%d][3]\n"
@@ -133,10 +165,15 @@ int main(int argc, char **argv)
              "M2 = mpi [%d]\n"
              "D2 = dmem int [%d][3]\n"
              "S2 = [#M2][#D2_0][#D2_1]\n"
-             "T2 = [#D2_0][#M2][#D2_1]\n", np, np, np, np + 1, np + 1);
+             "T2 = [#D2_0][#M2][#D2_1]\n"
+             "D3 = dmem int [3]\n"
+             "H3 = paged int [3]\n"
+             "PS = [1 # disp(0) # M][#D3]\n"
+             "PT = [1 # disp(%d) # M][#D3]\n", np, np, np, np + 1, np + 1, np - 1);
     MCK_OK(pa_declare_text(scope, decl));
     S = pa_type_get(scope, "S"), T = pa_type_get(scope, "T"), D = pa_type_get(scope, "D"), H = pa_type_get(scope, "H");
     mck_run("arrays on another GPU", test_wrong_gpu);
+    mck_run("a send/recv's pair", test_pair);
     mck_run("more processes than MPI has", test_too_many_processes);
     int all = 0;
     MPI_Allreduce(&mck_failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
