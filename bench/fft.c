@@ -16,8 +16,10 @@
  *    one process, where the all-to-all is a copy on the GPU, a cudaMemcpy device -> device), target >= 0.90.
  * Prints P, the ranks per GPU and the route the library took.  Skips (77) without a GPU or cuFFT.
  * The fast form (one all-to-all that leaves Z innermost, result left distributed along Y) runs twice: in one
- * group (reported) and pipelined in G plane groups (--groups, default 4: the XY transforms of group g + 1 run
- * while group g is exchanged), which carries P12's limits against cuFFT on one GPU.  --fast-only runs only those
+ * group (reported) and pipelined in G plane groups (the XY transforms of group g + 1 run while group g is
+ * exchanged), which carries P12's limits against cuFFT on one GPU.  G is --groups=G, or by default chosen by cost
+ * (pk_groups_by_cost: the NCCL route's constants from the cost model, the transforms' rate of the one-group run;
+ * docs/scaling.md); where that gives 1 group, the one-group run is the fast form's row.  --fast-only runs only those
  * rows (and cuFFT's anchor): no listing, no all-to-all rows.
  * --alltoall-only measures the all-to-all rows alone (no transforms, no 3-D anchor).  PA_MPI_TIMES=1 prints each
  * distributed copy's steps (pack, own block, MPI, unpack) at exit; PA_MPI_SELF=0 sends the own block through
@@ -40,7 +42,7 @@
 
 #define TARGET_ALLTOALL 0.90
 
-static int rank, nranks, ngpu, repeats = 5, fails, cpu, smoke, a2a_only, fast_only, groups = 4;
+static int rank, nranks, ngpu, repeats = 5, fails, cpu, smoke, a2a_only, fast_only, groups;   /* 0: by cost */
 
 #define CHECK(x)                                                                                         \
     do {                                                                                                 \
@@ -230,10 +232,12 @@ static double fast_target(int p)
 
 /* The fast form (pk_fft_device_fast) on the device route: its median total over the repeats, and its result
  * checked against the listing's (in a, distributed along Z) after moving it back through TZ -> S. */
+/* The fast form's median total over the repeats; *xform and *xy (may be NULL) get the medians of the slowest
+ * rank's transforms (XY + Z) and of its XY transforms alone, what the plane groups are chosen from. */
 static double fast_form(pk_ctx *c, void *a, void *b, const pa_type *SL, const pa_type *HSTS_1, const pk_complex *orig,
-                        int *bad)
+                        int *bad, double *xform, double *xy)
 {
-    double tot[64] = {0};
+    double tot[64] = {0}, tx[64] = {0}, txy[64] = {0};
     pa_scope *s;
     CHECK(pk_declare_exchange(c, PK_ROUTE_DEVICE, &s));
     void *w = pa_create(SL), *chk = pa_create(SL);
@@ -247,10 +251,14 @@ static double fast_form(pk_ctx *c, void *a, void *b, const pa_type *SL, const pa
         CHECK(pa_copy(SL, w, HSTS_1, orig));
         MPI_Barrier(MPI_COMM_WORLD);
         CHECK(pk_fft_device_fast(c, w, b, &t, &failed));
-        double x = slowest(t.total);
+        double x = slowest(t.total), f = slowest(t.fft_xy + t.fft_z), fxy = slowest(t.fft_xy);
         if (i >= 0)
-            tot[i] = x;
+            tot[i] = x, tx[i] = f, txy[i] = fxy;
     }
+    if (xform)
+        *xform = median(tx, repeats);
+    if (xy)
+        *xy = median(txy, repeats);
     /* back to the listing's distribution, then element by element against the listing's result in a (up to
      * N = 512: the host images of larger slabs take longer than the transforms' runs) */
     pk_fast_release(c);
@@ -375,25 +383,45 @@ static int task(pa_ctx *ctx, void *arg)
             fflush(stdout);
         }
         if (!host && !a2a_only) {   /* the fast form, against cuFFT on one GPU (or the CPU's 3-D FFT) */
-            /* first in one group (the exchange after every transform: reported), then pipelined in --groups */
-            for (int pass = 0; pass < (groups > 1 ? 2 : 1); pass++) {
-                int bad = 0;
-                c.groups = pass == 0 && groups > 1 ? 1 : groups;
-                int used = pk_fast_groups(&c);
-                double fast = fast_form(&c, a, b, SL, HSTS_1, orig, &bad);
-                if (c.k == 0) {
-                    int last = pass == (groups > 1 ? 1 : 0);
-                    row(last ? "P12 total device fast" : "P12 device fast 1 group", c.n, fast,
-                        cpu ? "CPU 3-D FFT 1 process" : "cufftPlan3d 1 GPU", r3, cpu || !last ? 0 : fast_target(c.p));
-                    printf("  fast form (one all-to-all in %d group%s%s, result left distributed along Y): %s\n",
-                           used, used == 1 ? "" : "s", used == 1 ? "" : " overlapped with the XY transforms",
-                           bad < 0 ? "not checked at this size (N <= 512 are)"
-                           : bad ? "DIFFERS from the listing's result" : "equal to the listing's result");
-                    printf("fft-total N=%d P=%d route=device-fast groups=%d ms=%.3f\n", c.n, c.p, used, 1e3 * fast);
-                    fflush(stdout);
+            /* first in one group (the exchange after every transform: reported), then pipelined in G groups:
+             * --groups, or chosen by cost from the NCCL route's constants and the transforms' rate just measured */
+            int bad1 = 0, badg = 0, used = 1, want = groups;
+            double xform = 0, xy = 0, tg = 0;
+            c.groups = 1;
+            double t1 = fast_form(&c, a, b, SL, HSTS_1, orig, &bad1, &xform, &xy);
+            if (want == 0) {
+                pk_costs m;
+                pk_costs_default(&m);
+                if (xform > 0 && xy > 0 && xy < xform) {   /* this run's transforms (the CPU engine's XY are
+                                                               not timed apart): the array's bytes over P GPUs' time */
+                    m.fft_bw = 8.0 * c.n * c.n * c.n / (c.p * xform * 1e9);
+                    m.xy_share = xy / xform;
                 }
-                fails += bad > 0;
+                want = pk_groups_by_cost(&m, c.n, c.p, 16);
+                MPI_Bcast(&want, 1, MPI_INT, 0, MPI_COMM_WORLD);   /* one choice, whatever each rank's cost file */
+                if (c.k == 0)
+                    printf("  plane groups by cost: %d (predicted %.2f ms in 1 group, %.2f ms in %d; NCCL %.0f GB/s, "
+                           "%.0f us a group; transforms %.0f GB/s, XY %.2f of them; --groups=G sets G)\n", want,
+                           1e-6 * pk_fast_predict(&m, c.n, c.p, 1), 1e-6 * pk_fast_predict(&m, c.n, c.p, want), want,
+                           m.nccl_bw, 1e-3 * m.nccl_latency, m.fft_bw, m.xy_share);
             }
+            c.groups = want;
+            used = pk_fast_groups(&c);
+            if (used > 1)
+                tg = fast_form(&c, a, b, SL, HSTS_1, orig, &badg, NULL, NULL);
+            for (int pass = 0; pass < (used > 1 ? 2 : 1) && c.k == 0; pass++) {
+                int last = pass == (used > 1 ? 1 : 0), g = pass ? used : 1, bad = pass ? badg : bad1;
+                row(last ? "P12 total device fast" : "P12 device fast 1 group", c.n, pass ? tg : t1,
+                    cpu ? "CPU 3-D FFT 1 process" : "cufftPlan3d 1 GPU", r3, cpu || !last ? 0 : fast_target(c.p));
+                printf("  fast form (one all-to-all in %d group%s%s, result left distributed along Y): %s\n",
+                       g, g == 1 ? "" : "s", g == 1 ? "" : " overlapped with the XY transforms",
+                       bad < 0 ? "not checked at this size (N <= 512 are)"
+                       : bad ? "DIFFERS from the listing's result" : "equal to the listing's result");
+                printf("fft-total N=%d P=%d route=device-fast groups=%d ms=%.3f\n", c.n, c.p, g,
+                       1e3 * (pass ? tg : t1));
+                fflush(stdout);
+            }
+            fails += (bad1 > 0) + (badg > 0);
         }
         pa_destroy(HSTS_1, orig);
         pa_destroy(SL, a);

@@ -26,36 +26,14 @@
 #include "parray/parray.h"
 #include <parray/cuda.h>
 #include "bench_clock.h"
+static int me;   /* this rank, for the messages of GPU_BENCH_EXIT */
+#define GPU_BENCH_EXIT() (fprintf(stderr, "rank %d: stopping every rank\n", me), MPI_Abort(MPI_COMM_WORLD, 1))
+#include "gpu_bench.h"
 
-static int me, nprocs, reps = 11;
+static int nprocs, reps = 11;
 static ncclComm_t nccl;
 static cudaStream_t stream;
 
-#define DIE(...)                                                                                                  \
-    do {                                                                                                          \
-        fprintf(stderr, "rank %d: ", me);                                                                         \
-        fprintf(stderr, __VA_ARGS__);                                                                             \
-        fprintf(stderr, "\n");                                                                                    \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                                             \
-    } while (0)
-#define CK(x)                                                                                                     \
-    do {                                                                                                          \
-        int st_ = (x);                                                                                            \
-        if (st_ != PA_OK)                                                                                         \
-            DIE("%s: %s", #x, pa_last_error());                                                                   \
-    } while (0)
-#define CU(x)                                                                                                     \
-    do {                                                                                                          \
-        cudaError_t e_ = (x);                                                                                     \
-        if (e_ != cudaSuccess)                                                                                    \
-            DIE("%s: %s", #x, cudaGetErrorString(e_));                                                            \
-    } while (0)
-#define NC(x)                                                                                                     \
-    do {                                                                                                          \
-        ncclResult_t r_ = (x);                                                                                    \
-        if (r_ != ncclSuccess)                                                                                    \
-            DIE("%s: %s", #x, ncclGetErrorString(r_));                                                            \
-    } while (0)
 
 /* The anchor: NCCL moving bytes per pair from sb to rb as this case's pattern does. */
 typedef struct anchor {
@@ -84,7 +62,7 @@ static void run_anchor(const anchor *a)
         }
     }
     NC(ncclGroupEnd());
-    CU(cudaStreamSynchronize(stream));
+    CK(cudaStreamSynchronize(stream));
 }
 
 typedef struct bcase {
@@ -100,11 +78,11 @@ typedef struct bcase {
 static double sample(const bcase *c, int which)
 {
     double t, worst;
-    CU(cudaDeviceSynchronize());
+    CK(cudaDeviceSynchronize());
     MPI_Barrier(MPI_COMM_WORLD);
     t = MPI_Wtime();
     if (which == 0)
-        CK(pa_copy(c->dt, c->d, c->st, c->s));
+        PK(pa_copy(c->dt, c->d, c->st, c->s));
     else
         run_anchor(&c->a);
     t = MPI_Wtime() - t;
@@ -118,7 +96,7 @@ static void fill(void *dev, float *h, size_t n)
     for (size_t i = 0; i < n; i++)
         h[i] = (float)(me * 1000003 + (int)(i % 1000003));
     if (dev)
-        CU(cudaMemcpy(dev, h, n * sizeof *h, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dev, h, n * sizeof *h, cudaMemcpyHostToDevice));
 }
 
 /* Our device copy against the host route's copy of the same types, element by element.  \return mismatches. */
@@ -132,11 +110,11 @@ static long check(const bcase *c, size_t sfloats, size_t dfloats)
     for (size_t i = 0; i < dfloats; i++)
         hd[i] = -1.0f;
     if (c->d)
-        CU(cudaMemset(c->d, 0xff, dfloats * sizeof(float)));   /* poisoned: NaNs */
-    CK(pa_copy(c->dt, c->d, c->st, c->s));
-    CK(pa_copy(c->hdt, dfloats ? hd : NULL, c->hst, sfloats ? hs : NULL));
+        CK(cudaMemset(c->d, 0xff, dfloats * sizeof(float)));   /* poisoned: NaNs */
+    PK(pa_copy(c->dt, c->d, c->st, c->s));
+    PK(pa_copy(c->hdt, dfloats ? hd : NULL, c->hst, sfloats ? hs : NULL));
     if (c->d)
-        CU(cudaMemcpy(got, c->d, dfloats * sizeof(float), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(got, c->d, dfloats * sizeof(float), cudaMemcpyDeviceToHost));
     long bad = 0;
     for (size_t i = 0; i < dfloats; i++)
         bad += memcmp(&got[i], &hd[i], sizeof(float)) != 0;
@@ -182,7 +160,7 @@ static void row(const bcase *c, size_t bytes_per_rank, size_t sfloats, size_t df
 static void *dev_alloc(size_t bytes)
 {
     void *p = NULL;
-    CU(cudaMalloc(&p, bytes ? bytes : 1));
+    CK(cudaMalloc(&p, bytes ? bytes : 1));
     return p;
 }
 
@@ -191,7 +169,7 @@ static void plain_rows(pa_scope *parent, long n, int checked)
 {
     char text[1024];
     pa_scope *sc;
-    CK(pa_scope_create(parent, &sc));
+    PK(pa_scope_create(parent, &sc));
     snprintf(text, sizeof text,
              "parray mpi [%d] M\n"
              "parray dmem float [%d][%ld] D\n"
@@ -204,7 +182,7 @@ static void plain_rows(pa_scope *parent, long n, int checked)
              "parray [1 # disp(0) # M][#R] SR0\nparray [1 # disp(1) # M][#R] SR1\n"
              "parray [1 # disp(0) # M][#HR] HSR0\nparray [1 # disp(1) # M][#HR] HSR1\n",
              nprocs, nprocs, n, nprocs, n, nprocs, n, nprocs, n, n, n);
-    CK(pa_declare_text(sc, text));
+    PK(pa_declare_text(sc, text));
     size_t per = (size_t)nprocs * (size_t)n;
     void *s = dev_alloc(per * 4), *d = dev_alloc(per * 4);
     bcase a2a = {"alltoall", pa_type_get(sc, "T"), pa_type_get(sc, "S"), pa_type_get(sc, "HT"),
@@ -230,14 +208,14 @@ static void fft_row(pa_scope *parent, long N, int checked)
 {
     char text[1024];
     pa_scope *sc;
-    CK(pa_scope_create(parent, &sc));
+    PK(pa_scope_create(parent, &sc));
     snprintf(text, sizeof text,
              "parray mpi [%d] M\n"
              "parray dmem float2 [%ld][[%ld][%ld]] DSL\nparray paged float2 [%ld][[%ld][%ld]] HSL\n"
              "parray [#M][#DSL] S\nparray [[#DSL_1_0][#M][#DSL_0][#DSL_1_1]] T\n"
              "parray [#M][#HSL] HS\nparray [[#HSL_1_0][#M][#HSL_0][#HSL_1_1]] HT\n",
              nprocs, N / nprocs, N, N, N / nprocs, N, N);
-    CK(pa_declare_text(sc, text));
+    PK(pa_declare_text(sc, text));
     size_t floats = 2 * (size_t)(N / nprocs) * (size_t)N * (size_t)N;
     void *s = dev_alloc(floats * 4), *d = dev_alloc(floats * 4);
     char name[32];
@@ -280,9 +258,9 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 77;
     }
-    CU(cudaSetDevice(local % ngpu));
-    CK(pa_cuda_set_device(local % ngpu));
-    CU(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CK(cudaSetDevice(local % ngpu));
+    PK(pa_cuda_set_device(local % ngpu));
+    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     ncclUniqueId id;
     if (me == 0)
         NC(ncclGetUniqueId(&id));
@@ -297,7 +275,7 @@ int main(int argc, char **argv)
                "plain >= 0.95, fused layout change >= 0.85 of NCCL\n", prop.name, ngpu, nprocs, v, reps);
     }
     pa_scope *sc;
-    CK(pa_scope_create(NULL, &sc));
+    PK(pa_scope_create(NULL, &sc));
     long sizes[] = {1L << 14, 1L << 20, 1L << 26};   /* floats per pair: 64 KiB, 4 MiB, 256 MiB */
     for (int i = 0; i < (quick ? 2 : 3); i++)
         plain_rows(sc, sizes[i] / (i == 2 ? nprocs : 1), sizes[i] <= (1L << 20));

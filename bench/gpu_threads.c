@@ -27,6 +27,7 @@
 #include "parray/parray.h"
 #include <parray/cuda.h>
 #include "bench_clock.h"
+#include "gpu_bench.h"
 
 #define MAXG 16
 
@@ -34,31 +35,6 @@ static int ngpus, reps = 11;
 static ncclComm_t comms[MAXG];
 static cudaStream_t streams[MAXG];
 
-#define DIE(...)                                                                                                  \
-    do {                                                                                                          \
-        fprintf(stderr, "gpu_threads: ");                                                                         \
-        fprintf(stderr, __VA_ARGS__);                                                                             \
-        fprintf(stderr, "\n");                                                                                    \
-        exit(1);                                                                                                  \
-    } while (0)
-#define CK(x)                                                                                                     \
-    do {                                                                                                          \
-        int st_ = (x);                                                                                            \
-        if (st_ != PA_OK)                                                                                         \
-            DIE("%s: %s", #x, pa_last_error());                                                                   \
-    } while (0)
-#define CU(x)                                                                                                     \
-    do {                                                                                                          \
-        cudaError_t e_ = (x);                                                                                     \
-        if (e_ != cudaSuccess)                                                                                    \
-            DIE("%s: %s", #x, cudaGetErrorString(e_));                                                            \
-    } while (0)
-#define NC(x)                                                                                                     \
-    do {                                                                                                          \
-        ncclResult_t r_ = (x);                                                                                    \
-        if (r_ != ncclSuccess)                                                                                    \
-            DIE("%s: %s", #x, ncclGetErrorString(r_));                                                            \
-    } while (0)
 
 /* The threads meet here before and after every sample: spinning, so that they start together. */
 static atomic_long arrived, generation;
@@ -96,7 +72,7 @@ static void anchor(int t, const char *s, char *d, size_t blk)
         NC(ncclRecv(d + (size_t)q * blk, blk, ncclInt8, q, comms[t], streams[t]));
     }
     NC(ncclGroupEnd());
-    CU(cudaStreamSynchronize(streams[t]));
+    CK(cudaStreamSynchronize(streams[t]));
 }
 
 /* One sample of ours (which 0) or NCCL's (1) on thread t; thread 0 keeps the slowest thread's time in *out. */
@@ -106,7 +82,7 @@ static void sample(bcase *c, int t, int which, void *d, void *s, double *out)
     meet();
     double t0 = now();
     if (which == 0)
-        CK(pa_copy(T, d, S, s));
+        PK(pa_copy(T, d, S, s));
     else
         anchor(t, s, d, c->floats * 4 / (size_t)ngpus);
     c->times[t] = now() - t0;
@@ -127,11 +103,11 @@ static void check(bcase *c, int t, void *d, void *s)
         DIE("no memory for the check");
     for (size_t i = 0; i < c->floats; i++)
         hs[i] = (float)(t * 1000003 + (int)(i % 1000003)), hd[i] = -1.0f;
-    CU(cudaMemcpy(s, hs, c->floats * 4, cudaMemcpyHostToDevice));
-    CU(cudaMemset(d, 0xff, c->floats * 4));   /* poisoned: NaNs */
-    CK(pa_copy(pa_type_get(c->sc, "T"), d, pa_type_get(c->sc, "S"), s));
-    CK(pa_copy(pa_type_get(c->sc, "HT"), hd, pa_type_get(c->sc, "HS"), hs));
-    CU(cudaMemcpy(got, d, c->floats * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(s, hs, c->floats * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemset(d, 0xff, c->floats * 4));   /* poisoned: NaNs */
+    PK(pa_copy(pa_type_get(c->sc, "T"), d, pa_type_get(c->sc, "S"), s));
+    PK(pa_copy(pa_type_get(c->sc, "HT"), hd, pa_type_get(c->sc, "HS"), hs));
+    CK(cudaMemcpy(got, d, c->floats * 4, cudaMemcpyDeviceToHost));
     long bad = 0;
     for (size_t i = 0; i < c->floats; i++)
         bad += memcmp(&got[i], &hd[i], 4) != 0;
@@ -145,8 +121,8 @@ static int thread_main(pa_ctx *ctx, void *arg)
 {
     bcase *c = *(bcase **)arg;
     int t = (int)pa_tid(ctx);
-    CU(cudaSetDevice(t));
-    CK(pa_cuda_set_device(t));
+    CK(cudaSetDevice(t));
+    PK(pa_cuda_set_device(t));
     const pa_type *D = pa_type_get(c->sc, "D");
     void *s = pa_create(D), *d = pa_create(D);
     if (!s || !d)
@@ -177,10 +153,10 @@ static void row(const char *name, const char *text, size_t floats, int checked, 
     c.target = target;
     c.ours = calloc((size_t)reps, sizeof(double));
     c.theirs = calloc((size_t)reps, sizeof(double));
-    CK(pa_scope_create(NULL, &c.sc));
-    CK(pa_declare_text(c.sc, text));
+    PK(pa_scope_create(NULL, &c.sc));
+    PK(pa_declare_text(c.sc, text));
     bcase *cp = &c;
-    CK(pa_for(pa_type_get(c.sc, "P"), thread_main, &cp, sizeof cp));
+    PK(pa_for(pa_type_get(c.sc, "P"), thread_main, &cp, sizeof cp));
     double mo = median(c.ours, reps), mt = median(c.theirs, reps), ratio = mt / mo;
     long bad = atomic_load(&c.bad);
     const char *route = strstr(c.plan, "route:");
@@ -227,8 +203,8 @@ int main(int argc, char **argv)
     int devs[MAXG];
     for (int i = 0; i < ngpus; i++) {
         devs[i] = i;
-        CU(cudaSetDevice(i));
-        CU(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
+        CK(cudaSetDevice(i));
+        CK(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
     }
     NC(ncclCommInitAll(comms, ngpus, devs));
     struct cudaDeviceProp prop;

@@ -67,7 +67,8 @@ STATED = {
     "launch_us": (2.0, "the host's cost of one kernel launch (the route's pack or unpack of one peer's slice)"),
     "per_node": (4, "GPUs per node (also 8)"),
     "chunk_mib": (32, "dist_nccl.c CHUNK_BYTES: a chunk per 32 MiB per peer, 1 to 16 (MAX_CHUNKS)"),
-    "groups": (4, "the fast form's plane groups (bench/fft's default; the largest divisor of N/G not above 4)"),
+    "groups": (16, "the most plane groups; their number is chosen by cost (pk_groups_by_cost, bench/fft's default): "
+                   "the divisor of N/G up to 16 with the least predicted time, the fewest among equal times"),
     "gpu_mem_gb": (150.8, "an H200's memory (143771 MiB); 90% of it usable"),
     "slabs": (4, "slabs a GPU holds at once: the slab, the exchange's destination, the route's send and receive "
                  "buffers (cuFFT's workspace fits in the 10% left)"),
@@ -195,9 +196,22 @@ class Model:
         xy1 = xy / groups
         return xy1 + (groups - 1) * max(xy1, x) + x + z
 
+    def groups_by_cost(self, n, g, hidden=True):
+        """The plane groups the fast form is cut into, as examples/pkufft/pkufft_groups.c chooses them: the
+        divisor of N/G up to STATED groups with the least predicted time, the fewest among equal times (each
+        group's exchange pays every peer's latency again).  Returns (groups, seconds)."""
+        planes = max(1, int(round(n / g)))
+        best, best_t = 1, self.fast(n, g, 1, hidden)
+        for k in range(2, min(STATED["groups"][0], planes) + 1):
+            if planes % k == 0:
+                t = self.fast(n, g, k, hidden)
+                if t < best_t * (1 - 1e-9):
+                    best, best_t = k, t
+        return best, best_t
+
     def fast_best(self, n, g, hidden=True):
-        """The better of one group and four (each group's exchange pays every peer's latency again)."""
-        return min(self.fast(n, g, 1, hidden), self.fast(n, g, STATED["groups"][0], hidden))
+        """The fast form in the plane groups chosen by cost."""
+        return self.groups_by_cost(n, g, hidden)[1]
 
     def listing(self, n, g):
         """Listing 46 as written: XY, all-to-all, transposition, Z, transposition, all-to-all back."""
@@ -262,7 +276,7 @@ def draw(cost):
                     10 ** math.floor(math.log10(min(ys))), 1.0, ylog=True)
     for i, (label, pts, dash) in enumerate(lines):
         c.line(pts, plots.COLORS[i % len(plots.COLORS)], label, dash)
-    c.note("FFT: transform time / total (fast form, the better of 1 and 4 plane groups); redistribution: one "
+    c.note("FFT: transform time / total (fast form, plane groups chosen by cost); redistribution: one "
            "node's time / time")
     return c.svg()
 
@@ -326,7 +340,7 @@ def table(cost, source):
 
     w("\n### Strong scaling: N fixed, %d GPUs a node, NDR (%.0f GB/s a GPU)\n" % (m.per_node, m.b_ib / 1e9))
     w("| N | GPUs | nodes | to each peer | chunks | exchange in 1 group: wire / latency ms | fast form, 1 group ms "
-      "| 4 groups ms | efficiency | listing 46 ms | pencil ms (grid) | pencil efficiency |")
+      "| groups by cost: G, ms | efficiency | listing 46 ms | pencil ms (grid) | pencil efficiency |")
     w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for n in (1024, 2048, 4096):
         for g in GPUS:
@@ -340,16 +354,18 @@ def table(cost, source):
             pen = m.pencil(n, g)
             w("| %d | %d | %d | %s | %d | %s / %s | %s | %s | %.3f | %s | %s (%dx%d) | %.3f |"
               % (n, g, max(1, g // m.per_node), size(b / g), c, ms(bw), ms(lat), ms(m.fast(n, g)),
-                 ms(m.fast(n, g, STATED["groups"][0])), efficiency(m, n, g, m.fast_best(n, g)), ms(m.listing(n, g)),
+                 "%d, %s" % (m.groups_by_cost(n, g)[0], ms(m.fast_best(n, g))), efficiency(m, n, g, m.fast_best(n, g)),
+                 ms(m.listing(n, g)),
                  ms(pen), r, cc, efficiency(m, n, g, pen)))
 
     w("\n### Weak scaling: 1 GiB of complex float a GPU (N^3 / G fixed)\n")
-    w("| GPUs | N | fast form, 1 group ms | 4 groups ms | efficiency | pencil ms | pencil efficiency |")
+    w("| GPUs | N | fast form, 1 group ms | groups by cost: G, ms | efficiency | pencil ms | pencil efficiency |")
     w("| --- | --- | --- | --- | --- | --- | --- |")
     for g in GPUS:
         n = weak_n(g)
         w("| %d | %.0f | %s | %s | %.3f | %s | %.3f |"
-          % (g, n, ms(m.fast(n, g)), ms(m.fast(n, g, 4)), efficiency(m, n, g, m.fast_best(n, g)),
+          % (g, n, ms(m.fast(n, g)), "%d, %s" % (m.groups_by_cost(n, g)[0], ms(m.fast_best(n, g))),
+             efficiency(m, n, g, m.fast_best(n, g)),
              ms(m.pencil(n, g)), efficiency(m, n, g, m.pencil(n, g))))
 
     w("\n### The fast form's efficiency at N = 2048 under other assumptions\n")

@@ -94,6 +94,30 @@ void pk_fast_release(pk_ctx *c);
 /** The plane groups pk_fft_device_fast pipelines: the largest divisor of N/P not above c->groups (at least 1). */
 int pk_fast_groups(const pk_ctx *c);
 
+/* What the fast form's plane groups are chosen from (pkufft_groups.c): rates in bytes per ns, times in ns. */
+typedef struct pk_costs {
+    double nccl_bw;          /* one GPU's bytes through the NCCL route (the cost model's gpu_nccl_bw) */
+    double nccl_latency;     /* one NCCL group (gpu_nccl_latency) */
+    double peer_ns;          /* what each peer adds to a group */
+    double launch_ns;        /* one pack or unpack kernel launch (a peer's slice of a chunk) */
+    double fused_ratio;      /* the exchange with the layout change fused in, against the plain rate (0..1] */
+    double fft_bw;           /* one GPU's XY + Z transforms: bytes of the N^3 array a ns */
+    double xy_share;         /* the XY transforms' share of their time */
+} pk_costs;
+
+/** The library's cost model where it has the constants (pa_cost_get), docs/scaling.md's inputs for the rest. */
+void pk_costs_default(pk_costs *m);
+
+/** The fast form's predicted time on the slowest GPU, ns: N^3 over P GPUs in `groups` plane groups. */
+double pk_fast_predict(const pk_costs *m, int n, int p, int groups);
+
+/**
+ * The plane groups to pipeline: the divisor G of N/P in [1, most] with the least pk_fast_predict (the fewest
+ * groups among equal times); 1 for one process, one plane, or rates that are not positive.  More groups where
+ * the exchange is bandwidth-bound and its latency small; one where the latency dominates (small N, many GPUs).
+ */
+int pk_groups_by_cost(const pk_costs *m, int n, int p, int most);
+
 /** A monotonic clock in seconds. */
 double pk_now(void);
 

@@ -41,8 +41,9 @@ extern "C" {
  * array and an mpi-distributed one every rank moves its own part one-sidedly, collectively.  Uneven
  * distributions are windows [n # DIST] (docs/types.md).  Further errors then: PA_ERR_RANGE (an element on a
  * process or thread the array does not have), PA_ERR_UNSUPPORTED (memory the backend cannot move, two thread
- * types, a pthd copy outside its array), PA_ERR_INVAL (a NULL array whose elements are needed), PA_ERR_NODEV
- * (no MPI backend in this build).
+ * types, a pthd copy outside its array), PA_ERR_INVAL (a NULL array whose elements are needed; on the NCCL
+ * route, a process's dmem array on another GPU than its communicator's: every process returns it, naming that
+ * process and both GPUs), PA_ERR_NODEV (no MPI backend in this build).
  */
 PA_API int pa_copy(const pa_type *dst_type, void *dst, const pa_type *src_type, const void *src);
 

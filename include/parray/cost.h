@@ -50,6 +50,14 @@ PA_API int pa_cost_calibrate(const char *path, FILE *log);
  */
 PA_API int pa_cost_print(FILE *f);
 
+/**
+ * One constant of the cost model in use, by its name in the cost file and in pa_cost_print's list
+ * ("gpu_nccl_bw", "mpi_latency"...), into *value (in the model's units: ns, bytes per ns).  For programs that
+ * make their own choices from the machine's measured rates (bench/fft's plane groups).
+ * \return PA_OK, PA_ERR_INVAL (NULL name or value) or PA_ERR_NAME (no such constant; *value unchanged).
+ */
+PA_API int pa_cost_get(const char *name, double *value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -64,6 +64,23 @@ START_TEST(test_print)
 }
 END_TEST
 
+/* pa_cost_get: a constant of the model in use by name; unknown names and NULLs refused, the value untouched. */
+START_TEST(test_get)
+{
+    double v = -1;
+    PA_CK_OK(pa_cost_get("host_bw", &v));
+    ck_assert(v == pa__cost()->host_bw);
+    PA_CK_OK(pa_cost_get("gpu_nccl_latency", &v));
+    ck_assert(v == pa__cost()->gpu_nccl_latency);
+    v = -1;
+    PA_CK_ERR(pa_cost_get("no_such_constant", &v), PA_ERR_NAME);
+    ck_assert_msg(strstr(pa_last_error(), "no_such_constant"), "%s", pa_last_error());
+    ck_assert(v == -1);
+    PA_CK_ERR(pa_cost_get(NULL, &v), PA_ERR_INVAL);
+    PA_CK_ERR(pa_cost_get("host_bw", NULL), PA_ERR_INVAL);
+}
+END_TEST
+
 START_TEST(test_bad_lines)
 {
     char path[128];
@@ -235,6 +252,7 @@ int main(void)
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_bad_lines);
     tcase_add_test(tc, test_print);
+    tcase_add_test(tc, test_get);
     tcase_add_test(tc, test_path);
     tcase_add_test(tc, test_costs_grow_with_bytes);
     tcase_add_test(tc, test_ranking_follows_the_constants);

@@ -20,6 +20,10 @@
  * The streams wait for the caller's earlier work on the legacy default stream (an event recorded there) and the
  * host waits for all four before pa_copy returns, as for every other copy.
  *
+ * Before any NCCL call of a run, the members agree that every one's arrays are on its communicator's GPU
+ * (dist_nccl_check.c): a rank that passes another GPU's pointer gets, with every other member, the same error
+ * naming it, instead of leaving them waiting inside NCCL.
+ *
  * Communicators are made at a plan's first run, collectively over the processes the copy involves (all of the
  * communicator, or the two of a send/recv), and kept on the MPI communicator as an attribute, freed when it is
  * (MPI_Finalize for MPI_COMM_WORLD).  Before that, every process says which GPU it uses: NCCL refuses two ranks
@@ -31,17 +35,13 @@
 #include <string.h>
 
 #include "backends.h"
-#include "layout_slice.h"
+#include "chunk_exchange.h"
 #include "mpi_backend.h"
 
 #define KEY_BYTES 160            /* a process's GPU: "host/PCI bus id" */
 #define ID_MAX 256               /* an NCCL id (128 bytes today) */
-#define MAX_CHUNKS 16
-#define CHUNK_BYTES (32LL << 20) /* aim per peer and chunk: a group costs about 20 us (an 8 MiB chunk's
-                                    transfer only 28 us), so chunks only as small as overlapping needs */
+#define MAX_CHUNKS PA__CHUNKS_MAX
 #define TAG_NCCL_ID 32001
-
-enum { S_PACK, S_XFER, S_UNPACK, S_SELF, NSTREAMS };
 
 typedef pa__slice slice;
 
@@ -50,6 +50,7 @@ typedef struct pa_mpi__nccl {
     void *comm;                  /* the NCCL communicator (owned by the MPI communicator's attribute) */
     int members;                 /* ranks in it: nprocs, or 2 for a send/recv */
     int me;                      /* this rank in it */
+    int dev;                     /* the GPU it was made on (current at the first run), -1: unknown */
     int chunks;                  /* C of the fast form; 0: the whole form (agreed at the first run) */
     int want;                    /* the chunks wanted for the sizes */
     unsigned feasible;           /* bit i: this rank can cut its blocks into 2^i chunks */
@@ -61,8 +62,7 @@ typedef struct pa_mpi__nccl {
     int self_direct;             /* both its sides contiguous: NCCL copies it inside the first group */
     int64_t self_sbase, self_rbase;
     int64_t send_lo, send_hi, recv_lo, recv_hi;   /* elements the layouts reach */
-    void *stream[NSTREAMS];
-    void *ev_start, *ev_packed[MAX_CHUNKS], *ev_recvd[MAX_CHUNKS];
+    pa__chunk_streams cs;        /* the streams and events of the runs */
     pa__xfer *xs, *xr;           /* one group's transfers */
 } pa_mpi__nccl;
 
@@ -141,18 +141,6 @@ static int sliceable(const pa_mpi__dplan *p, const pa_mpi__nccl *x, int chunks, 
     return 1;
 }
 
-/* The number of chunks wanted: about CHUNK_BYTES per peer and chunk, at most MAX_CHUNKS.  From what every rank
- * knows alike (the busiest process's bytes), so that all want the same. */
-static int chunks_for(const pa_mpi__dplan *p)
-{
-    static atomic_int warned;
-    int64_t want = (int64_t)(p->busiest / (p->nprocs > 1 ? p->nprocs - 1 : 1)) / CHUNK_BYTES;
-    long forced = pa__env_int("PA_NCCL_CHUNKS", 1, MAX_CHUNKS, 0, "chosen by size", &warned);
-    if (forced > 0)
-        want = forced;
-    return want < 1 ? 1 : want > MAX_CHUNKS ? MAX_CHUNKS : (int)want;
-}
-
 int pa_mpi__nccl_prepare(pa_mpi__dplan *p)
 {
     const char *why;
@@ -197,7 +185,7 @@ int pa_mpi__nccl_prepare(pa_mpi__dplan *p)
     /* the chunk counts this rank can cut its blocks into (bit log2(C)); the members agree on one at the first
      * run, since their groups must match (a count no member can do: the whole form, whose one group matches
      * the single chunk's) */
-    x->want = chunks_for(p);
+    x->want = pa__chunks_wanted(p->busiest, p->nprocs);   /* from what every rank knows alike */
     /* where no slice of this rank needs packing or unpacking there is nothing to overlap: one chunk */
     x->direct_only = pa__layout_contiguous(&p->send_l) && pa__layout_contiguous(&p->recv_l);
     for (int c = 1, bit = 0; c <= MAX_CHUNKS; c *= 2, bit++)
@@ -250,15 +238,7 @@ void pa_mpi__nccl_free(pa_mpi__dplan *p)
     if (x->chunks)
         drop_slices(p, x, x->chunks);
     pa__plan_unref(x->self);
-    if (x->dc) {
-        for (int i = 0; i < NSTREAMS; i++)
-            x->dc->stream_free(x->stream[i]);
-        x->dc->event_free(x->ev_start);
-        for (int c = 0; c < MAX_CHUNKS; c++) {
-            x->dc->event_free(x->ev_packed[c]);
-            x->dc->event_free(x->ev_recvd[c]);
-        }
-    }
+    pa__chunk_streams_free(&x->cs, x->dc);
     free(x->scnt);
     free(x->xs);
     free(x);
@@ -443,25 +423,6 @@ int pa_mpi__nccl_comm(MPI_Comm comm, const pa__devcomm_ops *dc, int a, int b, vo
     return PA_OK;
 }
 
-/* Streams and events at the first run. */
-static int make_streams(pa_mpi__nccl *x)
-{
-    int st = PA_OK;
-    for (int i = 0; i < NSTREAMS && st == PA_OK; i++)
-        if (!x->stream[i])
-            st = x->dc->stream_new(&x->stream[i], i == S_XFER);
-    if (st == PA_OK && !x->ev_start)
-        st = x->dc->event_new(&x->ev_start);
-    int n = x->chunks > 0 ? x->chunks : 1;
-    for (int c = 0; c < n && st == PA_OK; c++) {
-        if (!x->ev_packed[c])
-            st = x->dc->event_new(&x->ev_packed[c]);
-        if (st == PA_OK && !x->ev_recvd[c])
-            st = x->dc->event_new(&x->ev_recvd[c]);
-    }
-    return st;
-}
-
 /* ---- running a plan ---------------------------------------------------------------------------------------------- */
 
 /* The NCCL peer of MPI rank q (the pair's members are 0 and 1). */
@@ -475,7 +436,7 @@ static int run_whole(pa_mpi__dplan *p, void *dst, const void *src)
 {
     pa_mpi__nccl *x = p->nccl;
     const pa__devcomm_ops *dc = x->dc;
-    void *s = x->stream[S_XFER];
+    void *s = x->cs.stream[PA__S_XFER];
     int st = PA_OK, ns = 0, nr = 0, me = p->rank;
     const char *sb = p->send_direct ? (const char *)src + pa__bytes(p->send_base, p->elm) : p->sbuf;
     char *rb = p->recv_direct ? (char *)dst + pa__bytes(p->recv_base, p->elm) : p->rbuf;
@@ -502,60 +463,18 @@ static int run_whole(pa_mpi__dplan *p, void *dst, const void *src)
     return st != PA_OK ? st : sst;
 }
 
-/* The fast form: chunks packed, sent and unpacked on three streams, the own block on a fourth. */
+/* The fast form: chunks packed, sent and unpacked on three streams, the own block on a fourth (the loop the
+ * threads' route runs too, chunk_exchange.c). */
 static int run_fast(pa_mpi__dplan *p, void *dst, const void *src)
 {
     pa_mpi__nccl *x = p->nccl;
-    const pa__devcomm_ops *dc = x->dc;
-    int st = PA_OK, me = p->rank, C = x->chunks;
-    for (int i = 0; i < NSTREAMS && st == PA_OK; i++)
-        st = dc->wait(x->stream[i], x->ev_start);
-    if (st == PA_OK && x->self && !x->self_direct)
-        st = pa__plan_exec_async(x->self, dst, x->self_rbase, src, x->self_sbase, x->stream[S_SELF]);
-    for (int c = 0; c < C && st == PA_OK; c++) {
-        int ns = 0, nr = 0;
-        if (c == 0 && x->self && x->self_direct) {   /* as NCCL's own all-to-all does: a send to itself */
-            size_t bytes = (size_t)pa__bytes(x->scnt[me], p->elm);
-            x->xs[ns++] = (pa__xfer){peer_of(p, me), (char *)src + pa__bytes(x->self_sbase, p->elm), bytes};
-            x->xr[nr++] = (pa__xfer){peer_of(p, me), (char *)dst + pa__bytes(x->self_rbase, p->elm), bytes};
-        }
-        for (int q = 0; q < p->nprocs && st == PA_OK; q++) {
-            if (q == me)
-                continue;
-            const slice *s = x->scnt[q] ? &x->send[q * C + c] : NULL, *r = x->rcnt[q] ? &x->recv[q * C + c] : NULL;
-            if (s && s->plan)
-                st = pa__plan_exec_async(s->plan, p->sbuf, s->pos, src, s->base, x->stream[S_PACK]);
-            if (s)
-                x->xs[ns++] = (pa__xfer){peer_of(p, q), s->direct ? (char *)src + pa__bytes(s->base, p->elm)
-                                                                  : p->sbuf + pa__bytes(s->pos, p->elm),
-                                         (size_t)pa__bytes(s->n, p->elm)};
-            if (r)
-                x->xr[nr++] = (pa__xfer){peer_of(p, q), r->direct ? (char *)dst + pa__bytes(r->base, p->elm)
-                                                                  : p->rbuf + pa__bytes(r->pos, p->elm),
-                                         (size_t)pa__bytes(r->n, p->elm)};
-        }
-        if (st == PA_OK)
-            st = dc->record(x->ev_packed[c], x->stream[S_PACK]);
-        if (st == PA_OK)
-            st = dc->wait(x->stream[S_XFER], x->ev_packed[c]);
-        if (st == PA_OK)
-            st = dc->group(x->comm, x->xs, ns, x->xr, nr, x->stream[S_XFER]);
-        if (st == PA_OK)
-            st = dc->record(x->ev_recvd[c], x->stream[S_XFER]);
-        if (st == PA_OK)
-            st = dc->wait(x->stream[S_UNPACK], x->ev_recvd[c]);
-        for (int q = 0; q < p->nprocs && st == PA_OK; q++) {
-            const slice *r = q != me && x->rcnt[q] ? &x->recv[q * C + c] : NULL;
-            if (r && r->plan)
-                st = pa__plan_exec_async(r->plan, dst, r->base, p->rbuf, r->pos, x->stream[S_UNPACK]);
-        }
-    }
-    /* every stream is waited for, also after a failure, so that nothing still runs on the buffers */
-    for (int i = 0; i < NSTREAMS; i++) {
-        int sst = dc->sync(x->stream[i]);
-        st = st != PA_OK ? st : sst;
-    }
-    return st;
+    int pair = x->members == 2 && p->kind == PA_MPI__SENDRECV;
+    pa__chunk_exchange ex = {.dc = x->dc, .comm = x->comm, .st = &x->cs, .n = p->nprocs, .me = p->rank,
+                             .chunks = x->chunks, .pair_first = pair ? p->src_root : -1, .elm = p->elm,
+                             .scnt = x->scnt, .rcnt = x->rcnt, .send = x->send, .recv = x->recv, .sbuf = p->sbuf,
+                             .rbuf = p->rbuf, .self = x->self, .self_direct = x->self_direct,
+                             .self_sbase = x->self_sbase, .self_rbase = x->self_rbase, .xs = x->xs, .xr = x->xr};
+    return pa__chunk_exchange_run(&ex, dst, src);
 }
 
 /* 1 when the bytes the copy reads overlap those it writes (an in-place redistribution). */
@@ -592,34 +511,45 @@ int pa_mpi__nccl_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src
         }
         if (st != PA_OK)
             return st;
+        if (x->dc->current(&x->dev) != PA_OK)
+            x->dev = -1;
     }
     if (!x->agreed) {
         if ((st = agree_chunks(p, x, comm)) != PA_OK)
             return st;
         x->agreed = 1;
     }
-    if ((st = make_streams(x)) != PA_OK)
-        return st;
-    /* Arrays that overlap (an in-place redistribution): the source's bytes are first copied aside, on the
-     * legacy stream, so that every rank runs the same groups whichever form its arrays ask for. */
+    /* this rank's set-up: streams, and a copy aside of the source where the arrays overlap (an in-place
+     * redistribution: the source's bytes go aside on the legacy stream, so that every rank runs the same groups
+     * whichever form its arrays ask for) */
+    const void *user_src = src;
     void *aside = NULL, *cookie = NULL;
     size_t aside_bytes = 0;
-    if (overlapping(p, dst, src)) {
+    int local = pa__chunk_streams_make(&x->cs, x->dc, x->chunks);
+    if (local == PA_OK && overlapping(p, dst, src)) {
         pa_mem_opts o;
         pa_mem_opts_init(&o);
         aside_bytes = (size_t)pa__bytes(x->send_hi - x->send_lo + 1, p->elm);
-        if ((st = p->send_mem->alloc(aside_bytes, &o, &aside, &cookie)) != PA_OK)
-            return pa__err_wrap(st, "NCCL route: a copy aside of the source, which overlaps the destination");
-        st = x->dc->copy(aside, (const char *)src + pa__bytes(x->send_lo, p->elm), aside_bytes, NULL);
-        src = (const char *)aside - pa__bytes(x->send_lo, p->elm);
+        if ((local = p->send_mem->alloc(aside_bytes, &o, &aside, &cookie)) != PA_OK) {
+            local = pa__err_wrap(local, "NCCL route: a copy aside of the source, which overlaps the destination");
+            aside = NULL;
+        } else {
+            local = x->dc->copy(aside, (const char *)src + pa__bytes(x->send_lo, p->elm), aside_bytes, NULL);
+            src = (const char *)aside - pa__bytes(x->send_lo, p->elm);
+        }
     }
-    /* after the caller's earlier work on the legacy default stream */
-    if (st == PA_OK)
-        st = x->dc->record(x->ev_start, NULL);
+    /* before any NCCL call, the members agree that every one is set up and has its arrays on its communicator's
+     * GPU (dist_nccl_check.c): a failure on one is an error on all, not a hang */
+    int cur = -1;
+    if (x->dc->current(&cur) != PA_OK)
+        cur = -1;
+    st = pa_mpi__nccl_check(p, comm, x->dev, cur, dst, user_src, local);
+    /* after the caller's earlier work on the legacy default stream (run_fast records it itself) */
     if (st == PA_OK && x->chunks > 0) {
         st = run_fast(p, dst, src);
     } else if (st == PA_OK) {
-        if ((st = x->dc->wait(x->stream[S_XFER], x->ev_start)) == PA_OK)
+        if ((st = x->dc->record(x->cs.ev_start, NULL)) == PA_OK &&
+            (st = x->dc->wait(x->cs.stream[PA__S_XFER], x->cs.ev_start)) == PA_OK)
             st = run_whole(p, dst, src);
     }
     if (aside) {

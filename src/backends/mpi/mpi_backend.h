@@ -211,6 +211,20 @@ void pa_mpi__nccl_free(pa_mpi__dplan *p);
  * says so), or another error.
  */
 int pa_mpi__nccl_comm(MPI_Comm comm, const struct pa__devcomm_ops *dc, int a, int b, void **out, const char **why);
+/** How a pointer's GPU is found (pa__backends_pointer_device's signature). */
+typedef int (*pa_mpi__pointer_device_fn)(const void *p, const char *what, int *dev);
+/**
+ * The check before every NCCL run (dist_nccl_check.c), collective over the members (all of comm; the pair of a
+ * send/recv): every member set itself up (local: PA_OK, or its own status), its plan is for comm's size, its
+ * current GPU (cur_dev) is its communicator's (comm_dev), and the arrays it sends from and receives into are on
+ * that GPU.  \return PA_OK on every member, or on every member the same error naming the first rank that failed
+ * and the GPUs: PA_ERR_SYS (a member's set-up failed; that member gets its own status back), PA_ERR_INVAL (an
+ * array on another GPU, not device memory, another GPU current), PA_ERR_RANGE (the sizes differ), or MPI's.
+ */
+int pa_mpi__nccl_check(const pa_mpi__dplan *p, MPI_Comm comm, int comm_dev, int cur_dev, void *dst,
+                       const void *src, int local);
+/** For tests: how the check finds a pointer's GPU instead of the backends' hook (NULL: the hook again). */
+void pa_mpi__nccl_test_pointer_device(pa_mpi__pointer_device_fn fn);
 /** Measures the NCCL route's constants (cost_nccl.c) where every process has a GPU of its own. */
 int pa_mpi__calibrate_nccl(struct pa__cost_model *m, FILE *log);
 /** The NCCL route's words for explanations (chunks, slices in place).  \return as snprintf. */

@@ -246,6 +246,20 @@ int pa_cost_print(FILE *f)
     return PA_OK;
 }
 
+int pa_cost_get(const char *name, double *value)
+{
+    if (!name || !value)
+        return pa__err(PA_ERR_INVAL, "pa_cost_get: %s is NULL", !name ? "the name" : "the value's pointer");
+    const pa__cost_model *m = pa__cost();
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (strcmp(fields[i].name, name) == 0) {
+            *value = *at((pa__cost_model *)m, i);
+            return PA_OK;
+        }
+    return pa__err(PA_ERR_NAME, "pa_cost_get: the cost model has no constant \"%.64s\" (pa_cost_print lists them)",
+                   name);
+}
+
 int pa_cost_calibrate(const char *path, FILE *log)
 {
     char where[1024];

@@ -9,15 +9,12 @@
 #include <stdatomic.h>
 
 #include "backends.h"
+#include "chunk_exchange.h"
 #include "copy_dist_key.h"
-#include "layout_slice.h"
 #include "lru.h"
 
-#define MAX_CHUNKS 16
-#define CHUNK_BYTES (32LL << 20)   /* aim per peer and chunk, as the processes' route */
+#define MAX_CHUNKS PA__CHUNKS_MAX
 #define ID_MAX 256                 /* an NCCL id (128 bytes today) */
-
-enum { S_PACK, S_XFER, S_UNPACK, S_SELF, NSTREAMS };
 
 /* ---- a thread's plan (copy_exchange_gpu_plan.c) ---- */
 
@@ -52,8 +49,7 @@ typedef struct gplan {
     int64_t self_sbase, self_rbase;
     void *sbuf, *rbuf, *scookie, *rcookie;
     size_t sbytes, rbytes;
-    void *stream[NSTREAMS];
-    void *ev_start, *ev_packed[MAX_CHUNKS], *ev_recvd[MAX_CHUNKS];
+    pa__chunk_streams cs;        /* the streams and events of the runs */
     pa__xfer *xs, *xr;
     char route[360];             /* the last run's route, for the explanation */
 } gplan;

@@ -46,15 +46,7 @@ static void gplan_free(gplan *p)
         return;
     drop_slices(p);
     pa__plan_unref(p->self);
-    if (p->dc) {
-        for (int i = 0; i < NSTREAMS; i++)
-            p->dc->stream_free(p->stream[i]);
-        p->dc->event_free(p->ev_start);
-        for (int c = 0; c < MAX_CHUNKS; c++) {
-            p->dc->event_free(p->ev_packed[c]);
-            p->dc->event_free(p->ev_recvd[c]);
-        }
-    }
+    pa__chunk_streams_free(&p->cs, p->dc);
     if (p->sbuf)
         p->bufmem->free(p->sbuf, p->sbytes, p->scookie);
     if (p->rbuf)
@@ -65,17 +57,6 @@ static void gplan_free(gplan *p)
     free(p->rtab);
     free(p->xs);
     free(p);
-}
-
-/* The chunks wanted for the busiest thread's bytes per peer (PA_NCCL_CHUNKS forces a count, as for processes). */
-static int chunks_for(int64_t busiest, int n)
-{
-    static atomic_int warned;
-    int64_t want = busiest / (n > 1 ? n - 1 : 1) / CHUNK_BYTES;
-    long forced = pa__env_int("PA_NCCL_CHUNKS", 1, MAX_CHUNKS, 0, "chosen by size", &warned);
-    if (forced > 0)
-        want = forced;
-    return want < 1 ? 1 : want > MAX_CHUNKS ? MAX_CHUNKS : (int)want;
 }
 
 /* The counts between every pair of threads (m[from * n + to]) and the busiest thread's bytes to or from others. */
@@ -242,11 +223,11 @@ static int make(const pa__dist_split *d, const pa__dist_split *s, size_t elm, in
                      (!p->rcnt[q] || pa__layout_sliceable(&p->rl[q], 0, p->rcnt[q], c));
         p->feasible |= (unsigned)ok << bit;
     }
-    p->want = chunks_for(p->busiest, (int)n);
+    p->want = pa__chunks_wanted((double)p->busiest, (int)n);   /* PA_NCCL_CHUNKS forces it, as for processes */
     /* the same numbers on every thread (from the busiest thread's bytes), so that all choose alike */
     const pa__cost_model *cm = pa__cost();
     double b = (double)p->busiest;
-    int chunks = (int)(b / (double)CHUNK_BYTES) + 1;
+    int chunks = (int)(b / (double)PA__CHUNK_BYTES) + 1;
     p->ns_nccl = cm->gpu_nccl_latency * (chunks < MAX_CHUNKS ? chunks : MAX_CHUNKS) + b / cm->gpu_nccl_bw;
     p->ns_pull = (double)(n - 1) * cm->gpu_call + b / cm->gpu_peer_bw;   /* a synchronous copy per source */
     snprintf(p->route, sizeof p->route, "%s", "");
@@ -395,77 +376,19 @@ int pa__xg_prepare(gplan *p, int C)
         if ((st = p->bufmem->alloc(p->rbytes, &o, &p->rbuf, &p->rcookie)) != PA_OK)
             return pa__err_wrap(st, "NCCL route: a receive buffer of %zu bytes", p->rbytes);
     }
-    for (int i = 0; i < NSTREAMS && st == PA_OK; i++)
-        if (!p->stream[i])
-            st = dc->stream_new(&p->stream[i], i == S_XFER);
-    if (st == PA_OK && !p->ev_start)
-        st = dc->event_new(&p->ev_start);
-    for (int c = 0; c < C && st == PA_OK; c++) {
-        if (!p->ev_packed[c])
-            st = dc->event_new(&p->ev_packed[c]);
-        if (st == PA_OK && !p->ev_recvd[c])
-            st = dc->event_new(&p->ev_recvd[c]);
-    }
-    return st;
+    return pa__chunk_streams_make(&p->cs, dc, C);
 }
 
-/* Chunks packed, sent and unpacked on three streams, the own block on a fourth; waits for all four. */
+/* Chunks packed, sent and unpacked on three streams, the own block on a fourth; waits for them (the loop the
+ * processes' route runs too, chunk_exchange.c). */
 int pa__xg_run(gplan *p, void *comm, void *dst, const void *src)
 {
-    const pa__devcomm_ops *dc = p->dc;
-    int st, me = p->me, C = p->chunks;
-    size_t e = p->elm;
-    char *sb = p->sbuf, *rb = p->rbuf;
-    st = dc->record(p->ev_start, NULL);   /* after the caller's earlier work on the legacy default stream */
-    for (int i = 0; i < NSTREAMS && st == PA_OK; i++)
-        st = dc->wait(p->stream[i], p->ev_start);
-    if (st == PA_OK && p->self && !p->self_direct)
-        st = pa__plan_exec_async(p->self, dst, p->self_rbase, src, p->self_sbase, p->stream[S_SELF]);
-    for (int c = 0; c < C && st == PA_OK; c++) {
-        int ns = 0, nr = 0;
-        if (c == 0 && p->self && p->self_direct) {   /* as NCCL's own all-to-all does: a send to itself */
-            size_t bytes = (size_t)pa__bytes(p->scnt[me], e);
-            p->xs[ns++] = (pa__xfer){me, (char *)src + pa__bytes(p->self_sbase, e), bytes};
-            p->xr[nr++] = (pa__xfer){me, (char *)dst + pa__bytes(p->self_rbase, e), bytes};
-        }
-        for (int q = 0; q < p->n && st == PA_OK; q++) {
-            if (q == me)
-                continue;
-            const pa__slice *s = p->scnt[q] ? &p->send[q * C + c] : NULL, *r = p->rcnt[q] ? &p->recv[q * C + c] : NULL;
-            if (s && s->plan)
-                st = pa__plan_exec_async(s->plan, sb, s->pos, src, s->base, p->stream[S_PACK]);
-            if (s)
-                p->xs[ns++] = (pa__xfer){q, s->direct ? (char *)src + pa__bytes(s->base, e) : sb + pa__bytes(s->pos, e),
-                                         (size_t)pa__bytes(s->n, e)};
-            if (r)
-                p->xr[nr++] = (pa__xfer){q, r->direct ? (char *)dst + pa__bytes(r->base, e) : rb + pa__bytes(r->pos, e),
-                                         (size_t)pa__bytes(r->n, e)};
-        }
-        if (st == PA_OK)
-            st = dc->record(p->ev_packed[c], p->stream[S_PACK]);
-        if (st == PA_OK)
-            st = dc->wait(p->stream[S_XFER], p->ev_packed[c]);
-        if (st == PA_OK)
-            st = dc->group(comm, p->xs, ns, p->xr, nr, p->stream[S_XFER]);
-        if (st == PA_OK)
-            st = dc->record(p->ev_recvd[c], p->stream[S_XFER]);
-        if (st == PA_OK)
-            st = dc->wait(p->stream[S_UNPACK], p->ev_recvd[c]);
-        for (int q = 0; q < p->n && st == PA_OK; q++) {
-            const pa__slice *r = q != me && p->rcnt[q] ? &p->recv[q * C + c] : NULL;
-            if (r && r->plan)
-                st = pa__plan_exec_async(r->plan, dst, r->base, rb, r->pos, p->stream[S_UNPACK]);
-        }
-    }
-    /* the unpack stream waited for the last group, which waited for the last packing: it and the own block's
-     * stream are all there is to wait for, unless something failed on the way (then every stream) */
-    for (int i = 0; i < NSTREAMS; i++) {
-        if (st == PA_OK && i != S_UNPACK && i != S_SELF)
-            continue;
-        int sst = p->stream[i] ? dc->sync(p->stream[i]) : PA_OK;
-        st = st != PA_OK ? st : sst;
-    }
-    return st;
+    pa__chunk_exchange ex = {.dc = p->dc, .comm = comm, .st = &p->cs, .n = p->n, .me = p->me, .chunks = p->chunks,
+                             .pair_first = -1, .elm = p->elm, .scnt = p->scnt, .rcnt = p->rcnt, .send = p->send,
+                             .recv = p->recv, .sbuf = p->sbuf, .rbuf = p->rbuf, .self = p->self,
+                             .self_direct = p->self_direct, .self_sbase = p->self_sbase,
+                             .self_rbase = p->self_rbase, .xs = p->xs, .xr = p->xr};
+    return pa__chunk_exchange_run(&ex, dst, src);
 }
 
 int pa__xg_route_of(const pa__dist_split *d, const pa__dist_split *s, size_t elm, int64_t tid, int64_t n,
