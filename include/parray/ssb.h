@@ -339,7 +339,7 @@ typedef struct pa_ssb_gpu_config {
  * that fails they are streamed at the pageable rate, said by pa_ssb_gpu_describe).  The caller's streams given
  * to pa_ssb_gpu_launch must belong to the GPU current at this call.
  * \return as pa_ssb_gpu_create; PA_ERR_RANGE (a field out of range, or a GPU number not below the count, named;
- *         an environment variable that does not parse, named); PA_ERR_NOMEM (resident and the columns do not
+ *         an environment variable that does not parse warns once and is not used); PA_ERR_NOMEM (resident and the columns do not
  *         fit the memory allowed; or not even the dimension tables and the smallest chunks do: the message
  *         says how many bytes were needed and allowed).
  */

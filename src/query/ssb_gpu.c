@@ -117,71 +117,70 @@ static int plan_table(const pa_ssb_db *db, int keycol, pa_qb_ht *ht, int64_t *in
 
 /* ---- the setup: environment, limits, mode -------------------------------------------------------------------- */
 
-/* $name as a count (mem: bytes with an optional K, M or G suffix) into *v when set; PA_ERR_RANGE when it does not
- * parse. */
-static int env_count(const char *name, int mem, int64_t *v)
+/* The environment's setup (docs/api.md's table of variables): a value that does not parse warns once and is not
+ * used. */
+static atomic_int warned_mode, warned_mem, warned_chunk, warned_streams, warned_devices;
+
+static int64_t env_bytes(void)
 {
-    const char *e = getenv(name);
+    const char *e = getenv("PA_SSB_GPU_MEM");
     char *end;
-    if (!e || !*e)
-        return PA_OK;
-    double x = strtod(e, &end);
-    if (mem && (*end == 'K' || *end == 'k' || *end == 'M' || *end == 'm' || *end == 'G' || *end == 'g')) {
-        x *= *end == 'K' || *end == 'k' ? 1024.0 : *end == 'M' || *end == 'm' ? 1048576.0 : 1073741824.0;
+    if (!e)
+        return 0;
+    double x = *e >= '0' && *e <= '9' ? strtod(e, &end) : 0;
+    if (x > 0 && (*end == 'K' || *end == 'M' || *end == 'G')) {
+        x *= *end == 'K' ? 1024.0 : *end == 'M' ? 1048576.0 : 1073741824.0;
         end++;
     }
-    if (end == e || *end || !(x >= 1) || x > 9e18)
-        return pa__err(PA_ERR_RANGE, "ssb: %s=%s (wanted a positive count%s)", name, e,
-                       mem ? " of bytes, with an optional K, M or G suffix" : "");
-    *v = (int64_t)x;
-    return PA_OK;
+    if (x >= 1 && x < 9e18 && !*end)
+        return (int64_t)x;
+    pa__env_warn(&warned_mem, "PA_SSB_GPU_MEM", e, "a count of bytes (an optional K, M or G suffix)",
+                 "90% of the GPU's free memory");
+    return 0;
 }
 
-static int env_devices(pa_ssb_gpu_config *c)
+static void env_devices(pa_ssb_gpu_config *c)
 {
     const char *e = getenv("PA_SSB_GPU_DEVICES"), *s = e;
-    if (!e || !*e)
-        return PA_OK;
-    int n = 0;
+    int n = 0, d[PA_SSB_GPU_MAX_DEVICES];
+    if (!e)
+        return;
     while (*s) {
         char *end;
-        long d = strtol(s, &end, 10);
-        if (end == s || d < 0 || d > 1024 || n == PA_SSB_GPU_MAX_DEVICES || (*end && *end != ','))
-            return pa__err(PA_ERR_RANGE, "ssb: PA_SSB_GPU_DEVICES=%s (wanted up to %d GPU numbers separated by commas)",
-                           e, PA_SSB_GPU_MAX_DEVICES);
-        c->devices[n++] = (int)d;
+        long v = *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : -1;
+        if (v < 0 || v > 1024 || n == PA_SSB_GPU_MAX_DEVICES || (*end && *end != ',') || (*end == ',' && !end[1])) {
+            pa__env_warn(&warned_devices, "PA_SSB_GPU_DEVICES", e, "GPU numbers separated by commas (at most 16)",
+                         "the current GPU");
+            return;
+        }
+        d[n++] = (int)v;
         s = *end ? end + 1 : end;
     }
+    if (n == 0) {
+        pa__env_warn(&warned_devices, "PA_SSB_GPU_DEVICES", e, "GPU numbers separated by commas (at most 16)",
+                     "the current GPU");
+        return;
+    }
     c->ndevices = n;
-    return PA_OK;
+    memcpy(c->devices, d, (size_t)n * sizeof *d);
 }
 
 /* The setup with the environment's values where the caller's are zero, checked, and the defaults filled in. */
 static int resolve(const pa_ssb_gpu_config *in, int ndev, pa_ssb_gpu_config *c)
 {
     static const pa_ssb_gpu_config zero;
-    int64_t v = 0;
-    int rc;
+    static const char *const modes[] = {"auto", "resident", "stream"};
     *c = in ? *in : zero;
-    const char *m = getenv("PA_SSB_GPU_MODE");
-    if (c->mode == PA_SSB_GPU_AUTO && m && *m) {
-        if (!strcmp(m, "resident"))
-            c->mode = PA_SSB_GPU_RESIDENT;
-        else if (!strcmp(m, "stream"))
-            c->mode = PA_SSB_GPU_STREAM;
-        else if (strcmp(m, "auto") != 0)
-            return pa__err(PA_ERR_RANGE, "ssb: PA_SSB_GPU_MODE=%s (wanted auto, resident or stream)", m);
-    }
-    if (!c->mem_limit && (rc = env_count("PA_SSB_GPU_MEM", 1, &c->mem_limit)) != PA_OK)
-        return rc;
-    if (!c->chunk_rows && (rc = env_count("PA_SSB_GPU_CHUNK", 0, &c->chunk_rows)) != PA_OK)
-        return rc;
-    if (!c->streams && (rc = env_count("PA_SSB_GPU_STREAMS", 0, &v)) != PA_OK)
-        return rc;
-    if (!c->streams && v)
-        c->streams = v > 1000 ? 1000 : (int)v;
-    if (!c->ndevices && (rc = env_devices(c)) != PA_OK)
-        return rc;
+    if (c->mode == PA_SSB_GPU_AUTO)
+        c->mode = (pa_ssb_gpu_mode)pa__env_choice("PA_SSB_GPU_MODE", modes, 3, PA_SSB_GPU_AUTO, &warned_mode);
+    if (!c->mem_limit)
+        c->mem_limit = env_bytes();
+    if (!c->chunk_rows)
+        c->chunk_rows = pa__env_int("PA_SSB_GPU_CHUNK", 1, INT64_C(1) << 31, 0, "8388608 rows", &warned_chunk);
+    if (!c->streams)
+        c->streams = (int)pa__env_int("PA_SSB_GPU_STREAMS", 2, PA__SSB_MAX_STREAMS, 0, "3", &warned_streams);
+    if (!c->ndevices)
+        env_devices(c);
     if ((int)c->mode < PA_SSB_GPU_AUTO || c->mode > PA_SSB_GPU_STREAM)
         return pa__err(PA_ERR_RANGE, "ssb: GPU mode %d (auto 0, resident 1, stream 2)", (int)c->mode);
     if (c->mem_limit < 0 || c->chunk_rows < 0 || c->chunk_rows > (INT64_C(1) << 31))
