@@ -149,8 +149,8 @@ PA_API const int32_t *pa_ssb_column(const pa_ssb_db *db, const char *name, int64
 /** 1 when db holds the column, 0 when it does not (PA_SSB_QUERY_COLUMNS), -1 for no such column or db NULL. */
 PA_API int pa_ssb_column_held(const pa_ssb_db *db, const char *name);
 
-/** The bytes of the columns db holds (4 a value; dictionaries not counted); 0 for NULL.  A slice counts its
- *  lineorder rows only. */
+/** The bytes of the columns db holds (4 a value; dictionaries not counted); 0 for NULL.  A slice counts its own
+ *  lineorder rows and the whole dimension tables. */
 PA_API int64_t pa_ssb_bytes(const pa_ssb_db *db);
 
 /**
