@@ -3,8 +3,13 @@
  * the GPU (target P8, ssb_gpu_rows.c), on data generated in memory on every core.
  *
  *     ssb [-s SF] [-r RUNS] [-c CPU_RUNS] [--ref-runs N] [-t THREADS] [--seed N] [--csv FILE] [--no-gpu]
- *         [--no-duckdb] [--load TBLDIR]
+ *         [--no-duckdb] [--load TBLDIR] [--no-cpu] [--stream] [--chunk ROWS] [--streams N] [--gpus N]
  *     defaults: scale factor 1, 21 GPU runs, 5 CPU runs, 1 reference run, every core
+ *
+ * Lineorder is generated with only the 9 columns the queries read (PA_SSB_QUERY_COLUMNS; all 17 with --load).
+ * --stream adds the streaming rows and --gpus N the multi-GPU rows (ssb_stream_rows.c; with several GPUs the
+ * multi-GPU rows come anyway); --chunk and --streams set the streaming engine's chunk and streams; --no-cpu
+ * leaves the CPU rows out (large scale factors).
  *
  * The CPU rows, per query: the tile engine's median time (pa_ssb_run_cpu_tiles, "cpu ms"), the floor (the
  * median time of the same threads only reading the lineorder columns the query reads, the same bytes, in this
@@ -287,15 +292,20 @@ int main(int argc, char **argv)
 {
     ssb_bench_opts o = {.sf = 1, .seed = 42, .runs = 21, .cpu_runs = 5, .ref_runs = 1};
     const char *csv_path = NULL, *load_dir = NULL;
-    int gpu = SSB_BENCH_GPU, duck = 1, usage = 0;
+    int gpu = SSB_BENCH_GPU, duck = 1, usage = 0, cpu = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--no-gpu")) {
             gpu = 0;
             continue;
         }
-        if (!strcmp(a, "--no-duckdb")) {
-            duck = 0;
+        if (!strcmp(a, "--no-duckdb") || !strcmp(a, "--no-cpu") || !strcmp(a, "--stream")) {
+            if (!strcmp(a, "--no-duckdb"))
+                duck = 0;
+            else if (!strcmp(a, "--no-cpu"))
+                cpu = 0;
+            else
+                o.stream = 1;
             continue;
         }
         if (!v) {
@@ -318,14 +328,21 @@ int main(int argc, char **argv)
             csv_path = v;
         else if (!strcmp(a, "--load"))
             load_dir = v;
+        else if (!strcmp(a, "--chunk"))
+            o.chunk_rows = atoll(v);
+        else if (!strcmp(a, "--streams"))
+            o.streams = atoi(v);
+        else if (!strcmp(a, "--gpus"))
+            o.gpus = atoi(v);
         else
             usage = 1;
         i++;
     }
     if (usage || o.runs < 1 || o.runs > 1000 || o.cpu_runs < 1 || o.cpu_runs > 100 || o.ref_runs < 1 ||
-        o.ref_runs > 100 || o.threads < 0 || !(o.sf > 0)) {
+        o.ref_runs > 100 || o.threads < 0 || !(o.sf > 0) || o.chunk_rows < 0 || o.streams < 0 || o.gpus < 0) {
         fprintf(stderr, "usage: ssb [-s SF] [-r RUNS] [-c CPU_RUNS] [--ref-runs N] [-t THREADS] [--seed N] "
-                        "[--csv FILE] [--no-gpu] [--no-duckdb] [--load TBLDIR]\n");
+                        "[--csv FILE] [--no-gpu] [--no-duckdb] [--load TBLDIR] [--no-cpu] [--stream] [--chunk ROWS] "
+                        "[--streams N] [--gpus N]\n");
         return 2;
     }
     if (csv_path && !(o.csv = fopen(csv_path, "w"))) {
@@ -337,9 +354,10 @@ int main(int argc, char **argv)
                        "result\n");
     pa_ssb_db *db = NULL;
     double t0 = ssb_bench_now_ms();
-    OK(pa_ssb_generate(o.sf, o.seed, 0, &db));
+    OK(pa_ssb_generate_with(o.sf, o.seed, 0, load_dir ? 0 : PA_SSB_QUERY_COLUMNS, &db));
     printf("Star Schema Benchmark, scale factor %g (seed %llu): lineorder %lld rows, generated in %.0f ms on every "
-           "core\n\n", o.sf, o.seed, (long long)pa_ssb_rows(db, PA_SSB_LINEORDER), ssb_bench_now_ms() - t0);
+           "core; %.2f GB held (%s)\n\n", o.sf, o.seed, (long long)pa_ssb_rows(db, PA_SSB_LINEORDER),
+           ssb_bench_now_ms() - t0, pa_ssb_bytes(db) / 1e9, load_dir ? "every column" : "the query columns");
     int bad = 0;
     if (gpu) {
         int st = ssb_bench_gpu(db, &o);
@@ -350,7 +368,12 @@ int main(int argc, char **argv)
     } else {
         printf("(no GPU rows: %s)\n\n", SSB_BENCH_GPU ? "--no-gpu" : "a build without CUDA");
     }
-    bad += cpu_rows(db, &o, duck);
+    for (int part = 0; gpu && part < 2; part++) {   /* the streaming and multi-GPU rows (ssb_stream_rows.c) */
+        int st = part == 0 ? (o.stream ? ssb_bench_stream(db, &o) : 0) : ssb_bench_multi(db, &o);
+        bad += st != 0 && st != 77;
+    }
+    if (cpu)
+        bad += cpu_rows(db, &o, duck);
     if (load_dir)
         bad += load_rate(db, &o, load_dir);
     if (o.csv && fclose(o.csv) != 0)
@@ -365,5 +388,15 @@ int ssb_bench_gpu(const pa_ssb_db *db, const ssb_bench_opts *o)
     (void)db;
     (void)o;
     return 77;
+}
+
+int ssb_bench_stream(const pa_ssb_db *db, const ssb_bench_opts *o)
+{
+    return ssb_bench_gpu(db, o);
+}
+
+int ssb_bench_multi(const pa_ssb_db *db, const ssb_bench_opts *o)
+{
+    return ssb_bench_gpu(db, o);
 }
 #endif

@@ -13,6 +13,10 @@ typedef struct ssb_bench_opts {
     unsigned long long seed;
     int runs, cpu_runs, ref_runs, threads;
     FILE *csv;                  /* rows as comma-separated values, or NULL */
+    int stream;                 /* --stream: the streaming rows (ssb_stream_rows.c) */
+    long long chunk_rows;       /* --chunk: rows per streamed chunk (0: the engine's default) */
+    int streams;                /* --streams (0: the engine's default) */
+    int gpus;                   /* --gpus N: the multi-GPU rows over N GPUs (0: every GPU where there are several) */
 } ssb_bench_opts;
 
 /* The median of v[0 .. n) (sorts v). */
@@ -28,6 +32,10 @@ const char *const *ssb_bench_fact_columns(int q, int *n);
  * one differed, 77 without a GPU (nothing printed but the reason).
  */
 int ssb_bench_gpu(const pa_ssb_db *db, const ssb_bench_opts *o);
+
+/* The streaming rows and the multi-GPU rows (ssb_stream_rows.c): \return as ssb_bench_gpu. */
+int ssb_bench_stream(const pa_ssb_db *db, const ssb_bench_opts *o);
+int ssb_bench_multi(const pa_ssb_db *db, const ssb_bench_opts *o);
 
 /* The device's time to read `bytes` bytes of its memory once (a reduction kernel; median of runs), in ms;
  * negative when a CUDA call failed. */

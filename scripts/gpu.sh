@@ -40,6 +40,7 @@ bench-kernels   gpu   120 gpu  bench/kernels                                  P6
 bench-sgemm     gpu   360 gpu  bench/sgemm,bench/gemm_source,examples/subprog_gemm?,examples/sgemm_types?  P7
 bench-matrix    gpu   300 gpu  bench/matrix,examples/matrix_knn,examples/matrix_kmeans  P11
 bench-ssb       gpu   480 gpu  bench/ssb,tools/parray                         P8
+bench-ssb-big   gpu   600 gpu  bench/ssb,tools/parray                         issue 31: streaming at SF 100, the split over GPUs
 bench-fft       gpu   420 gpu  bench/fft,examples/pkufft                      P12 at P = 1 2 4 on the GPUs there are
 check-fft       gpu   360 gpu  examples/pkufft,tests/test_mpi_dmem            PKUFFT against cuFFT, bad input
 bench-gpu-dist  gpu   800 gpu2 bench/mpi_copy,bench/fft,bench/gpu_dist?,bench/gpu_threads?,tools/parray  P12 P18, one rank (or thread) per GPU, P = 2 4
@@ -285,6 +286,18 @@ step_bench_ssb() {
     for tile in ${SSB_TILES:-}; do   # tile shapes to compare ("256x4 128x8"): GPU times, results checked once
         run 60 "ssb -s $sf, PA_SSB_TILE=$tile" env PA_SSB_TILE="$tile" "$b/bench/ssb" -s "$sf" -r 21 -c 0
     done
+}
+
+# Issue 31: lineorder streamed from page-locked host memory (target 0.80 of the pinned host->device rate) and split
+# over GPUs (every GPU where there are several, target 0.8 x N; on one GPU, GPU 0 twice: results only).  Only the
+# query columns are generated: about 22 GB of host memory at SF 100, 22 GB page-locked.
+step_bench_ssb_big() {
+    local sf=${SSB_BIG_SF:-100} gpus=()
+    [ "$ngpu" -lt 2 ] && gpus=(--gpus 2)
+    run 120 "ssb -s 1, small chunks and the split (results)" "$b/bench/ssb" -s 1 -r 3 --stream --chunk 100000 \
+        --gpus 2 --no-cpu --no-duckdb
+    run 480 "ssb -s $sf --stream (streaming, multi-GPU)" "$b/bench/ssb" -s "$sf" -r 5 --stream "${gpus[@]}" \
+        --no-cpu --no-duckdb
 }
 
 step_bench_fft() {   # on the GPUs of this machine (several ranks share one GPU when there are fewer GPUs)

@@ -55,6 +55,20 @@ typedef struct pa_ssb_db pa_ssb_db;
 PA_API int pa_ssb_generate(double sf, uint64_t seed, int nthreads, pa_ssb_db **out);
 
 /**
+ * pa_ssb_generate_with's and pa_ssb_read_with's flag: lineorder holds only the 9 columns the 13 queries read
+ * (lo_orderdate, lo_quantity, lo_discount, lo_extendedprice, lo_custkey, lo_partkey, lo_suppkey, lo_revenue,
+ * lo_supplycost: 36 of lineorder's 68 bytes a row; at scale factor 100, 21.6 GB instead of 40.8).  The others are
+ * not held (pa_ssb_column_held), and what needs them (pa_ssb_write, pa_ssb_write_tbl) says so.
+ */
+#define PA_SSB_QUERY_COLUMNS 1u
+
+/**
+ * pa_ssb_generate with flags (0 or PA_SSB_QUERY_COLUMNS).  The columns held have the same values as
+ * pa_ssb_generate's.  \return as pa_ssb_generate; PA_ERR_RANGE (an unknown flag).
+ */
+PA_API int pa_ssb_generate_with(double sf, uint64_t seed, int nthreads, unsigned flags, pa_ssb_db **out);
+
+/**
  * Loads the standard generator's output (dbgen -T a): lineorder.tbl, customer.tbl, supplier.tbl, part.tbl and
  * date.tbl in dir, pipe-separated, one row a line.  Free-text columns (names, addresses, phones, p_color,
  * p_type, p_container, d_date) are checked for presence and not kept; string columns are dictionary-encoded
@@ -110,6 +124,12 @@ PA_API int pa_ssb_write(const pa_ssb_db *db, const char *dir);
  */
 PA_API int pa_ssb_read(const char *dir, pa_ssb_db **out);
 
+/**
+ * pa_ssb_read with flags (0 or PA_SSB_QUERY_COLUMNS: the other lineorder columns are neither read nor checked;
+ * the manifest still must list them).  \return as pa_ssb_read; PA_ERR_RANGE (an unknown flag).
+ */
+PA_API int pa_ssb_read_with(const char *dir, unsigned flags, pa_ssb_db **out);
+
 /** Frees a database.  NULL is ignored. */
 PA_API void pa_ssb_destroy(pa_ssb_db *db);
 
@@ -121,9 +141,26 @@ PA_API int64_t pa_ssb_rows(const pa_ssb_db *db, pa_ssb_table t);
 
 /**
  * A column by name ("lo_orderdate", "c_region", ...): its values (rows in *rows).  Free-text columns are not
- * kept.  \return the values, or NULL with PA_ERR_NAME set.
+ * kept.  \return the values, or NULL with PA_ERR_NAME set (no such column, or one the database does not hold:
+ * the message says which).
  */
 PA_API const int32_t *pa_ssb_column(const pa_ssb_db *db, const char *name, int64_t *rows);
+
+/** 1 when db holds the column, 0 when it does not (PA_SSB_QUERY_COLUMNS), -1 for no such column or db NULL. */
+PA_API int pa_ssb_column_held(const pa_ssb_db *db, const char *name);
+
+/** The bytes of the columns db holds (4 a value; dictionaries not counted); 0 for NULL.  A slice counts its own
+ *  lineorder rows and the whole dimension tables. */
+PA_API int64_t pa_ssb_bytes(const pa_ssb_db *db);
+
+/**
+ * A view of db with lineorder's rows [lo, hi) and the same dimension tables and dictionaries, nothing copied:
+ * a part of the work (one process's rows, or one GPU's) for any of the query calls; combine the parts' results
+ * with pa_ssb_result_combine.  Free it with pa_ssb_destroy (db's data stay); db must outlive it.
+ * \return PA_OK and *out; PA_ERR_INVAL (NULL); PA_ERR_RANGE (not 0 <= lo <= hi <= lineorder's rows, named);
+ *         PA_ERR_NOMEM.
+ */
+PA_API int pa_ssb_slice(const pa_ssb_db *db, int64_t lo, int64_t hi, pa_ssb_db **out);
 
 /**
  * The dictionary of a string column: the string of a code.  \return the string, or NULL (PA_ERR_NAME: not a
@@ -209,6 +246,16 @@ PA_API void pa_ssb_result_destroy(pa_ssb_result *r);
 PA_API PA_DEPRECATED("use pa_ssb_result_destroy") void pa_ssb_result_free(pa_ssb_result *r);
 
 /**
+ * Combines the results of query q over disjoint parts of db's lineorder (pa_ssb_slice) into the result over all
+ * of them: each group's sums added (a group absent from a part counts 0, and a sum of 0 is dropped, as every
+ * engine does), then sorted in the query's order.  db gives the group columns' ranges (the whole database or
+ * any of its slices).  \return PA_OK and *out (pa_ssb_result_destroy); PA_ERR_INVAL (NULL, n < 1, a part of
+ *         another query or malformed, as pa_ssb_result_equal says); PA_ERR_RANGE (q, or a group value outside
+ *         its column's range in db); PA_ERR_NOMEM.
+ */
+PA_API int pa_ssb_result_combine(const pa_ssb_db *db, int q, const pa_ssb_result *parts, int n, pa_ssb_result *out);
+
+/**
  * Compares two results row by row.  \return 1 when equal; 0 with the first difference written to why (e.g.
  * "row 3: revenue 1234 vs 1240"), or with the reason when a result is NULL or malformed (a query out of range,
  * more than 3 groups, a negative row count, NULL rows); why may be NULL.
@@ -249,13 +296,66 @@ typedef struct pa_ssb_gpu pa_ssb_gpu;
 
 /**
  * Copies the columns the 13 queries read to dmem on the current GPU (lineorder: 9 columns) with the dimension
- * tables' keys and attributes.  The db must outlive the result.
- * \return PA_OK and *out; PA_ERR_NODEV (no CUDA backend or no GPU); PA_ERR_NOMEM (the data do not fit in the
- *         GPU's memory: the message says how many bytes were asked); PA_ERR_INVAL.
+ * tables' keys and attributes; where lineorder's columns do not fit the GPU's free memory they stay in host
+ * memory and each query streams them through the GPU (pa_ssb_gpu_create_with, automatic mode; the environment
+ * variables listed at pa_ssb_gpu_config apply).  The db must outlive the result.
+ * \return PA_OK and *out; PA_ERR_NODEV (no CUDA backend or no GPU); PA_ERR_NOMEM (not even the dimension tables
+ *         and the smallest chunks fit: the message says how many bytes were asked); PA_ERR_INVAL.
  */
 PA_API int pa_ssb_gpu_create(const pa_ssb_db *db, pa_ssb_gpu **out);
 
-/** Frees the GPU side.  NULL is ignored. */
+/** Where the GPU engine keeps lineorder's columns (docs/ssb.md, "Beyond one GPU's memory"). */
+typedef enum pa_ssb_gpu_mode {
+    PA_SSB_GPU_AUTO = 0,        /* resident where the columns fit the memory allowed, else streaming */
+    PA_SSB_GPU_RESIDENT = 1,    /* the columns the queries read copied to dmem once */
+    PA_SSB_GPU_STREAM = 2       /* the columns stay in page-locked host memory; a query streams them in chunks */
+} pa_ssb_gpu_mode;
+
+/** The most GPUs (parts) one engine uses. */
+#define PA_SSB_GPU_MAX_DEVICES 16
+
+/**
+ * How pa_ssb_gpu_create_with sets the engine up.  Zero in a field means its default: a zeroed struct is
+ * pa_ssb_gpu_create's setup, where environment variables may set what the struct leaves at zero (for the
+ * command line and tests): PA_SSB_GPU_MODE (auto, resident or stream), PA_SSB_GPU_MEM (bytes, with an optional
+ * K, M or G suffix of powers of 1024), PA_SSB_GPU_CHUNK (rows), PA_SSB_GPU_STREAMS and PA_SSB_GPU_DEVICES (GPU
+ * numbers separated by commas, "0,1,2,3"; "0,0" splits the work in two on GPU 0).
+ */
+typedef struct pa_ssb_gpu_config {
+    pa_ssb_gpu_mode mode;
+    int64_t mem_limit;          /* bytes of GPU memory one part may take (emulates a smaller GPU); 0: 90% of the
+                                   GPU's free memory, shared among the parts on it */
+    int64_t chunk_rows;         /* streaming: lineorder rows per chunk (0: 8,388,608; rounded up to whole tiles,
+                                   made smaller where the memory allowed asks) */
+    int streams;                /* streaming: streams per part, 2 to 8 (0: 3) */
+    int ndevices;               /* parts (0: one, on the current GPU) */
+    int devices[PA_SSB_GPU_MAX_DEVICES];   /* each part's GPU; lineorder is split in ndevices contiguous ranges */
+} pa_ssb_gpu_config;
+
+/**
+ * pa_ssb_gpu_create with a setup (NULL: as pa_ssb_gpu_create).  With several parts each GPU holds the dimension
+ * tables and its range of lineorder, and a query adds the parts' group tables.  In the streaming mode the
+ * lineorder columns the queries read are page-locked where they are (released by pa_ssb_gpu_destroy; where
+ * that fails they are streamed at the pageable rate, said by pa_ssb_gpu_describe).  The caller's streams given
+ * to pa_ssb_gpu_launch must belong to the GPU current at this call.
+ * \return as pa_ssb_gpu_create; PA_ERR_RANGE (a field out of range, or a GPU number not below the count, named;
+ *         an environment variable that does not parse warns once and is not used); PA_ERR_NOMEM (resident and the columns do not
+ *         fit the memory allowed; or not even the dimension tables and the smallest chunks do: the message
+ *         says how many bytes were needed and allowed).
+ */
+PA_API int pa_ssb_gpu_create_with(const pa_ssb_db *db, const pa_ssb_gpu_config *cfg, pa_ssb_gpu **out);
+
+/** The mode the engine runs in (PA_SSB_GPU_RESIDENT or PA_SSB_GPU_STREAM; PA_SSB_GPU_AUTO for NULL). */
+PA_API pa_ssb_gpu_mode pa_ssb_gpu_get_mode(const pa_ssb_gpu *g);
+
+/**
+ * One line saying how the engine runs: the mode, the GPUs and their rows, chunks and streams, the memory each
+ * part took ("stream: 2 parts on GPUs 0,0; chunks of 8388608 rows, 3 streams; 1.21 GB a part").  Valid while g
+ * lives; "" for NULL.
+ */
+PA_API const char *pa_ssb_gpu_describe(const pa_ssb_gpu *g);
+
+/** Frees the GPU side (and unlocks the host columns it page-locked).  NULL is ignored. */
 PA_API void pa_ssb_gpu_destroy(pa_ssb_gpu *g);
 
 /**

@@ -71,27 +71,32 @@ static void order_rows(gen *g, int64_t o, int64_t row)
         int32_t disc = (int32_t)pa__ssb_uniform(s, PA__SSB_S_LDISC, li, 11);
         int32_t tax = (int32_t)pa__ssb_uniform(s, PA__SSB_S_LTAX, li, 9);
         int32_t price = retail_price(part), ext = qty * price;
-        c[PA__SSB_C_LO_ORDERKEY][r] = (int32_t)(o + 1);
-        c[PA__SSB_C_LO_LINENUMBER][r] = l + 1;
-        c[PA__SSB_C_LO_CUSTKEY][r] = cust;
-        c[PA__SSB_C_LO_PARTKEY][r] = part;
-        c[PA__SSB_C_LO_SUPPKEY][r] =
-            1 + (int32_t)pa__ssb_uniform(s, PA__SSB_S_LSUPP, li, (uint64_t)db->rows[PA_SSB_SUPPLIER]);
-        c[PA__SSB_C_LO_ORDERDATE][r] = g->datekeys[day];
-        c[PA__SSB_C_LO_ORDERPRIORITY][r] = prio;
-        c[PA__SSB_C_LO_SHIPPRIORITY][r] = 0;
-        c[PA__SSB_C_LO_QUANTITY][r] = qty;
-        c[PA__SSB_C_LO_EXTENDEDPRICE][r] = ext;
-        c[PA__SSB_C_LO_DISCOUNT][r] = disc;
-        c[PA__SSB_C_LO_REVENUE][r] = (int32_t)((int64_t)ext * (100 - disc) / 100);
-        c[PA__SSB_C_LO_SUPPLYCOST][r] = 6 * price / 10;
-        c[PA__SSB_C_LO_TAX][r] = tax;
-        c[PA__SSB_C_LO_COMMITDATE][r] =
-            pa__ssb_datekey(g->day0 + day + 30 + (int64_t)pa__ssb_uniform(s, PA__SSB_S_LCOMMIT, li, 61));
-        c[PA__SSB_C_LO_SHIPMODE][r] = g->v.shipmode[pa__ssb_uniform(s, PA__SSB_S_LMODE, li, 7)];
+#define SET(col, v)                                                                                            \
+    do {                                                                                                       \
+        if (c[PA__SSB_C_##col])                                                                                \
+            c[PA__SSB_C_##col][r] = (v);                                                                       \
+    } while (0)
+        SET(LO_ORDERKEY, (int32_t)(o + 1));
+        SET(LO_LINENUMBER, l + 1);
+        SET(LO_CUSTKEY, cust);
+        SET(LO_PARTKEY, part);
+        SET(LO_SUPPKEY, 1 + (int32_t)pa__ssb_uniform(s, PA__SSB_S_LSUPP, li, (uint64_t)db->rows[PA_SSB_SUPPLIER]));
+        SET(LO_ORDERDATE, g->datekeys[day]);
+        SET(LO_ORDERPRIORITY, prio);
+        SET(LO_SHIPPRIORITY, 0);
+        SET(LO_QUANTITY, qty);
+        SET(LO_EXTENDEDPRICE, ext);
+        SET(LO_DISCOUNT, disc);
+        SET(LO_REVENUE, (int32_t)((int64_t)ext * (100 - disc) / 100));
+        SET(LO_SUPPLYCOST, 6 * price / 10);
+        SET(LO_TAX, tax);
+        SET(LO_COMMITDATE,
+            pa__ssb_datekey(g->day0 + day + 30 + (int64_t)pa__ssb_uniform(s, PA__SSB_S_LCOMMIT, li, 61)));
+        SET(LO_SHIPMODE, g->v.shipmode[pa__ssb_uniform(s, PA__SSB_S_LMODE, li, 7)]);
+#undef SET
         total += (int64_t)ext * (100 - disc) * (100 + tax) / 10000;
     }
-    for (int l = 0; l < n; l++)
+    for (int l = 0; l < n && c[PA__SSB_C_LO_ORDTOTALPRICE]; l++)
         c[PA__SSB_C_LO_ORDTOTALPRICE][row + l] = (int32_t)total;
 }
 
@@ -124,6 +129,11 @@ static int64_t rows_of(double n)
 
 int pa_ssb_generate(double sf, uint64_t seed, int nthreads, pa_ssb_db **out)
 {
+    return pa_ssb_generate_with(sf, seed, nthreads, 0, out);
+}
+
+int pa_ssb_generate_with(double sf, uint64_t seed, int nthreads, unsigned flags, pa_ssb_db **out)
+{
     gen *g = NULL;
     pa_ssb_db *db = NULL;
     int rc = PA_OK;
@@ -133,12 +143,16 @@ int pa_ssb_generate(double sf, uint64_t seed, int nthreads, pa_ssb_db **out)
         return pa__err(PA_ERR_RANGE, "pa_ssb_generate: scale factor %g (wanted > 0 and at most 1000)", sf);
     if (nthreads < 0)
         return pa__err(PA_ERR_RANGE, "pa_ssb_generate: %d threads (0: every core, or a positive count)", nthreads);
+    if (flags & ~PA_SSB_QUERY_COLUMNS)
+        return pa__err(PA_ERR_RANGE, "pa_ssb_generate: flags %#x (PA_SSB_QUERY_COLUMNS is the only one)", flags);
     if (!(g = calloc(1, sizeof *g)) || !(db = pa__ssb_db_new())) {
         rc = pa__err(PA_ERR_NOMEM, "pa_ssb_generate: out of memory");
         goto fail;
     }
     db->sf = sf;
     db->seed = seed;
+    if (flags & PA_SSB_QUERY_COLUMNS)
+        pa__ssb_skip_unqueried(db);
     g->db = db;
     g->orders = rows_of(1500000 * sf);
     g->nchunks = (g->orders + CHUNK - 1) / CHUNK;

@@ -104,7 +104,22 @@ struct pa_ssb_db {
     int32_t *col[PA__SSB_NCOLS];
     pa__ssb_dict dict[PA__SSB_NCOLS];
     pa_ssb_variant variant;     /* the queries' constants where published texts differ (pa_ssb_set_variant) */
+    unsigned char skip[PA__SSB_NCOLS];   /* 1: not held (PA_SSB_QUERY_COLUMNS): the column stays NULL */
+    int view;                   /* 1: a slice (pa_ssb_slice): columns and dictionaries are another database's */
 };
+
+/** The lineorder columns query kind k (0: q1.x, 1: q2.x, 2: q3.x, 3: q4.x) reads, in its GPU kernel's order; *n
+ *  their count. */
+const int *pa__ssb_fact_cols(int kind, int *n);
+
+/** 1 when column c is one the 13 queries may read: every dimension column and 9 of lineorder's. */
+int pa__ssb_query_col(int c);
+
+/** Marks the columns PA_SSB_QUERY_COLUMNS leaves out as skipped (before the tables are allocated). */
+void pa__ssb_skip_unqueried(pa_ssb_db *db);
+
+/** PA_OK when db holds every column; else PA_ERR_UNSUPPORTED naming the first one missing and what needs it. */
+int pa__ssb_require_all(const pa_ssb_db *db, const char *what);
 
 /** The most rows a table (and strings a dictionary) may have: its int32 column's bytes fit an int64 with room to
  *  spare (the columnar reader checks manifests against it before any arithmetic). */

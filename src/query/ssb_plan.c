@@ -198,10 +198,29 @@ static void date_range(const pa_ssb_db *db, pa__ssb_plan *p)
     p->date_hi = in ? hi : 0;
 }
 
+static const int kind_cols[4][6] = {
+    {PA__SSB_C_LO_ORDERDATE, PA__SSB_C_LO_QUANTITY, PA__SSB_C_LO_DISCOUNT, PA__SSB_C_LO_EXTENDEDPRICE},
+    {PA__SSB_C_LO_SUPPKEY, PA__SSB_C_LO_PARTKEY, PA__SSB_C_LO_ORDERDATE, PA__SSB_C_LO_REVENUE},
+    {PA__SSB_C_LO_CUSTKEY, PA__SSB_C_LO_SUPPKEY, PA__SSB_C_LO_ORDERDATE, PA__SSB_C_LO_REVENUE},
+    {PA__SSB_C_LO_CUSTKEY, PA__SSB_C_LO_SUPPKEY, PA__SSB_C_LO_PARTKEY, PA__SSB_C_LO_ORDERDATE, PA__SSB_C_LO_REVENUE,
+     PA__SSB_C_LO_SUPPLYCOST}};
+
+const int *pa__ssb_fact_cols(int kind, int *n)
+{
+    *n = kind == 3 ? 6 : 4;
+    return kind_cols[kind];
+}
+
 int pa__ssb_plan_make(const pa_ssb_db *db, int q, pa__ssb_plan *p)
 {
     if (q < 0 || q >= PA_SSB_NQUERIES)
         return pa__err(PA_ERR_RANGE, "ssb: query %d (there are %d, 0 .. %d)", q, PA_SSB_NQUERIES, PA_SSB_NQUERIES - 1);
+    int nfc;
+    const int *fc = pa__ssb_fact_cols(q < 3 ? 0 : q < 6 ? 1 : q < 10 ? 2 : 3, &nfc);
+    for (int i = 0; i < nfc; i++)
+        if (!db->col[fc[i]])
+            return pa__err(PA_ERR_UNSUPPORTED, "ssb: %s reads %s, which this database does not hold", names[q],
+                           pa__ssb_cols[fc[i]].name);
     memset(p, 0, sizeof *p);
     p->q = q;
     p->fpred[0] = p->fpred[1] = none();

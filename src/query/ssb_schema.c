@@ -102,7 +102,7 @@ static void touch_task(void *arg, int t, int nt)
     int64_t lo, hi;
     pa__ssb_share(db->rows[PA_SSB_LINEORDER], t, nt, &lo, &hi);
     for (int c = 0; c < PA__SSB_NCOLS; c++)
-        if (pa__ssb_cols[c].table == PA_SSB_LINEORDER && hi > lo)
+        if (pa__ssb_cols[c].table == PA_SSB_LINEORDER && hi > lo && db->col[c])
             memset(db->col[c] + lo, 0, (size_t)(hi - lo) * sizeof(int32_t));
 }
 
@@ -110,7 +110,7 @@ int pa__ssb_alloc_table(pa_ssb_db *db, pa_ssb_table t, int64_t rows)
 {
     db->rows[t] = rows;
     for (int c = 0; c < PA__SSB_NCOLS; c++) {
-        if (pa__ssb_cols[c].table != t)
+        if (pa__ssb_cols[c].table != t || db->skip[c])
             continue;
         free(db->col[c]);
         /* One spare element, so that an empty table still has a non-NULL column. */
@@ -160,7 +160,7 @@ void pa_ssb_destroy(pa_ssb_db *db)
 {
     if (!db)
         return;
-    for (int c = 0; c < PA__SSB_NCOLS; c++) {
+    for (int c = 0; c < PA__SSB_NCOLS && !db->view; c++) {
         free(db->col[c]);
         pa__ssb_dict_free(&db->dict[c]);
     }
@@ -184,9 +184,58 @@ const int32_t *pa_ssb_column(const pa_ssb_db *db, const char *name, int64_t *row
         pa__err(PA_ERR_NAME, "ssb: no column '%s' (free-text columns are not kept)", name ? name : "(null)");
         return NULL;
     }
+    if (!db->col[c]) {
+        pa__err(PA_ERR_NAME, "ssb: column %s is not held: this database has only the columns the queries read "
+                "(PA_SSB_QUERY_COLUMNS)", name);
+        return NULL;
+    }
     if (rows)
         *rows = db->rows[pa__ssb_cols[c].table];
     return db->col[c];
+}
+
+int pa_ssb_column_held(const pa_ssb_db *db, const char *name)
+{
+    int c = pa__ssb_col_index(name);
+    return !db || c < 0 ? -1 : db->col[c] != NULL;
+}
+
+int64_t pa_ssb_bytes(const pa_ssb_db *db)
+{
+    int64_t b = 0;
+    for (int c = 0; db && c < PA__SSB_NCOLS; c++)
+        if (db->col[c])
+            b += db->rows[pa__ssb_cols[c].table] * 4;
+    return b;
+}
+
+int pa__ssb_query_col(int c)
+{
+    if (pa__ssb_cols[c].table != PA_SSB_LINEORDER)
+        return 1;
+    for (int k = 0; k < 4; k++) {
+        int n;
+        const int *fc = pa__ssb_fact_cols(k, &n);
+        for (int i = 0; i < n; i++)
+            if (fc[i] == c)
+                return 1;
+    }
+    return 0;
+}
+
+void pa__ssb_skip_unqueried(pa_ssb_db *db)
+{
+    for (int c = 0; c < PA__SSB_NCOLS; c++)
+        db->skip[c] = !pa__ssb_query_col(c);
+}
+
+int pa__ssb_require_all(const pa_ssb_db *db, const char *what)
+{
+    for (int c = 0; c < PA__SSB_NCOLS; c++)
+        if (!db->col[c])
+            return pa__err(PA_ERR_UNSUPPORTED, "%s: the database does not hold %s (it was made with only the columns "
+                           "the queries read, PA_SSB_QUERY_COLUMNS)", what, pa__ssb_cols[c].name);
+    return PA_OK;
 }
 
 const char *pa_ssb_dict_string(const pa_ssb_db *db, const char *column, int32_t code)

@@ -87,6 +87,8 @@ int pa_ssb_write(const pa_ssb_db *db, const char *dir)
     int rc = PA_OK;
     if (!db || !dir)
         return pa__err(PA_ERR_INVAL, "pa_ssb_write: NULL argument");
+    if ((rc = pa__ssb_require_all(db, "pa_ssb_write")) != PA_OK)
+        return rc;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return pa__err(PA_ERR_SYS, "ssb: cannot create directory %s: %s", dir, strerror(errno));
     if (!(man = malloc(cap)))
@@ -276,6 +278,11 @@ static int read_column(const char *dir, pa_ssb_db *db, const manifest *m, int c)
 
 int pa_ssb_read(const char *dir, pa_ssb_db **out)
 {
+    return pa_ssb_read_with(dir, 0, out);
+}
+
+int pa_ssb_read_with(const char *dir, unsigned flags, pa_ssb_db **out)
+{
     pa_ssb_db *db = NULL;
     manifest *m = NULL;
     char *text = NULL;
@@ -283,6 +290,8 @@ int pa_ssb_read(const char *dir, pa_ssb_db **out)
     int rc;
     if (!dir || !out)
         return pa__err(PA_ERR_INVAL, "pa_ssb_read: NULL argument");
+    if (flags & ~PA_SSB_QUERY_COLUMNS)
+        return pa__err(PA_ERR_RANGE, "pa_ssb_read: flags %#x (PA_SSB_QUERY_COLUMNS is the only one)", flags);
     if ((rc = get_file(dir, MANIFEST, "", -1, &text, &n)) != PA_OK)
         return rc;
     if (!(db = pa__ssb_db_new()) || !(m = calloc(1, sizeof *m))) {
@@ -294,7 +303,8 @@ int pa_ssb_read(const char *dir, pa_ssb_db **out)
     for (int t = 0; t < PA_SSB_NTABLES; t++)
         db->rows[t] = m->trows[t];
     for (int c = 0; c < PA__SSB_NCOLS && rc == PA_OK; c++)
-        rc = read_column(dir, db, m, c);
+        if (!(flags & PA_SSB_QUERY_COLUMNS) || pa__ssb_query_col(c))
+            rc = read_column(dir, db, m, c);
     if (rc != PA_OK)
         goto fail;
     *out = db;

@@ -51,6 +51,8 @@ int pa_ssb_write_tbl(const pa_ssb_db *db, const char *dir)
     int rc = PA_OK;
     if (!db || !dir)
         return pa__err(PA_ERR_INVAL, "pa_ssb_write_tbl: NULL argument");
+    if ((rc = pa__ssb_require_all(db, "pa_ssb_write_tbl")) != PA_OK)
+        return rc;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return pa__err(PA_ERR_SYS, "ssb: cannot create directory %s: %s", dir, strerror(errno));
     for (int t = 0; t < PA_SSB_NTABLES && rc == PA_OK; t++)

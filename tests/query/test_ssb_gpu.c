@@ -259,6 +259,125 @@ START_TEST(domain_outside_spec)
 }
 END_TEST
 
+/* Every query of engine g equals the CPU's, by pa_ssb_gpu_run and by launch/result on a stream of the caller. */
+static void engine_matches_cpu(const pa_ssb_db *db, pa_ssb_gpu *g, const char *what)
+{
+    for (int q = 0; q < PA_SSB_NQUERIES; q++) {
+        pa_ssb_result a, b, c;
+        char why[256];
+        memset(&b, 0xa5, sizeof b);
+        PA_CK_OK(pa_ssb_run_cpu(db, q, 0, &a));
+        PA_CK_OK(pa_ssb_gpu_run(g, q, &b, NULL));
+        ck_assert_msg(pa_ssb_result_equal(&b, &a, why, sizeof why), "%s, %s: gpu vs cpu: %s", what,
+                      pa_ssb_query_name(q), why);
+        /* Twice in a row without waiting between: the second launch clears what the first summed. */
+        PA_CK_OK(pa_ssb_gpu_launch(g, q, NULL));
+        PA_CK_OK(pa_ssb_gpu_launch(g, q, NULL));
+        PA_CK_OK(pa_ssb_gpu_result(g, q, &c));
+        ck_assert_msg(pa_ssb_result_equal(&c, &a, why, sizeof why), "%s, %s: launch/result vs cpu: %s", what,
+                      pa_ssb_query_name(q), why);
+        pa_ssb_result_destroy(&a);
+        pa_ssb_result_destroy(&b);
+        pa_ssb_result_destroy(&c);
+    }
+}
+
+/*
+ * Streaming (issue 31): the columns in host memory, chunks far smaller than lineorder (1,000 rows asked: whole
+ * tiles, so 1,024), 2 and 3 streams, then chosen by the automatic mode under a memory limit that holds the
+ * dimensions but not lineorder; a resident engine refused under that limit; several parts on GPU 0 (resident
+ * and streaming) splitting lineorder, their partial sums added.  All equal the CPU's results.
+ */
+START_TEST(streaming_and_parts)
+{
+    pa_ssb_db *db = NULL;
+    PA_CK_OK(pa_ssb_generate(0.03, 29, 0, &db));
+    for (int streams = 2; streams <= 3; streams++) {
+        pa_ssb_gpu_config c = {.mode = PA_SSB_GPU_STREAM, .chunk_rows = 1000, .streams = streams};
+        pa_ssb_gpu *g = NULL;
+        PA_CK_OK(pa_ssb_gpu_create_with(db, &c, &g));
+        ck_assert_int_eq(pa_ssb_gpu_get_mode(g), PA_SSB_GPU_STREAM);
+        ck_assert_msg(strstr(pa_ssb_gpu_describe(g), "stream: 1 part") && strstr(pa_ssb_gpu_describe(g), "1024 rows"),
+                      "%s", pa_ssb_gpu_describe(g));
+        engine_matches_cpu(db, g, streams == 2 ? "stream, 2 streams" : "stream, 3 streams");
+        pa_ssb_gpu_destroy(g);
+    }
+    /* Lineorder's 9 columns take rows x 36 bytes (43 MB at scale factor 0.2); 24 MB hold the dimensions, the
+     * group table (q4.3's 7 x 250 x 1,000 slots, 14 MB) and 3 chunk buffers, not lineorder. */
+    pa_ssb_db *big = NULL;
+    PA_CK_OK(pa_ssb_generate(0.2, 37, 0, &big));
+    pa_ssb_gpu_config lim = {.mem_limit = 24 << 20};
+    ck_assert_int_gt(pa_ssb_rows(big, PA_SSB_LINEORDER) * 36, 24 << 20);
+    pa_ssb_gpu *g = NULL;
+    PA_CK_OK(pa_ssb_gpu_create_with(big, &lim, &g));
+    ck_assert_msg(pa_ssb_gpu_get_mode(g) == PA_SSB_GPU_STREAM, "%s", pa_ssb_gpu_describe(g));
+    engine_matches_cpu(big, g, "auto under 24 MB");
+    pa_ssb_gpu_destroy(g);
+    lim.mode = PA_SSB_GPU_RESIDENT;
+    g = (pa_ssb_gpu *)0x1;
+    ck_assert_int_eq(pa_ssb_gpu_create_with(big, &lim, &g), PA_ERR_NOMEM);
+    ck_assert_msg(strstr(pa_last_error(), "allowed"), "%s", pa_last_error());
+    ck_assert_ptr_eq(g, (pa_ssb_gpu *)0x1);
+    lim.mem_limit = 1000;   /* not even the dimensions */
+    lim.mode = PA_SSB_GPU_STREAM;
+    ck_assert_int_eq(pa_ssb_gpu_create_with(big, &lim, &g), PA_ERR_NOMEM);
+    pa_ssb_destroy(big);
+    for (int mode = PA_SSB_GPU_RESIDENT; mode <= PA_SSB_GPU_STREAM; mode++) {
+        pa_ssb_gpu_config c = {.mode = (pa_ssb_gpu_mode)mode, .chunk_rows = 5000, .ndevices = 3,
+                               .devices = {0, 0, 0}};
+        PA_CK_OK(pa_ssb_gpu_create_with(db, &c, &g));
+        ck_assert_int_eq(pa_ssb_gpu_get_mode(g), mode);
+        ck_assert_msg(strstr(pa_ssb_gpu_describe(g), "3 parts on GPUs 0,0,0"), "%s", pa_ssb_gpu_describe(g));
+        engine_matches_cpu(db, g, mode == PA_SSB_GPU_STREAM ? "3 parts streaming" : "3 parts resident");
+        pa_ssb_gpu_destroy(g);
+    }
+    pa_ssb_destroy(db);
+}
+END_TEST
+
+/* A database of the query columns only streams as well; bad setups are refused, naming what. */
+START_TEST(query_columns_and_bad_setups)
+{
+    pa_ssb_db *db = NULL;
+    PA_CK_OK(pa_ssb_generate_with(0.02, 31, 0, PA_SSB_QUERY_COLUMNS, &db));
+    pa_ssb_gpu_config c = {.mode = PA_SSB_GPU_STREAM, .chunk_rows = 4096, .ndevices = 2, .devices = {0, 0}};
+    pa_ssb_gpu *g = NULL;
+    PA_CK_OK(pa_ssb_gpu_create_with(db, &c, &g));
+    engine_matches_cpu(db, g, "query columns, 2 parts streaming");
+    pa_ssb_gpu_destroy(g);
+    pa_ssb_gpu_config bad[] = {{.streams = 1}, {.streams = 9}, {.mode = (pa_ssb_gpu_mode)7}, {.chunk_rows = -1},
+                               {.mem_limit = -5}, {.ndevices = 17}, {.ndevices = 1, .devices = {4096}}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        g = (pa_ssb_gpu *)0x1;
+        ck_assert_int_eq(pa_ssb_gpu_create_with(db, &bad[i], &g), PA_ERR_RANGE);
+        ck_assert_ptr_eq(g, (pa_ssb_gpu *)0x1);
+    }
+    ck_assert_ptr_nonnull(strstr(pa_last_error(), "GPU 4096"));
+    /* A variable that does not parse warns and is not used: resident, lineorder fitting the free memory. */
+    setenv("PA_SSB_GPU_MEM", "12Q", 1);
+    PA_CK_OK(pa_ssb_gpu_create(db, &g));
+    ck_assert_int_eq(pa_ssb_gpu_get_mode(g), PA_SSB_GPU_RESIDENT);
+    pa_ssb_gpu_destroy(g);
+    unsetenv("PA_SSB_GPU_MEM");
+    setenv("PA_SSB_GPU_MODE", "stream", 1);
+    setenv("PA_SSB_GPU_DEVICES", "0,0", 1);
+    setenv("PA_SSB_GPU_CHUNK", "3000", 1);
+    setenv("PA_SSB_GPU_STREAMS", "4", 1);
+    PA_CK_OK(pa_ssb_gpu_create(db, &g));
+    const char *d = pa_ssb_gpu_describe(g);
+    ck_assert_msg(strstr(d, "stream: 2 parts") && strstr(d, "3072 rows, 4 streams"), "%s", d);
+    engine_matches_cpu(db, g, "from the environment");
+    pa_ssb_gpu_destroy(g);
+    unsetenv("PA_SSB_GPU_MODE");
+    unsetenv("PA_SSB_GPU_DEVICES");
+    unsetenv("PA_SSB_GPU_CHUNK");
+    unsetenv("PA_SSB_GPU_STREAMS");
+    ck_assert_int_eq(pa_ssb_gpu_get_mode(NULL), PA_SSB_GPU_AUTO);
+    ck_assert_str_eq(pa_ssb_gpu_describe(NULL), "");
+    pa_ssb_destroy(db);
+}
+END_TEST
+
 int main(void)
 {
     if (pa_test_skip_without_gpu("query_ssb_gpu"))
@@ -275,6 +394,8 @@ int main(void)
     tcase_add_test(tc, block_scan);
     tcase_add_test(tc, queries_match_the_cpu);
     tcase_add_test(tc, domain_outside_spec);
+    tcase_add_test(tc, streaming_and_parts);
+    tcase_add_test(tc, query_columns_and_bad_setups);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }

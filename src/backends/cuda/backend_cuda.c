@@ -27,4 +27,5 @@ const pa__backend pa__backend_cuda = {
     .pointer_device = pa__cuda_pointer_device,
     .compile = compile_into_cache,
     .trace = &pa__cuda_trace,
+    .async = &pa_cuda__async_ops,
 };

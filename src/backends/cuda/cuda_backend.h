@@ -34,6 +34,8 @@ int pa__cuda_pointer_device(const void *p, const char *what, int *dev);
  * and no GPU) or the failure of the work waited for (PA_ERR_SYS with CUDA's words).
  */
 int pa_cuda__stream_wait(void *stream);
+/** Streams, events, queued copies and page-locking for code above the core (cuda_async.c). */
+extern const pa__async_ops pa_cuda__async_ops;
 /** The CUDA strategies, NULL-terminated (copy_cuda_strategies.c). */
 extern const pa__strategy *const pa__cuda_strategies[];
 /** PA_OK when a GPU is usable, else PA_ERR_NODEV with "<what>: <why none>". */

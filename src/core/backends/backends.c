@@ -251,6 +251,15 @@ void pa__trace_pop(void)
         t->pop();
 }
 
+const pa__async_ops *pa__backends_async(const char *what)
+{
+    for (int i = 0; i < nlist; i++)
+        if (list[i]->async && pa__backend_on(list[i]))
+            return list[i]->async;
+    (void)no_device_backend(what);
+    return NULL;
+}
+
 void pa__backends_set_threads(int n)
 {
     for (int i = 0; i < nlist; i++)

@@ -103,6 +103,31 @@ const pa__launcher *pa__launcher_for(const char *mtt);
  */
 int pa__stream_wait(void *stream);
 
+/* ---- asynchronous device work (the SSB engine's streaming mode) ------------------------------------------- */
+
+/*
+ * Streams, events and queued copies on the current GPU, for code above the core that overlaps copies with
+ * kernels (src/query/ssb_gpu*.c).  Every call returns PA_OK or a status with the message set.
+ */
+typedef struct pa__async_ops {
+    int (*stream_new)(void **stream);                           /* a stream that does not wait for the legacy one */
+    void (*stream_free)(void *stream);
+    int (*event_new)(void **event);                             /* without timing */
+    void (*event_free)(void *event);
+    int (*record)(void *event, void *stream);                   /* stream NULL: the legacy default stream */
+    int (*wait)(void *stream, void *event);                     /* stream waits for event (of any GPU) */
+    int (*copy)(void *dst, const void *src, size_t bytes, void *stream);   /* host or device, either way, queued */
+    /* Page-locks [p, p + bytes) for every GPU (queued copies from it then run at the bus's rate); *mine gets 1
+     * when this call locked it (then unlock it), 0 when it was locked already. */
+    int (*host_lock)(void *p, size_t bytes, int *mine);
+    int (*host_unlock)(void *p);
+    int (*mem_info)(size_t *free_bytes, size_t *total_bytes);   /* the current GPU's memory */
+} pa__async_ops;
+
+/** The asynchronous device work of the first switched-on backend that has it; NULL with the message set (no
+ *  such backend built or on) otherwise. */
+const pa__async_ops *pa__backends_async(const char *what);
+
 /* ---- the backends' descriptions -------------------------------------------------------------------------- */
 
 
@@ -178,6 +203,7 @@ typedef struct pa__backend {
      * compiler's log in the message, labelled name), PA_ERR_NODEV or PA_ERR_NOMEM. */
     int (*compile)(const char *name, const char *source, int arch);
     const pa__trace_ops *trace;               /* its profiler's ranges, or NULL (or push NULL: none built in) */
+    const pa__async_ops *async;               /* streams, events and queued copies (cuda), or NULL */
 } pa__backend;
 
 /* Each backend's description, defined in its own folder (backend_<name>.c). */
