@@ -220,6 +220,43 @@ START_TEST(parallel_write_equals_fprintf)
 }
 END_TEST
 
+/* The parser reads a well-formed row in one pass and gives any other to the careful parser: rows at the edges of
+ * the first (leading zeros, both 32-bit ends, "-0", CRLF, a '\r' inside a string) load as the careful one reads
+ * them, and a row given up leaves no string behind in the dictionaries. */
+START_TEST(fast_path_edges)
+{
+    replace_line(11, "000000000011|2|3|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|AIR|\r\n");
+    replace_line(12, "2147483647|-2147483648|-0|0004|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|ZZ\rQ|\n");
+    replace_line(13, "1234567890|-1|99|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|RAIL|\n");
+    pa_ssb_db *db = NULL;
+    PA_CK_OK(pa__ssb_load_tbl_threads(dir, 0.03, 3, &db));
+    int64_t n = 0;
+    const int32_t *key = pa_ssb_column(db, "lo_orderkey", &n), *line = pa_ssb_column(db, "lo_linenumber", &n);
+    const int32_t *cust = pa_ssb_column(db, "lo_custkey", &n), *part = pa_ssb_column(db, "lo_partkey", &n);
+    const int32_t *mode = pa_ssb_column(db, "lo_shipmode", &n);
+    ck_assert_int_eq(key[10], 11);
+    ck_assert_str_eq(pa_ssb_dict_string(db, "lo_shipmode", mode[10]), "AIR");
+    ck_assert_int_eq(key[11], INT32_MAX);
+    ck_assert_int_eq(line[11], INT32_MIN);
+    ck_assert_int_eq(cust[11], 0);
+    ck_assert_int_eq(part[11], 4);
+    ck_assert_str_eq(pa_ssb_dict_string(db, "lo_shipmode", mode[11]), "ZZ\rQ");
+    ck_assert_int_eq(key[12], 1234567890);
+    ck_assert_int_eq(line[12], -1);
+    ck_assert_int_eq(cust[12], 99);
+    for (int32_t code = 0; pa_ssb_dict_string(db, "lo_shipmode", code); code++)
+        ck_assert_str_ne(pa_ssb_dict_string(db, "lo_shipmode", code), "ZZ");
+    pa_ssb_destroy(db);
+    /* Just past the 32-bit ends: ten digits, both signs. */
+    replace_line(13, "2147483648|2|3|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|AIR|\n");
+    same_error(PA_ERR_RANGE, "lineorder.tbl line 13, field 1 (lo_orderkey): '2147483648' is outside 32-bit integers");
+    replace_line(13, "1|-2147483649|3|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|AIR|\n");
+    same_error(PA_ERR_RANGE, "line 13, field 2 (lo_linenumber): '-2147483649' is outside 32-bit integers");
+    replace_line(13, "1|-|3|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|AIR|\n");
+    same_error(PA_ERR_PARSE, "line 13, field 2 (lo_linenumber): '-' is not an integer");
+}
+END_TEST
+
 typedef struct seen {
     int calls, ends;
     double last_done;
@@ -272,6 +309,7 @@ int main(void)
     tcase_add_test(tc, bad_rows_named_by_line);
     tcase_add_test(tc, progress_reports);
     tcase_add_test(tc, parallel_write_equals_fprintf);
+    tcase_add_test(tc, fast_path_edges);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }
