@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,6 +428,22 @@ static void pread_task(void *arg, int t, int nt)
     }
 }
 
+/* A file's buffer: a large one aligned to 2 MiB and offered to transparent huge pages (where the kernel grants
+ * them, a fault maps 2 MiB instead of 4 KiB: the page faults of a 12 GB file are otherwise a good part of its
+ * read).  Freed with free. */
+static char *text_alloc(size_t n)
+{
+    void *p = NULL;
+    if (n < (8u << 20))
+        return malloc(n);
+    if (posix_memalign(&p, 2u << 20, n) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, n, MADV_HUGEPAGE);   /* advice: without it, ordinary pages */
+#endif
+    return p;
+}
+
 static int read_file(const char *path, int nthreads, char **out, size_t *len)
 {
     reading *r = calloc(1, sizeof *r);
@@ -438,7 +455,7 @@ static int read_file(const char *path, int nthreads, char **out, size_t *len)
         return rc;
     }
     int nt = r->size < 2 * MIN_CHUNK ? 1 : pa__ssb_threads(nthreads);
-    if (!(r->buf = malloc(r->size + PAD)))
+    if (!(r->buf = text_alloc(r->size + PAD)))
         rc = pa__err(PA_ERR_NOMEM, "ssb: %s: %zu bytes", path, r->size);
     if (rc == PA_OK && (rc = pa__ssb_parallel(nt, pread_task, r)) == PA_OK)
         for (int t = 0; t < nt && rc == PA_OK; t++)
