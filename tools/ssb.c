@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -198,6 +199,21 @@ static int cmd_gen(const opts *o)
     return rc;
 }
 
+/* The bytes of the five .tbl files in dir (those that are there). */
+static double tbl_bytes(const char *dir)
+{
+    static const char *const names[] = {"lineorder", "customer", "supplier", "part", "date"};
+    double bytes = 0;
+    for (int t = 0; t < 5; t++) {
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s.tbl", dir, names[t]);
+        if (stat(path, &st) == 0)
+            bytes += (double)st.st_size;
+    }
+    return bytes;
+}
+
 static int cmd_load(const opts *o)
 {
     pa_ssb_db *db = NULL;
@@ -210,7 +226,9 @@ static int cmd_load(const opts *o)
     progress_end(&pr);
     if (st != PA_OK)
         return fail("load");
-    fprintf(stderr, "parsed %s in %.0f ms\n", o->tbl, now_ms() - t0);
+    double ms = now_ms() - t0, bytes = tbl_bytes(o->tbl);
+    fprintf(stderr, "parsed %s (%.2f GB of .tbl files) in %.0f ms: %.0f MB/s\n", o->tbl, bytes / 1e9, ms,
+            bytes / ms / 1e3);
     int rc = pa_ssb_write(db, o->out) == PA_OK ? 0 : fail(o->out);
     if (rc == 0)
         printf("loaded %lld lineorder rows into %s\n", (long long)pa_ssb_rows(db, PA_SSB_LINEORDER), o->out);
@@ -225,10 +243,16 @@ static int cmd_export(const opts *o)
         return usage("export needs -o TBLDIR");
     int rc = get_db(o, &db);
     progress pr;
+    double t0 = now_ms();
     progress_start(&pr, "exporting");
     if (rc == 0 && pa_ssb_write_tbl(db, o->out) != PA_OK)
         rc = fail(o->out);
     progress_end(&pr);
+    if (rc == 0) {
+        double ms = now_ms() - t0, bytes = tbl_bytes(o->out);
+        fprintf(stderr, "wrote %s (%.2f GB of .tbl files) in %.0f ms: %.0f MB/s\n", o->out, bytes / 1e9, ms,
+                bytes / ms / 1e3);
+    }
     pa_ssb_destroy(db);
     return rc;
 }

@@ -98,8 +98,9 @@ PA_API void pa_ssb_set_progress(pa_ssb_progress_fn fn, void *arg);
 
 /**
  * Writes the database as dbgen-style .tbl files in dir (created if missing), the reverse of pa_ssb_load_tbl:
- * kept columns as their integers or dictionary strings, free-text columns as a placeholder ("c_name#17").
- * \return PA_OK; PA_ERR_SYS (naming the file); PA_ERR_INVAL.
+ * kept columns as their integers or dictionary strings, free-text columns as a placeholder ("c_name#17").  Every
+ * core formats its blocks of rows; the bytes do not depend on the thread count.
+ * \return PA_OK; PA_ERR_SYS (naming the file); PA_ERR_NOMEM; PA_ERR_INVAL.
  */
 PA_API int pa_ssb_write_tbl(const pa_ssb_db *db, const char *dir);
 

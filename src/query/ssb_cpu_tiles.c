@@ -21,7 +21,7 @@
  * The scan is compiled for AVX2 and for the baseline (GCC's target_clones: the loader picks by the CPU) where
  * the compiler supports it.  Data this engine does not handle as a perfect hash (a dimension whose keys spread
  * over more than 16 x its rows + 65,536 values, or over 2^28) or whose groups would take more than 2^20 slots
- * are run by the reference implementation (pa_ssb_run_cpu) instead: same results, its speed.
+ * (or a group column with more than 65,536 ranks) are run by the reference implementation (pa_ssb_run_cpu) instead: same results, its speed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +46,9 @@ _Static_assert(PA__TH_TILE == PA__SSB_TILE_ROWS, "one tile size");
 typedef struct tdim {
     pa__th_dim th;
     uint64_t *bits;
-    int32_t *val;
+    int32_t *val;       /* the build's group values (rank, or -1), then narrowed: */
+    uint8_t *val8;      /* one byte a key where the ranks fit, */
+    uint16_t *val16;    /* else two */
     int32_t *decode;    /* rank -> the plan's value offset (attribute - vmin) */
     int64_t nranks;
 } tdim;
@@ -172,8 +174,25 @@ static int dim_build(engine *e, int d)
         for (int64_t r = 0; r < m; r++)
             t->decode[r] = (int32_t)((int64_t)vals[r] - dm->vmin);
     }
+    if (t->val) {
+        /* The ranks narrowed to one byte or two (the scan's lookups stay in cache); more ranks: the fallback. */
+        size_t m = (size_t)range + 1;
+        if (t->nranks <= UINT8_MAX + 1 && (t->val8 = malloc(m)))
+            for (size_t u = 0; u < m; u++)
+                t->val8[u] = (uint8_t)t->val[u];
+        else if (t->nranks <= UINT16_MAX + 1 && !t->val8 && (t->val16 = malloc(m * sizeof *t->val16)))
+            for (size_t u = 0; u < m; u++)
+                t->val16[u] = (uint16_t)t->val[u];
+        else if (t->nranks <= UINT16_MAX + 1)
+            return pa__err(PA_ERR_NOMEM, "ssb: the group values of %s", pa__ssb_cols[dm->valcol].name);
+        else
+            return 0;
+        free(t->val);
+        t->val = NULL;
+    }
     t->th.bits = t->bits;
-    t->th.val = t->val;
+    t->th.val8 = t->val8;
+    t->th.val16 = t->val16;
     t->th.kmin = (uint32_t)kmin;
     t->th.range = (uint32_t)range;
     return 1;
@@ -184,6 +203,8 @@ static void engine_free(engine *e, int nt)
     for (int d = 0; d < PA__SSB_NDIMS; d++) {
         free(e->dim[d].bits);
         free(e->dim[d].val);
+        free(e->dim[d].val8);
+        free(e->dim[d].val16);
         free(e->dim[d].decode);
     }
     for (int t = 0; e->sums && t < nt; t++)
@@ -269,6 +290,8 @@ static void scan_range(const engine *e, int64_t lo, int64_t hi, int64_t *sums)
     }
     uint8_t m[PA__TH_TILE];
     uint16_t sel[PA__TH_TILE];
+    uint32_t slot[PA__TH_TILE];   /* the selected rows' group slots (below MAX_SLOTS: 32 bits) */
+    int64_t val[PA__TH_TILE];     /* and their aggregates */
     uint64_t one = 0;
     for (int64_t base = lo; base < hi; base += PA__TH_TILE) {
         int n = (int)(hi - base < PA__TH_TILE ? hi - base : PA__TH_TILE);
@@ -293,21 +316,33 @@ static void scan_range(const engine *e, int64_t lo, int64_t hi, int64_t *sums)
             one += (uint64_t)pa__th_sum_product(ext + base, disc + base, sel, k);
             continue;
         }
-        for (int i = 0; i < k; i++) {
-            int64_t ahead = base + pa__th_ahead(sel, i, k);
-            for (int g = 0; g < e->ng; g++)
-                __builtin_prefetch(gkey[g] + ahead);
-            __builtin_prefetch(rev + ahead);
-            if (p->agg == PA__SSB_AGG_PROFIT)
-                __builtin_prefetch(cost + ahead);
-            int64_t r = base + sel[i], slot = 0;
-            for (int g = 0; g < e->ng; g++)
-                slot += (int64_t)gd[g]->val[pa__th_slot(gd[g], gkey[g][r])] * e->gmult[g];
-            int64_t v = p->agg == PA__SSB_AGG_PRICE_DISC ? (int64_t)ext[r] * disc[r]
-                        : p->agg == PA__SSB_AGG_REVENUE  ? rev[r]
-                                                         : (int64_t)rev[r] - cost[r];
-            sums[slot] = (int64_t)((uint64_t)sums[slot] + (uint64_t)v);
+        /* The groups a column at a time over the selected rows (each loop's loads are independent: gathers, many
+         * misses in flight), then the values, then the adds into the slots. */
+        for (int i = 0; i < k; i++)
+            slot[i] = 0;
+        for (int g = 0; g < e->ng; g++) {
+            const int32_t *gk = gkey[g] + base;
+            const pa__th_dim *d = gd[g];
+            uint32_t mult = (uint32_t)e->gmult[g];
+            if (d->val8)
+                for (int i = 0; i < k; i++)
+                    slot[i] += (uint32_t)d->val8[pa__th_slot(d, gk[sel[i]])] * mult;
+            else
+                for (int i = 0; i < k; i++)
+                    slot[i] += (uint32_t)d->val16[pa__th_slot(d, gk[sel[i]])] * mult;
         }
+        const int32_t *rv = rev + base, *cs = cost + base, *ex = ext + base, *dc = disc + base;
+        if (p->agg == PA__SSB_AGG_REVENUE)
+            for (int i = 0; i < k; i++)
+                val[i] = rv[sel[i]];
+        else if (p->agg == PA__SSB_AGG_PROFIT)
+            for (int i = 0; i < k; i++)
+                val[i] = (int64_t)rv[sel[i]] - cs[sel[i]];
+        else
+            for (int i = 0; i < k; i++)
+                val[i] = (int64_t)ex[sel[i]] * dc[sel[i]];
+        for (int i = 0; i < k; i++)
+            sums[slot[i]] = (int64_t)((uint64_t)sums[slot[i]] + (uint64_t)val[i]);
     }
     sums[0] = (int64_t)((uint64_t)sums[0] + one);
 }

@@ -155,6 +155,9 @@ void pa__ssb_share(int64_t n, int t, int nt, int64_t *lo, int64_t *hi);
  *  depend on the count. */
 int pa__ssb_load_tbl_threads(const char *dir, double sf, int nthreads, pa_ssb_db **out);
 
+/** pa_ssb_write_tbl with nthreads threads (0: every core).  The files do not depend on the count. */
+int pa__ssb_write_tbl_threads(const pa_ssb_db *db, const char *dir, int nthreads);
+
 /** Reports progress through the function pa_ssb_set_progress installed (none: nothing).  The calling thread's. */
 void pa__ssb_progress(const char *what, double done, double total);
 

@@ -2,16 +2,20 @@
  * Suite query_ssb_load: the .tbl loader parses in parallel (files cut at line boundaries, one chunk a thread)
  * and gives what its one-thread form gives: every column and dictionary equal, and on a bad row the same error
  * code and message, naming the file and the line, wherever the row lies among the chunks (and the first bad
- * row in the file where several are).  Also the progress reports of load, export and generate.
+ * row in the file where several are).  The parallel writer's files are byte for byte those of a plain
+ * fprintf writer (here) at every thread count, negative integers included.  Also the progress reports of load,
+ * export and generate.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "parray/ssb.h"
 #include "testutil.h"
 
 int pa__ssb_load_tbl_threads(const char *dir, double sf, int nthreads, pa_ssb_db **out);   /* internal */
+int pa__ssb_write_tbl_threads(const pa_ssb_db *db, const char *dir, int nthreads);            /* internal */
 
 static const char *const cols[] = {
     "lo_orderkey", "lo_linenumber", "lo_custkey", "lo_partkey", "lo_suppkey", "lo_orderdate", "lo_orderpriority",
@@ -132,6 +136,127 @@ START_TEST(bad_rows_named_by_line)
 }
 END_TEST
 
+/* The .tbl fields of each table in dbgen's order (the SSB specification's columns); those pa_ssb_column does not
+ * know are free text, written as "name#row". */
+static const char *const tbl_fields[5][17] = {
+    {"lo_orderkey", "lo_linenumber", "lo_custkey", "lo_partkey", "lo_suppkey", "lo_orderdate", "lo_orderpriority",
+     "lo_shippriority", "lo_quantity", "lo_extendedprice", "lo_ordtotalprice", "lo_discount", "lo_revenue",
+     "lo_supplycost", "lo_tax", "lo_commitdate", "lo_shipmode"},
+    {"c_custkey", "c_name", "c_address", "c_city", "c_nation", "c_region", "c_phone", "c_mktsegment"},
+    {"s_suppkey", "s_name", "s_address", "s_city", "s_nation", "s_region", "s_phone"},
+    {"p_partkey", "p_name", "p_mfgr", "p_category", "p_brand1", "p_color", "p_type", "p_size", "p_container"},
+    {"d_datekey", "d_date", "d_dayofweek", "d_month", "d_year", "d_yearmonthnum", "d_yearmonth", "d_daynuminweek",
+     "d_daynuminmonth", "d_daynuminyear", "d_monthnuminyear", "d_weeknuminyear", "d_sellingseason",
+     "d_lastdayinweekfl", "d_lastdayinmonthfl", "d_holidayfl", "d_weekdayfl"}};
+static const char *const tbl_names[5] = {"lineorder", "customer", "supplier", "part", "date"};
+
+/* The oracle: db's tables written row by row with fprintf into out/. */
+static void fprintf_tbl(const pa_ssb_db *db, const char *out)
+{
+    char path[400];
+    ck_assert_int_eq(mkdir(out, 0777), 0);
+    for (int t = 0; t < 5; t++) {
+        snprintf(path, sizeof path, "%s/%s.tbl", out, tbl_names[t]);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        const int32_t *col[17];
+        int dict[17], nf = 0;
+        int64_t n = 0;
+        for (; nf < 17 && tbl_fields[t][nf]; nf++) {
+            col[nf] = pa_ssb_column(db, tbl_fields[t][nf], &n);
+            dict[nf] = col[nf] && pa_ssb_dict_string(db, tbl_fields[t][nf], 0) != NULL;
+        }
+        n = pa_ssb_rows(db, (pa_ssb_table)t);
+        for (int64_t r = 0; r < n; r++) {
+            for (int k = 0; k < nf; k++) {
+                if (!col[k])
+                    fprintf(f, "%s#%lld|", tbl_fields[t][k], (long long)r + 1);
+                else if (dict[k])
+                    fprintf(f, "%s|", pa_ssb_dict_string(db, tbl_fields[t][k], col[k][r]));
+                else
+                    fprintf(f, "%d|", col[k][r]);
+            }
+            fputc('\n', f);
+        }
+        ck_assert_int_eq(fclose(f), 0);
+    }
+}
+
+/* Whether files a/NAME.tbl and b/NAME.tbl have the same bytes, for the five tables. */
+static void same_files(const char *a, const char *b)
+{
+    for (int t = 0; t < 5; t++) {
+        char pa[400], pb[400], cmd[900];
+        snprintf(pa, sizeof pa, "%s/%s.tbl", a, tbl_names[t]);
+        snprintf(pb, sizeof pb, "%s/%s.tbl", b, tbl_names[t]);
+        snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", pa, pb);
+        ck_assert_msg(system(cmd) == 0, "%s and %s differ", pa, pb);
+    }
+}
+
+START_TEST(parallel_write_equals_fprintf)
+{
+    /* Negative integers and both 32-bit ends in a row of the first block and one of a later block. */
+    replace_line(7, "-1|2147483647|-2147483648|4|5|19930101|1-URGENT|0|-10|2|3|4|5|6|7|19930201|AIR|\n");
+    replace_line(100003, "5|-0|3|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|-19930201|AIR|\n");
+    pa_ssb_db *db = NULL;
+    PA_CK_OK(pa__ssb_load_tbl_threads(dir, 0.03, 1, &db));
+    int64_t n = 0;
+    ck_assert_int_eq(pa_ssb_column(db, "lo_orderkey", &n)[6], -1);
+    ck_assert_int_eq(pa_ssb_column(db, "lo_custkey", &n)[6], INT32_MIN);
+    char want[300], got[300];
+    snprintf(want, sizeof want, "%s/fprintf", dir);
+    fprintf_tbl(db, want);
+    const int threads[] = {1, 2, 3, 7, 0};
+    for (int k = 0; k < 5; k++) {
+        snprintf(got, sizeof got, "%s/par%d", dir, threads[k]);
+        PA_CK_OK(pa__ssb_write_tbl_threads(db, got, threads[k]));
+        same_files(want, got);
+    }
+    /* "-0" was read as 0 and is written so: the input differs from the output in that row alone. */
+    ck_assert_int_eq(pa_ssb_column(db, "lo_linenumber", &n)[100002], 0);
+    ck_assert_int_eq(pa__ssb_write_tbl_threads(db, got, -1), PA_ERR_RANGE);
+    pa_ssb_destroy(db);
+}
+END_TEST
+
+/* The parser reads a well-formed row in one pass and gives any other to the careful parser: rows at the edges of
+ * the first (leading zeros, both 32-bit ends, "-0", CRLF, a '\r' inside a string) load as the careful one reads
+ * them, and a row given up leaves no string behind in the dictionaries. */
+START_TEST(fast_path_edges)
+{
+    replace_line(11, "000000000011|2|3|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|AIR|\r\n");
+    replace_line(12, "2147483647|-2147483648|-0|0004|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|ZZ\rQ|\n");
+    replace_line(13, "1234567890|-1|99|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|RAIL|\n");
+    pa_ssb_db *db = NULL;
+    PA_CK_OK(pa__ssb_load_tbl_threads(dir, 0.03, 3, &db));
+    int64_t n = 0;
+    const int32_t *key = pa_ssb_column(db, "lo_orderkey", &n), *line = pa_ssb_column(db, "lo_linenumber", &n);
+    const int32_t *cust = pa_ssb_column(db, "lo_custkey", &n), *part = pa_ssb_column(db, "lo_partkey", &n);
+    const int32_t *mode = pa_ssb_column(db, "lo_shipmode", &n);
+    ck_assert_int_eq(key[10], 11);
+    ck_assert_str_eq(pa_ssb_dict_string(db, "lo_shipmode", mode[10]), "AIR");
+    ck_assert_int_eq(key[11], INT32_MAX);
+    ck_assert_int_eq(line[11], INT32_MIN);
+    ck_assert_int_eq(cust[11], 0);
+    ck_assert_int_eq(part[11], 4);
+    ck_assert_str_eq(pa_ssb_dict_string(db, "lo_shipmode", mode[11]), "ZZ\rQ");
+    ck_assert_int_eq(key[12], 1234567890);
+    ck_assert_int_eq(line[12], -1);
+    ck_assert_int_eq(cust[12], 99);
+    for (int32_t code = 0; pa_ssb_dict_string(db, "lo_shipmode", code); code++)
+        ck_assert_str_ne(pa_ssb_dict_string(db, "lo_shipmode", code), "ZZ");
+    pa_ssb_destroy(db);
+    /* Just past the 32-bit ends: ten digits, both signs. */
+    replace_line(13, "2147483648|2|3|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|AIR|\n");
+    same_error(PA_ERR_RANGE, "lineorder.tbl line 13, field 1 (lo_orderkey): '2147483648' is outside 32-bit integers");
+    replace_line(13, "1|-2147483649|3|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|AIR|\n");
+    same_error(PA_ERR_RANGE, "line 13, field 2 (lo_linenumber): '-2147483649' is outside 32-bit integers");
+    replace_line(13, "1|-|3|4|5|19930101|1-URGENT|0|1|2|3|4|5|6|7|19930201|AIR|\n");
+    same_error(PA_ERR_PARSE, "line 13, field 2 (lo_linenumber): '-' is not an integer");
+}
+END_TEST
+
 typedef struct seen {
     int calls, ends;
     double last_done;
@@ -183,6 +308,8 @@ int main(void)
     tcase_add_test(tc, parallel_equals_serial);
     tcase_add_test(tc, bad_rows_named_by_line);
     tcase_add_test(tc, progress_reports);
+    tcase_add_test(tc, parallel_write_equals_fprintf);
+    tcase_add_test(tc, fast_path_edges);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }
