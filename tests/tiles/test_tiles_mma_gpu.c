@@ -150,7 +150,8 @@ START_TEST(tensor_core_gemm_matches_the_cpu)
 }
 END_TEST
 
-/* Refusals that need the run-time path: a bfloat16 C, a compute mode for 16-bit operands that does not exist. */
+/* Refusals that need the run-time path: a bfloat16 C, a compute mode for 16-bit operands that does not exist, a
+ * shape whose shared tiles exceed what a block may have (the GPU's opt-in limit, named, and C left as it was). */
 START_TEST(tensor_core_gemm_refusals)
 {
     pa_scope *s;
@@ -164,6 +165,23 @@ START_TEST(tensor_core_gemm_refusals)
     cfg.compute = PA_GEMM_TF32;
     PA_CK_ERR(pa_gemm_dmem_async(pa_type_get(s, "D"), dd, pa_type_get(s, "D"), dd, pa_type_get(s, "D"), dd, 1, 0, &cfg,
                                  NULL, NULL), PA_ERR_ELM);
+    PA_CK_OK(pa_declare_text(s, "parray dmem float [256][256] F;"));
+    const pa_type *F = pa_type_get(s, "F");
+    float *f = pa_create(F), *fa = pa_create(F), *fb = pa_create(F), poison;
+    ck_assert(f && fa && fb);
+    ck_assert_int_eq(cudaMemset(fa, 0, 256 * 256 * sizeof(float)), cudaSuccess);
+    ck_assert_int_eq(cudaMemset(fb, 0, 256 * 256 * sizeof(float)), cudaSuccess);
+    memset(&poison, 0xff, sizeof poison);
+    ck_assert_int_eq(cudaMemset(f, 0xff, 256 * 256 * sizeof(float)), cudaSuccess);
+    pa_gemm_config big = {128, 256, 64, 64, 64, 256, 0, 1, 4, PA_GEMM_TF32};   /* 4 stages of 96 KiB */
+    PA_CK_ERR(pa_gemm_dmem_async(F, f, F, fa, F, fb, 1, 0, &big, NULL, NULL), PA_ERR_PARAM);
+    ck_assert_msg(strstr(pa_last_error(), "shared memory") && strstr(pa_last_error(), "allows"), "%s", pa_last_error());
+    float back;
+    ck_assert_int_eq(cudaMemcpy(&back, f, sizeof back, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_mem_eq(&back, &poison, sizeof back);
+    PA_CK_OK(pa_destroy(F, f));
+    PA_CK_OK(pa_destroy(F, fa));
+    PA_CK_OK(pa_destroy(F, fb));
     PA_CK_OK(pa_destroy(pa_type_get(s, "A"), a));
     PA_CK_OK(pa_destroy(pa_type_get(s, "C"), c));
     PA_CK_OK(pa_destroy(pa_type_get(s, "D"), dd));

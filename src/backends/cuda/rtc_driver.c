@@ -199,14 +199,34 @@ int pa_cuda__rtc_get_kernel(const char *name, const char *source, const char *co
     return st != PA_OK ? st : pa_cuda__rtc_load(img, entry, out);
 }
 
+/* Past 48 KiB a function's dynamic shared memory must be allowed first; where the block would need more than the
+ * GPU's opt-in limit the driver only says "invalid argument", so the limit is checked here and named. */
+static int raise_smem(CUfunction fn, size_t shmem, const char *what, CUresult *r)
+{
+    int dev = 0, optin = 0, stat = 0;
+    *r = CUDA_SUCCESS;
+    if (shmem <= 48 * 1024)
+        return PA_OK;
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
+        drv.func_attr(&stat, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn) == CUDA_SUCCESS && optin > 0 &&
+        shmem + (size_t)stat > (size_t)optin)
+        return pa__err(PA_ERR_PARAM, "%s: a block would need %zu bytes of shared memory (%zu dynamic, %d static); "
+                       "GPU %d allows %d: choose a smaller tile or fewer stages", what, shmem + (size_t)stat, shmem,
+                       stat, dev, optin);
+    if ((*r = drv.func_set_attr(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shmem)) != CUDA_SUCCESS)
+        return drv_fail(*r, "cuFuncSetAttribute", what);
+    return PA_OK;
+}
+
 /* The launch itself, in the current context: the dynamic shared memory limit raised past 48 KiB where needed,
  * then cuLaunchKernel.  *r gets the driver's result.  \return PA_OK or the driver's error, named by what. */
 static int launch_now(CUfunction fn, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, void **params,
                       const char *what, CUresult *r)
 {
-    if (shmem > 48 * 1024 &&
-        (*r = drv.func_set_attr(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shmem)) != CUDA_SUCCESS)
-        return drv_fail(*r, "cuFuncSetAttribute", what);
+    int st = raise_smem(fn, shmem, what, r);
+    if (st != PA_OK)
+        return st;
     *r = drv.launch(fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shmem, (CUstream)stream, params,
                     NULL);
     return *r == CUDA_SUCCESS ? PA_OK : drv_fail(*r, "cuLaunchKernel", what);
@@ -300,9 +320,8 @@ int pa_cuda_function_info(pa_cuda_function fn, int block, size_t shmem, pa_cuda_
         (r = drv.func_attr(&i.max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f)) != CUDA_SUCCESS)
         return drv_fail(r, "cuFuncGetAttribute", what);
     /* past 48 KiB the occupancy counts only once the function's dynamic limit is raised, as a launch does */
-    if (shmem > 48 * 1024 &&
-        (r = drv.func_set_attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shmem)) != CUDA_SUCCESS)
-        return drv_fail(r, "cuFuncSetAttribute", what);
+    if ((st = raise_smem(f, shmem, what, &r)) != PA_OK)
+        return st;
     if ((r = drv.active_blocks(&i.blocks_per_sm, f, block, shmem)) != CUDA_SUCCESS)
         return drv_fail(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor", what);
     *out = i;
