@@ -44,6 +44,8 @@ static void query(const pa_type *t, int depth)
     }
     (void)pa_offset(t, -1);
     (void)pa_offset(t, size);
+    int64_t lo, hi;
+    (void)pa_extent(t, &lo, &hi);
     (void)pa_stp(t);
     (void)pa_cnt(t);
     (void)pa_elm_size(t);

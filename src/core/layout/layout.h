@@ -110,6 +110,8 @@ void pa__layout_set_limits(int64_t table_cap, int64_t walk_cap);
 /** Limits the fast walk on this thread to a number of dimension visits (nested limits share the outer one);
  *  returns the previous limit for pa__walk_budget_end. */
 int64_t pa__walk_budget_begin(int64_t visits);
+/** 1 when the fast walk's budget on this thread has run out (the values it gives since are meaningless). */
+int pa__walk_budget_spent(void);
 /** Restores the previous limit.  \return PA_ERR_UNSUPPORTED if the budget ran out meanwhile, else PA_OK. */
 int pa__walk_budget_end(int64_t saved);
 int pa__layout_compile(const pa_type *t, pa__layout **out);

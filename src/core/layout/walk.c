@@ -35,6 +35,11 @@ int64_t pa__walk_budget_begin(int64_t visits)
     return saved;
 }
 
+int pa__walk_budget_spent(void)
+{
+    return walk_budget == 0;
+}
+
 int pa__walk_budget_end(int64_t saved)
 {
     int spent = walk_budget == 0;
