@@ -2,16 +2,18 @@
 # fuzz-long.sh — long runs of the libFuzzer targets (issue 27: 10 million executions each), on every core, from a
 # prebuilt fuzz build: no compiler is needed where it runs, so a build folder made elsewhere can be carried there.
 #
-#   scripts/fuzz-long.sh [-b BUILD] [-s SECONDS] [-j WORKERS] [-o OUT] [TARGET...]
+#   scripts/fuzz-long.sh [-b BUILD] [-s SECONDS] [-j WORKERS] [-o OUT] [-c CORPUS] [TARGET...]
 #   scripts/fuzz-long.sh -pack DIR [-b BUILD]
 #
 #   -b BUILD    the fuzz build: BUILD/fuzz/<target>_fuzz (default build-fuzz-fast, else build-fuzz)
 #   -s SECONDS  time per target (default 60)
 #   -j WORKERS  libFuzzer -fork=WORKERS processes (default: the cores less two, at least 1)
-#   -o OUT      where each target's new inputs (OUT/<target>/corpus), findings (OUT/<target>/crash-*, timeout-*,
-#               oom-*, leak-*) and log (OUT/<target>.log) go (default: a new /tmp/pa-fuzz-long.XXXXXX)
+#   -o OUT      where each target's findings (OUT/<target>/crash-*, timeout-*, oom-*, leak-*), log (OUT/<target>.log)
+#               and the table (OUT/summary.txt) go (default: a new /tmp/pa-fuzz-long.XXXXXX)
+#   -c CORPUS   where each target's new inputs go, CORPUS/<target>/ (default OUT/corpus); a later run with the
+#               same CORPUS starts from them
 #   TARGET      parse copy tbl store csv dlpack plcuda (default: all seven)
-#   -pack DIR   copies the targets of BUILD into DIR/fuzz/ (about 20 MiB without sanitizers), so that DIR alone
+#   -pack DIR   copies the targets of BUILD into DIR/fuzz/ (14 MiB without sanitizers), so that DIR alone
 #               is carried and named with -b there.
 #
 # Each target runs from its checked-in corpus (fuzz/corpus, fuzz/<target>_corpus) under libFuzzer's fork mode
@@ -19,14 +21,15 @@
 # after a finding and collects all of them.  At the end a table (also OUT/summary.txt): target, seconds,
 # executions (the sum over the workers, from libFuzzer's last "#N: cov:" line in fork mode, else its
 # "stat::number_of_executed_units"), executions a second, the CPU seconds of all workers and executions per CPU
-# second (what one dedicated core would do), findings (files written under OUT/<target>/).  The exit status is 1 when any target found
-# something or did not run.  BUILD/lib, if present, is put first on LD_LIBRARY_PATH.  See fuzz/README.md.
+# second (what one dedicated core would do), findings (files written under OUT/<target>/).  The exit status is 1
+# when any target found something or did not run.  BUILD/lib, if present, is put first on LD_LIBRARY_PATH.  See fuzz/README.md.
 set -eu
 
 build=
 seconds=60
 workers=
 out=
+corpus=
 pack=
 all="parse copy tbl store csv dlpack plcuda"
 
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
     -s) [ $# -ge 2 ] || usage; seconds=$2; shift 2 ;;
     -j) [ $# -ge 2 ] || usage; workers=$2; shift 2 ;;
     -o) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+    -c) [ $# -ge 2 ] || usage; corpus=$2; shift 2 ;;
     -pack) [ $# -ge 2 ] || usage; pack=$2; shift 2 ;;
     -h | --help) usage ;;
     -*) echo "fuzz-long.sh: unknown option $1" >&2; usage ;;
@@ -74,6 +78,7 @@ if [ -z "$workers" ]; then
     workers=$((cores > 3 ? cores - 2 : 1))
 fi
 [ -n "$out" ] || out=$(mktemp -d /tmp/pa-fuzz-long.XXXXXX)
+[ -n "$corpus" ] || corpus=$out/corpus
 mkdir -p "$out"
 if [ -d "$build/lib" ]; then
     LD_LIBRARY_PATH=$(cd "$build/lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -104,9 +109,10 @@ executions() {
     echo "${n:-0}"
 }
 
-# cpu_seconds: the CPU time (user + system) of this shell's finished children so far, in whole seconds.
+# cpu_seconds FILE: the CPU time (user + system) of this shell's finished children so far, in whole seconds, from
+# the output of `times` that the caller wrote to FILE (in this shell: a command substitution would time its own).
 cpu_seconds() {
-    times | sed -n 2p | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%d\n", t }'
+    sed -n 2p "$1" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%d\n", t }'
 }
 
 table=$out/summary.txt
@@ -117,7 +123,7 @@ for t in $targets; do
     exe=$build/fuzz/${t}_fuzz
     dir=$out/$t
     log=$out/$t.log
-    mkdir -p "$dir/corpus"
+    mkdir -p "$dir" "$corpus/$t"
     if [ ! -x "$exe" ]; then
         echo "fuzz-long.sh: $exe is missing (build it, or name the build with -b)" >&2
         printf '%-8s %8s %14s %10s %8s %11s %9s\n' "$t" - - - - - missing >>"$table"
@@ -126,14 +132,16 @@ for t in $targets; do
     fi
     echo "fuzz-long.sh: $t for $seconds s ($log)"
     start=$(date +%s)
-    cpu0=$(cpu_seconds)
+    times >"$out/.cpu-times"
+    cpu0=$(cpu_seconds "$out/.cpu-times")
     rc=0
     # shellcheck disable=SC2046  # flags_of gives one word
     "$exe" $(flags_of "$t") -fork="$workers" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$seconds" \
         -max_len="$(max_len_of "$t")" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix="$dir/" "$dir/corpus" "$(corpus_of "$t")" >"$log" 2>&1 || rc=$?
+        -artifact_prefix="$dir/" "$corpus/$t" "$(corpus_of "$t")" >"$log" 2>&1 || rc=$?
     took=$(($(date +%s) - start))
-    cpu=$(($(cpu_seconds) - cpu0))
+    times >"$out/.cpu-times"
+    cpu=$(($(cpu_seconds "$out/.cpu-times") - cpu0))
     runs=$(executions "$log")
     found=$(find "$dir" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \
         -o -name 'leak-*' \) | wc -l)

@@ -224,7 +224,7 @@ static int64_t spread(int64_t i, void *ctx)
 }
 
 /*
- * Found by parse_fuzz: the extent of a type the compiler refuses came from a walk over every index, unbounded, so
+ * Seen while adding pa_extent to parse_fuzz's questions: the extent of a type the compiler refuses came from a walk over every index, unbounded, so
  * pa_extent (and pa_create) of "[2^40 # func(f)]" ran for hours.  Now the walk is bounded by 16 times the walk limit
  * and the refusal is kept; below the bound the walk still gives the extent.  The limits are lowered here
  * (pa__layout_set_limits) to reach both sides with small types, as the fuzz targets do.

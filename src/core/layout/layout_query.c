@@ -103,8 +103,9 @@ int pa_cnt(const pa_type *t)
  * most 16 times the compiler's walk limit (pa__walk_cap: 2^26 dimension visits by default, well under a second),
  * beyond which the type's extent is refused like its layout.  Without the bound a short declaration such as
  * "[1099511627776 # func(f)]" (a func type the compiler cannot tabulate) walked for hours in pa_extent and
- * pa_create (found by parse_fuzz).  The fast walk, which goes through the references' compiled layouts, keeps
- * nested references from costing exponential time; types that reach a func call it for every index either way.
+ * pa_create (seen while adding pa_extent to parse_fuzz's questions).  The fast walk, which goes through the
+ * references' compiled layouts, keeps nested references from costing exponential time; types that reach a func
+ * call it for every index either way.
  */
 static int walk_extent(const pa_type *t, int64_t *min_off, int64_t *max_off)
 {
