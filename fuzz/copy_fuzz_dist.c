@@ -105,13 +105,16 @@ void fz_dist(fz_input *in)
     sh[1] = gen_side(in, s, "S", n, p, e, sh[0]);   /* two shared arrays would not be a distributed copy */
     sides[0].t = pa_type_get(s, "D");
     sides[1].t = pa_type_get(s, "S");
+    /* Each element's thread and place on both sides, asked once (the check below reads them p times). */
+    int64_t thr[2][64], loc[2][64];
     for (int w = 0; w < 2; w++) {
         side *x = &sides[w];
         x->shared = sh[w];
         x->len = 1;
         for (int64_t k = 0; k < n; k++) {
-            int64_t o = where(x, k, PA_ON_LOCAL) + 1;
-            x->len = o > x->len ? o : x->len;
+            thr[w][k] = where(x, k, PA_ON_THREAD);
+            loc[w][k] = where(x, k, PA_ON_LOCAL);
+            x->len = loc[w][k] + 1 > x->len ? loc[w][k] + 1 : x->len;
         }
         for (int t = 0; t < (x->shared ? 1 : p); t++) {
             x->buf[t] = fz_alloc((size_t)x->len * (size_t)e);
@@ -128,10 +131,8 @@ void fz_dist(fz_input *in)
             abort();
         memset(want, 0xA5, (size_t)(sides[0].len * e));
         for (int64_t k = 0; k < n; k++)
-            if (where(&sides[0], k, PA_ON_THREAD) == t)
-                memcpy(want + where(&sides[0], k, PA_ON_LOCAL) * e,
-                       sides[1].buf[where(&sides[1], k, PA_ON_THREAD)] + where(&sides[1], k, PA_ON_LOCAL) * e,
-                       (size_t)e);
+            if (thr[0][k] == t)
+                memcpy(want + loc[0][k] * e, sides[1].buf[thr[1][k]] + loc[1][k] * e, (size_t)e);
         for (int64_t i = 0; i < sides[0].len * e; i++)
             if (want[i] != sides[0].buf[t][i])
                 fz_fail("a byte differs (distributed)", sides[0].t, sides[1].t, i);

@@ -224,7 +224,9 @@ typedef enum pa_on {
  */
 PA_API int64_t pa_offset_on(const pa_type *type, pa_on which, int64_t i);
 
-/** Smallest and largest offset of the type (0 and -1 for an empty type).  \return PA_OK or an error. */
+/** Smallest and largest offset of the type (0 and -1 for an empty type).  \return PA_OK or an error:
+ *  PA_ERR_UNSUPPORTED for a type the compiler refuses whose extent would need a walk of more than 2^26 dimension
+ *  visits (a func type of billions of elements). */
 PA_API int pa_extent(const pa_type *type, int64_t *min_off, int64_t *max_off);
 
 /** Number of formal parameters of the type's declaration. */

@@ -217,6 +217,53 @@ START_TEST(test_fuzz_regressions)
 }
 END_TEST
 
+static int64_t spread(int64_t i, void *ctx)
+{
+    (void)ctx;
+    return 3 * i + 5;
+}
+
+/*
+ * Seen while adding pa_extent to parse_fuzz's questions: the extent of a type the compiler refuses came from a walk over every index, unbounded, so
+ * pa_extent (and pa_create) of "[2^40 # func(f)]" ran for hours.  Now the walk is bounded by 16 times the walk limit
+ * and the refusal is kept; below the bound the walk still gives the extent.  The limits are lowered here
+ * (pa__layout_set_limits) to reach both sides with small types, as the fuzz targets do.
+ */
+START_TEST(test_extent_walk_bounded)
+{
+    pa_scope *sc;
+    int64_t lo = -1, hi = -1;
+    PA_CK_OK(pa_scope_create(NULL, &sc));
+    PA_CK_OK(pa_scope_def_func(sc, "f", spread, NULL));
+    PA_CK_OK(pa_declare(sc, "Huge", "[1099511627776 # func(f)]"));
+    const pa_type *huge = pa_type_get(sc, "Huge");
+    PA_CK_ERR(pa_extent(huge, &lo, &hi), PA_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(pa_last_error(), "too costly to walk"));
+    ck_assert_int_eq(lo, -1);   /* nothing written on error */
+    PA_CK_ERR(pa_extent(huge, &lo, &hi), PA_ERR_UNSUPPORTED);   /* kept, not walked again */
+    ck_assert_ptr_null(pa_create(huge));
+    ck_assert_int_eq(pa_offset(huge, 1099511627775), 3 * INT64_C(1099511627775) + 5);   /* offsets still answer */
+
+    pa__layout_set_limits(16, 16);   /* tables of 16 offsets; walks of 256 visits for an extent */
+    PA_CK_OK(pa_declare(sc, "Small", "[100 # func(f)]"));
+    PA_CK_OK(pa_declare(sc, "Large", "[300 # func(f)]"));
+    const pa_type *small = pa_type_get(sc, "Small"), *large = pa_type_get(sc, "Large");
+    char lay[128];
+    PA_CK_ERR(pa_layout_format(small, lay, sizeof lay), PA_ERR_UNSUPPORTED);   /* 100 > 16 offsets: no table */
+    PA_CK_OK(pa_extent(small, &lo, &hi));   /* 100 visits: walked */
+    ck_assert_int_eq(lo, 5);
+    ck_assert_int_eq(hi, 3 * 99 + 5);
+    PA_CK_ERR(pa_extent(large, &lo, &hi), PA_ERR_UNSUPPORTED);   /* 300 > 256 visits */
+    pa__layout_set_limits(0, 0);   /* the defaults again */
+    ck_assert_int_eq(pa__table_cap, INT64_C(1) << 22);
+    ck_assert_int_eq(pa__walk_cap, INT64_C(1) << 22);
+    PA_CK_OK(pa_declare(sc, "Again", "[300 # func(f)]"));
+    PA_CK_OK(pa_extent(pa_type_get(sc, "Again"), &lo, &hi));
+    ck_assert_int_eq(hi, 3 * 299 + 5);
+    pa_scope_destroy(sc);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("layout");
@@ -225,6 +272,7 @@ int main(void)
     tcase_add_test(tc, test_random_types_match_walk);
     tcase_add_test(tc, test_coalesce_post);
     tcase_add_test(tc, test_fuzz_regressions);
+    tcase_add_test(tc, test_extent_walk_bounded);
     suite_add_tcase(su, tc);
     return pa_test_run(su);
 }

@@ -76,9 +76,11 @@ static void unfile_locked(pa__lru *c, pa__lru_entry *e, pa__lru_entry **dropped)
 /* Evicts the least recently used entries that are not pinned while more than the capacity are unpinned. */
 static void evict_locked(pa__lru *c, pa__lru_entry **dropped)
 {
-    int unpinned = 0;
-    for (pa__lru_entry *e = c->newest; e; e = e->older)
-        unpinned += !(c->pinned && c->pinned(e));
+    if (c->count <= c->capacity)
+        return;   /* no more entries than room, pinned or not: nothing to count (the count ran at every add) */
+    int unpinned = c->pinned ? 0 : c->count;   /* without pins every entry counts, without a walk of the list */
+    for (pa__lru_entry *e = c->pinned ? c->newest : NULL; e; e = e->older)
+        unpinned += !c->pinned(e);
     for (pa__lru_entry *e = c->oldest; e && unpinned > c->capacity;) {
         pa__lru_entry *next = e->newer;
         if (!(c->pinned && c->pinned(e))) {

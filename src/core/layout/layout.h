@@ -97,9 +97,21 @@ int pa__layout_restrict(const pa__layout *l, int nd, const int64_t *dsize, const
 int64_t pa__node_offset(const pa_type *t, int64_t i);
 /** As pa__node_offset, but references go through their targets' compiled layouts (for the compiler). */
 int64_t pa__node_offset_fast(const pa_type *t, int64_t i);
+/**
+ * The compiler's limits: the most offsets one gather table may hold (pa__table_cap) and the most dimension visits
+ * one compilation may make, nested tables and pieces included (pa__walk_cap); both 2^22 by default.  Past them a
+ * type is refused (PA_ERR_UNSUPPORTED), not compiled.  pa__layout_set_limits changes both for the process (values
+ * below 1 restore the defaults); the fuzz targets lower them so that large irregular types reach the refusals in
+ * microseconds rather than fill tables of millions of entries.  Call it before types are compiled: the limits are
+ * read without synchronisation.
+ */
+extern int64_t pa__table_cap, pa__walk_cap;
+void pa__layout_set_limits(int64_t table_cap, int64_t walk_cap);
 /** Limits the fast walk on this thread to a number of dimension visits (nested limits share the outer one);
  *  returns the previous limit for pa__walk_budget_end. */
 int64_t pa__walk_budget_begin(int64_t visits);
+/** 1 when the fast walk's budget on this thread has run out (the values it gives since are meaningless). */
+int pa__walk_budget_spent(void);
 /** Restores the previous limit.  \return PA_ERR_UNSUPPORTED if the budget ran out meanwhile, else PA_OK. */
 int pa__walk_budget_end(int64_t saved);
 int pa__layout_compile(const pa_type *t, pa__layout **out);

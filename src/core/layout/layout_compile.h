@@ -14,8 +14,8 @@
 #define MAXD 64            /* digits under one dimension */
 #define MAXP 256           /* parts in one value */
 #define MAXG 32            /* groups */
-#define TABLE_CAP (INT64_C(1) << 22)    /* 32 MiB of offsets: more is refused, not compiled */
-#define WALK_CAP (INT64_C(1) << 22)     /* dimension visits for one compilation, nested ones included (~30 ms) */
+#define TABLE_CAP pa__table_cap   /* offsets in one table (2^22, 32 MiB, by default): more is refused, not compiled */
+#define WALK_CAP pa__walk_cap     /* dimension visits for one compilation, nested ones included (2^22: ~30 ms) */
 
 typedef struct part { int digit; int64_t order, size, coeff; } part;
 typedef struct group { int ndig; int dig[MAXD]; int64_t n; int64_t *table; int live; } group;

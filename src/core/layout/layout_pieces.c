@@ -111,7 +111,7 @@ const pa__pieces *pa__type_pieces(const pa_type *t)
     pa__scope_lock(s);
     if (!n->pieces_done) {
         pa__pieces *p = NULL;
-        int64_t saved = pa__walk_budget_begin(INT64_C(1) << 22);
+        int64_t saved = pa__walk_budget_begin(pa__walk_cap);
         if (compile(t, &p) == PA_OK) {
             n->pieces_free = pa__pieces_free;
             n->pieces = p;

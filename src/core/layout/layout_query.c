@@ -98,22 +98,39 @@ int pa_cnt(const pa_type *t)
     return pa_stp(t) == 1;
 }
 
-/* The extent of a type the compiler refused, by walking every index (kept on the node). */
+/*
+ * The extent of a type the compiler refused, by walking every index (kept on the node).  The walk is bounded: at
+ * most 16 times the compiler's walk limit (pa__walk_cap: 2^26 dimension visits by default, well under a second),
+ * beyond which the type's extent is refused like its layout.  Without the bound a short declaration such as
+ * "[1099511627776 # func(f)]" (a func type the compiler cannot tabulate) walked for hours in pa_extent and
+ * pa_create (seen while adding pa_extent to parse_fuzz's questions).  The fast walk, which goes through the
+ * references' compiled layouts, keeps nested references from costing exponential time; types that reach a func
+ * call it for every index either way.
+ */
 static int walk_extent(const pa_type *t, int64_t *min_off, int64_t *max_off)
 {
     pa_type *n = (pa_type *)t;
     int st = PA_OK;
     pa__scope_lock(t->inst->decl->scope);
-    if (!n->walk_extent_done) {
-        int64_t lo = 0, hi = 0;
-        for (int64_t k = 0; k < t->size && st == PA_OK; k++) {
-            int64_t o = pa__node_offset(t, k);
+    if (n->walk_extent_done == 2) {
+        st = pa__err(PA_ERR_UNSUPPORTED, "%s is too irregular to compile and its extent too costly to walk (%lld "
+                     "elements)", t->name, (long long)t->size);
+    } else if (!n->walk_extent_done) {
+        int64_t lo = 0, hi = 0, cap = pa__walk_cap > INT64_MAX / 16 ? INT64_MAX : pa__walk_cap * 16;
+        int64_t saved = pa__walk_budget_begin(cap);
+        for (int64_t k = 0; k < t->size && st == PA_OK && !pa__walk_budget_spent(); k++) {
+            int64_t o = pa__node_offset_fast(t, k);
             if (o == PA_BAD_OFFSET)
                 st = PA_ERR_RANGE;
             lo = k == 0 || o < lo ? o : lo;
             hi = k == 0 || o > hi ? o : hi;
         }
-        if (st == PA_OK) {
+        if (pa__walk_budget_end(saved) && st == PA_OK) {
+            n->walk_extent_done = 2;
+            st = pa__err(PA_ERR_UNSUPPORTED,
+                         "%s is too irregular to compile and its extent too costly to walk (%lld elements, more than "
+                         "%lld dimension visits)", t->name, (long long)t->size, (long long)cap);
+        } else if (st == PA_OK) {
             n->walk_lo = lo;
             n->walk_hi = hi;
             n->walk_extent_done = 1;

@@ -15,6 +15,16 @@
 #include "layout.h"
 #include "type_internal.h"
 
+#define DEFAULT_CAP (INT64_C(1) << 22)   /* 32 MiB of offsets; about 30 ms of visits */
+
+int64_t pa__table_cap = DEFAULT_CAP, pa__walk_cap = DEFAULT_CAP;
+
+void pa__layout_set_limits(int64_t table_cap, int64_t walk_cap)
+{
+    pa__table_cap = table_cap >= 1 ? table_cap : DEFAULT_CAP;
+    pa__walk_cap = walk_cap >= 1 ? walk_cap : DEFAULT_CAP;
+}
+
 /* Visits the fast walk may still make on this thread (< 0: unlimited); see pa__walk_budget_begin. */
 static _Thread_local int64_t walk_budget = -1;
 
@@ -23,6 +33,11 @@ int64_t pa__walk_budget_begin(int64_t visits)
     int64_t saved = walk_budget;
     walk_budget = saved >= 0 && saved < visits ? saved : visits;
     return saved;
+}
+
+int pa__walk_budget_spent(void)
+{
+    return walk_budget == 0;
 }
 
 int pa__walk_budget_end(int64_t saved)

@@ -155,7 +155,8 @@ struct pa_type {
     struct pa__pieces *pieces;  /* piecewise-affine form, made on first use when needed (layout_pieces.c) */
     void (*pieces_free)(struct pa__pieces *p);
     int pieces_done;            /* 1 once pieces was asked for (NULL then: none) */
-    int walk_extent_done;       /* pa_extent of a refused type without pieces: walked once */
+    int walk_extent_done;       /* pa_extent of a refused type without pieces: walked once (1), or refused as
+                                 * too costly a walk (2: PA_ERR_UNSUPPORTED at every call, not walked again) */
     int64_t walk_lo, walk_hi;
     int64_t **tables;           /* gather tables owned by this node's layout */
     int ntables;
