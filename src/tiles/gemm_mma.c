@@ -47,14 +47,32 @@ int pa__gemm_mma_shape(const pa_type *A, const pa_gemm_config *config)
     return config != NULL && config->compute == PA_GEMM_TF32 ? PA_MMA_M16N8K8_TF32 : 0;
 }
 
+/* The default shapes, fastest first, as measured on the H200 (2026-11-29, eight shapes through bench/sgemm's
+ * PA_SGEMM_MMA_CONFIGS at n = 4096 and 8192 x 1024 x 4096): TF32 128 x 256 x 32 in warps of 64 x 64 (0.39 of
+ * cuBLAS), the same in 128 x 128 blocks two to a multiprocessor (0.38-0.39); 16-bit 128 x 128 x 64 in four warps
+ * of 64 x 64, two blocks a multiprocessor (0.37-0.38), the same with k-steps of 32 (0.37); last, the shape with
+ * warps of 64 x 32 (0.30-0.32), whose kernels never spill.  pa_gemm_dmem takes the first whose kernel for the
+ * operands' layouts does not spill registers. */
+int pa__gemm_mma_default(int shape, int i, pa_gemm_config *out)
+{
+    static const pa_gemm_config tf32[] = {{128, 256, 32, 64, 64, 256, 0, 1, 3, 0},
+                                          {128, 128, 32, 64, 64, 128, 0, 2, 3, 0},
+                                          {128, 128, 32, 64, 32, 256, 0, 1, 3, 0}};
+    static const pa_gemm_config b16[] = {{128, 128, 64, 64, 64, 128, 0, 2, 3, 0},
+                                         {128, 128, 32, 64, 64, 128, 0, 2, 3, 0},
+                                         {128, 128, 32, 64, 32, 256, 0, 1, 4, 0}};
+    const pa_gemm_config *list = shape == PA_MMA_M16N8K8_TF32 ? tf32 : b16;
+    if (i < 0 || i >= 3)
+        return 0;
+    *out = list[i];
+    return 1;
+}
+
 int pa__gemm_mma_config(const pa_gemm_config *in, int shape, pa_gemm_config *out, const char *what)
 {
     const mma_kind *k = &kinds[shape - 1];
-    /* The defaults measured best of eight shapes on the H200 (2026-11-29, bench/sgemm's PA_SGEMM_MMA_CONFIGS):
-     * TF32 128 x 256 x 32 in warps of 64 x 64 (0.39 of cuBLAS, 0.32 for 128 x 128 in warps of 64 x 32); 16-bit
-     * 128 x 128 x 64 in four warps of 64 x 64, two blocks a multiprocessor (0.37-0.38, 0.30 before). */
-    pa_gemm_config c = shape == PA_MMA_M16N8K8_TF32 ? (pa_gemm_config){128, 256, 32, 64, 64, 256, 0, 1, 3, 0}
-                                                    : (pa_gemm_config){128, 128, 64, 64, 64, 128, 0, 2, 3, 0};
+    pa_gemm_config c;
+    pa__gemm_mma_default(shape, 0, &c);
     if (in != NULL && in->bm != 0)
         c = *in;
     c.compute = shape == PA_MMA_M16N8K8_TF32 ? PA_GEMM_TF32 : PA_GEMM_FP32;

@@ -44,7 +44,7 @@ static int key_of(const pa_type *C, const pa_type *A, const pa_type *B, const pa
 }
 
 static int kernel_of(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *c, int aligned,
-                     pa_cuda_function *fn, pa_gemm_info *info)
+                     int warn, pa_cuda_function *fn, pa_gemm_info *info)
 {
     char key[KEYLEN];
     int keyed = key_of(C, A, B, c, aligned, key), st;
@@ -64,7 +64,7 @@ static int kernel_of(const pa_type *C, const pa_type *A, const pa_type *B, const
     free(src);
     pa_cuda_fninfo fi;
     if (st == PA_OK && (st = pa_cuda_function_info(*fn, c->threads, (size_t)info->smem_bytes, &fi)) == PA_OK) {
-        if (fi.local_bytes > 0)
+        if (fi.local_bytes > 0 && warn)
             fprintf(stderr, "parray: warning: pa_gemm_dmem: the %dx%dx%d kernel for %s uses %d bytes of local memory "
                     "per thread (spills)\n", c->bm, c->bn, c->bk, pa_type_name(C), fi.local_bytes);
         info->registers = fi.registers;
@@ -108,8 +108,21 @@ int pa_gemm_dmem_async(const pa_type *C, void *c, const pa_type *A, const void *
     pa_gemm_info got;
     /* 16-byte aligned operands (as cudaMalloc gives) get the kernel without run-time alignment checks */
     int aligned = ((uintptr_t)a % 16 == 0) && ((uintptr_t)b % 16 == 0);
-    if ((st = kernel_of(C, A, B, &cfg, aligned, &fn, &got)) != PA_OK)
+    if (shape && (config == NULL || config->bm == 0)) {
+        /* the default shapes, fastest first: the first whose kernel for these layouts keeps to its registers */
+        pa_gemm_config cand;
+        for (int i = 0; pa__gemm_mma_default(shape, i, &cand); i++) {
+            int last = !pa__gemm_mma_default(shape, i + 1, &(pa_gemm_config){0});
+            cand.compute = config != NULL ? config->compute : PA_GEMM_FP32;
+            if ((st = pa__gemm_mma_config(&cand, shape, &cfg, what)) != PA_OK ||
+                (st = kernel_of(C, A, B, &cfg, aligned, last, &fn, &got)) != PA_OK)
+                return st;
+            if (got.local_bytes == 0)
+                break;
+        }
+    } else if ((st = kernel_of(C, A, B, &cfg, aligned, 1, &fn, &got)) != PA_OK) {
         return st;
+    }
     int64_t m = pa_size(pa_type_child(C, 0)), n = pa_size(pa_type_child(C, 1));
     int64_t gx = (n + cfg.bn - 1) / cfg.bn, gy = (m + cfg.bm - 1) / cfg.bm;
     if (gy > 65535)

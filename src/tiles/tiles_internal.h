@@ -188,6 +188,9 @@ void pa__gemm_loader(pa__tbuf *b, const char *nm, const char *X, int is_a, int f
 int pa__gemm_mma_shape(const pa_type *A, const pa_gemm_config *config);
 /** The tensor-core kernel shape: config (bm 0: the default) checked.  \return PA_OK or PA_ERR_PARAM. */
 int pa__gemm_mma_config(const pa_gemm_config *in, int shape, pa_gemm_config *out, const char *what);
+/* The i-th default shape of mma shape `shape` (fastest first; the last never spills): 1 and *out, 0 past the
+ * list. */
+int pa__gemm_mma_default(int shape, int i, pa_gemm_config *out);
 /** The tensor-core kernel's source (entry "pa_gemm_kernel"), as pa__gemm_generate. */
 int pa__gemm_mma_generate(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *config,
                           int shape, int aligned, char **source, pa_gemm_info *info);

@@ -173,7 +173,8 @@ START_TEST(tensor_core_gemm_refusals)
     ck_assert_int_eq(cudaMemset(fb, 0, 256 * 256 * sizeof(float)), cudaSuccess);
     memset(&poison, 0xff, sizeof poison);
     ck_assert_int_eq(cudaMemset(f, 0xff, 256 * 256 * sizeof(float)), cudaSuccess);
-    pa_gemm_config big = {128, 256, 64, 64, 64, 256, 0, 1, 4, PA_GEMM_TF32};   /* 4 stages of 96 KiB */
+    /* each shared tile fits a block alone (A 96 KiB, B 192 KiB), the two together do not */
+    pa_gemm_config big = {128, 256, 64, 64, 64, 256, 0, 1, 3, PA_GEMM_TF32};
     PA_CK_ERR(pa_gemm_dmem_async(F, f, F, fa, F, fb, 1, 0, &big, NULL, NULL), PA_ERR_PARAM);
     ck_assert_msg(strstr(pa_last_error(), "shared memory") && strstr(pa_last_error(), "allows"), "%s", pa_last_error());
     float back;
