@@ -28,7 +28,7 @@
 #include "cuda_internal.h"
 #include "gpu_bench.h"
 #include <parray/kernel.h>
-#include "../examples/matrix_knn.h"
+#include "../../examples/matrix_knn.h"
 
 int bench_topk_launch(const float *G, const float *xn, int n, int nq, int *out);
 int bench_norms_launch(const float *X, int n, int d, float *xn);
