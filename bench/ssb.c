@@ -52,14 +52,6 @@
 #define SSB_PARRAY_TOOL "tools/parray"
 #endif
 
-#define OK(x)                                                                                                  \
-    do {                                                                                                       \
-        if ((x) != PA_OK) {                                                                                    \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, pa_last_error());                     \
-            exit(1);                                                                                           \
-        }                                                                                                      \
-    } while (0)
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

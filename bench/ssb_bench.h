@@ -3,9 +3,19 @@
 #define PARRAY_SSB_BENCH_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "parray/parray.h"
 #include "parray/ssb.h"
+
+/* A library call that must succeed: on failure its text and the library's message, then exit 1. */
+#define OK(x)                                                                                                  \
+    do {                                                                                                       \
+        if ((x) != PA_OK) {                                                                                    \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, pa_last_error());                     \
+            exit(1);                                                                                           \
+        }                                                                                                      \
+    } while (0)
 
 /* The options both parts read. */
 typedef struct ssb_bench_opts {

@@ -35,20 +35,13 @@
 #include "bench_clock.h"
 #include "parray/parray.h"
 #include "parray/ssb.h"
+#include "ssb_bench.h"
 
 /* The library's internals this benchmark times (src/query/ssb_internal.h). */
 typedef void (*pa__ssb_task)(void *arg, int t, int nthreads);
 int pa__ssb_parallel(int nthreads, pa__ssb_task fn, void *arg);
 int pa__ssb_threads(int nthreads);
 int pa__ssb_load_tbl_threads(const char *dir, double sf, int nthreads, pa_ssb_db **out);
-
-#define OK(x)                                                                                                  \
-    do {                                                                                                       \
-        if ((x) != PA_OK) {                                                                                    \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, pa_last_error());                     \
-            exit(1);                                                                                           \
-        }                                                                                                      \
-    } while (0)
 
 static const char *const tables[5] = {"lineorder", "customer", "supplier", "part", "date"};
 static const char *const lo_cols[] = {"lo_orderkey", "lo_linenumber", "lo_custkey", "lo_partkey", "lo_suppkey",
