@@ -199,24 +199,25 @@ int pa_cuda__rtc_get_kernel(const char *name, const char *source, const char *co
     return st != PA_OK ? st : pa_cuda__rtc_load(img, entry, out);
 }
 
-/* Past 48 KiB a function's dynamic shared memory must be allowed first; where the block would need more than the
- * GPU's opt-in limit the driver only says "invalid argument", so the limit is checked here and named. */
+/* Past 48 KiB a function's dynamic shared memory must be allowed first.  Where the block would need more than
+ * the GPU's opt-in limit the driver only says "invalid argument": then the limit is looked up and named. */
 static int raise_smem(CUfunction fn, size_t shmem, const char *what, CUresult *r)
 {
     int dev = 0, optin = 0, stat = 0;
     *r = CUDA_SUCCESS;
-    if (shmem <= 48 * 1024)
+    if (shmem <= 48 * 1024 ||
+        (*r = drv.func_set_attr(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shmem)) == CUDA_SUCCESS)
         return PA_OK;
     if (cudaGetDevice(&dev) == cudaSuccess &&
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
         drv.func_attr(&stat, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn) == CUDA_SUCCESS && optin > 0 &&
-        shmem + (size_t)stat > (size_t)optin)
+        shmem + (size_t)stat > (size_t)optin) {
+        *r = CUDA_SUCCESS;   /* the caller takes this refusal as it is, not as the driver's invalid value */
         return pa__err(PA_ERR_PARAM, "%s: a block would need %zu bytes of shared memory (%zu dynamic, %d static); "
                        "GPU %d allows %d: choose a smaller tile or fewer stages", what, shmem + (size_t)stat, shmem,
                        stat, dev, optin);
-    if ((*r = drv.func_set_attr(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shmem)) != CUDA_SUCCESS)
-        return drv_fail(*r, "cuFuncSetAttribute", what);
-    return PA_OK;
+    }
+    return drv_fail(*r, "cuFuncSetAttribute", what);
 }
 
 /* The launch itself, in the current context: the dynamic shared memory limit raised past 48 KiB where needed,
