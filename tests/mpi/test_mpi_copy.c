@@ -116,6 +116,33 @@ static void test_own_block(void)
 }
 
 /*
+ * The plan's lists go by runs (dist_plan.c): blocks over which both process layouts are constant and each local
+ * layout is one affine sub-layout, whatever its innermost stride.  The fast FFT's exchange (section 7.2's S ->
+ * TZ: Z gathered innermost, so the destination's innermost stride is a row) moves whole (Z, Y) planes of a
+ * process: runs of N/P x N elements, not one element each.  Copied element by element at a small size, both
+ * ways, then planned at 2^28 elements (declared only; a per-element plan would list 2^26 offsets per side and
+ * rank).
+ */
+static void test_runs(void)
+{
+    char line[768];
+    static const char *const cases[][3] = {{"FTZ", "FS", "16384"}, {"FS", "FTZ", "16384"},
+                                           {"FTZB", "FSB", "65536"}};
+    for (int i = 0; i < 3; i++) {
+        const pa_type *dt = T(cases[i][0]), *st = T(cases[i][1]);
+        if (!dt || !st)
+            return;
+        if (i < 2)
+            mv_check_copy(dt, st, cases[i][0]);
+        char want[64];
+        snprintf(want, sizeof want, "(planned in runs of %s)", cases[i][2]);
+        int n = pa_copy_explain(dt, st, line, sizeof line);
+        MCK(n > 0 && strstr(line, want) != NULL, "explain(%s <- %s) = \"%s\", expected %s", cases[i][0],
+            cases[i][1], n > 0 ? line : pa_last_error(), want);
+    }
+}
+
+/*
  * A one-host route that one process cannot set up (dist_node.c: PA_MPI_NODE_SHARE_FAIL=2 makes process 2 report
  * that it could not make its segment): every process agrees, remakes the plan for the plain host route and
  * copies through it, at the first run and after; the explanation then names no shared memory.  The slab
@@ -325,7 +352,11 @@ int main(int argc, char **argv)
         "FT = [[#FD_1_0][#M][#FD_0][#FD_1_1]]\n"  /* section 7.2's T: Y distributed, Z gathered */
         "FD2 = paged int [8][[16][2]]\n"
         "FS2 = [#M][#FD2]\n"
-        "FT2 = [[#FD2_1_0][#M][#FD2_0][#FD2_1_1]]\n");
+        "FT2 = [[#FD2_1_0][#M][#FD2_0][#FD2_1_1]]\n"
+        "FTZ = [[#FD_1_1][#M][#FD_0][#FD_1_0]]\n"  /* the fast form's TZ (pkufft_steps.c) */
+        "FDB = paged int [64][[1024][1024]]\n"
+        "FSB = [#M][#FDB]\n"
+        "FTZB = [[#FDB_1_1][#M][#FDB_0][#FDB_1_0]]\n");
     MCK(st == PA_OK, "declarations: %s", pa_last_error());
     mck_run("sendrecv (listing 33)", test_sendrecv);
     mck_run("alltoall (listing 34)", test_alltoall);
@@ -341,6 +372,7 @@ int main(int argc, char **argv)
     mck_run("bounded plan cache", test_bounded_cache);
     mck_run("node share", test_node_share);
     mck_run("types freed and made again", test_fresh_types);
+    mck_run("plans by runs of planes", test_runs);
     mck_run("errors", test_errors);
     mck_run("calibration", test_calibrate);
     int all = 0;

@@ -325,9 +325,10 @@ int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)
                      pa_mpi__route_name((pa_mpi__route)p->route_next), p->route_next_ns * 1e-3);
     }
     return snprintf(buf, len, "distributed copy %lld x %zu B over %d process%s: strategy=%s (%s) predicted=%.3g us; "
-                    "rank %d sends %lld and receives %lld \xe2\x80\x94 %s; %s%s%s%s%s%s", (long long)p->total, p->elm,
-                    p->nprocs, p->nprocs == 1 ? "" : "es", pa_mpi__kind_name(p->kind), pattern, p->cost_ns * 1e-3,
-                    p->rank, (long long)p->nsend, (long long)p->nrecv, p->why, how, !p->self ? ""
+                    "rank %d sends %lld and receives %lld (planned in runs of %lld) \xe2\x80\x94 %s; %s%s%s%s%s%s",
+                    (long long)p->total, p->elm, p->nprocs, p->nprocs == 1 ? "" : "es", pa_mpi__kind_name(p->kind),
+                    pattern, p->cost_ns * 1e-3, p->rank, (long long)p->nsend, (long long)p->nrecv, (long long)p->run,
+                    p->why, how, !p->self ? ""
                     : p->recv_mem && p->send_mem ? "; own block copied on the GPU, not through MPI"
                     : "; own block copied in place, not through MPI", !routed ? "" : "; route: ",
                     !routed ? "" : p->kind == PA_MPI__LOCAL ? "a copy on the GPU" : pa_mpi__route_name(p->route),

@@ -82,6 +82,7 @@ typedef struct pa_mpi__dplan {
     int *scount, *sdispl, *rcount, *rdispl;   /* per rank, in MPI count units (ALLTOALLV) */
     /* The rest: for making, explaining and freeing the plan. */
     int64_t total;                   /* elements in all */
+    int64_t run;                     /* the plan's lists go by runs of this many elements (dist_plan.c) */
     const pa__mem_ops *send_mem, *recv_mem;   /* the user's arrays' memory when in device memory, else NULL */
     const pa__mem_ops *send_ops, *recv_ops;   /* their memory whatever it is (NULL: unspecified), for plans
                                                  that have a device side */

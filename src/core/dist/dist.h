@@ -71,6 +71,14 @@ const pa__dist_split *pa__type_dist_split(const pa_type *t);
  */
 int pa__offsets_affine(const int64_t *t, int64_t n, pa__layout *out);
 
+/**
+ * The run of a copy from s to d: the largest r dividing the copy's size such that over every aligned block of r
+ * flat indices both process layouts are constant and each local layout is one affine sub-layout from the block's
+ * first offset (its innermost affine modes, the outermost possibly split); 1 where a side is packed.  Each
+ * side's sub-layout (base 0, size r) in *dsub and *ssub.  Distributed planners walk by runs: O(size / r).
+ */
+int64_t pa__dist_run(const pa__dist_split *d, const pa__dist_split *s, pa__layout *dsub, pa__layout *ssub);
+
 /** The hooks for a copy with at least one distributed side in *out.  \return PA_OK, or the status with the
  *  message set and *out NULL: no backend for the pair (PA_ERR_UNSUPPORTED, PA_ERR_NODEV) or a split's error. */
 int pa__dist_ops_for(const pa_type *dt, const pa_type *st, const pa__dist_ops **out);

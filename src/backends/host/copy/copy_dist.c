@@ -57,25 +57,44 @@ static int check(const pa_type *dt, const pa__dist_split *d, const pa_type *st, 
     return PA_OK;
 }
 
-/* Lists the local offsets of both sides for the elements on thread tid (of n threads). */
+/* Lists the local offsets of both sides for the elements on thread tid (of n threads), walking the copy by its
+ * runs (pa__dist_run: blocks on one thread, each side one affine sub-layout), so that a thread pays for the
+ * blocks and its own elements, not for every element of the array. */
 static int list(const pa__layout *sel, const pa__dist_split *d, const pa__dist_split *s, int64_t tid,
                 int64_t nthreads, int64_t **td, int64_t **ts, int64_t *count)
 {
-    int64_t n = 0, total = sel->size;
-    *td = malloc((size_t)total * sizeof **td);
-    *ts = malloc((size_t)total * sizeof **ts);
-    if (!*td || !*ts)
-        return pa__err(PA_ERR_NOMEM, "pthd-distributed copy: no memory to list %lld elements", (long long)total);
-    for (int64_t k = 0; k < total; k++) {
+    pa__layout dsub, ssub;
+    int64_t n = 0, total = sel->size, run = pa__dist_run(d, s, &dsub, &ssub), mine = 0;
+    for (int64_t k = 0; k < total; k += run) {
         int64_t p = pa__layout_offset(sel, k);
         if (p < 0 || p >= nthreads)
             return pa__err(PA_ERR_RANGE, "pthd-distributed copy: element %lld lives on thread %lld, but the "
                            "array has %lld threads", (long long)k, (long long)p, (long long)nthreads);
-        if (p == tid) {
-            (*td)[n] = pa__dist_local(d, k);
-            (*ts)[n++] = pa__dist_local(s, k);
+        mine += p == tid ? run : 0;
+    }
+    *td = malloc((size_t)(mine ? mine : 1) * sizeof **td);
+    *ts = malloc((size_t)(mine ? mine : 1) * sizeof **ts);
+    int64_t *din = malloc((size_t)run * sizeof *din), *sin = malloc((size_t)run * sizeof *sin);
+    if (!*td || !*ts || !din || !sin) {
+        free(din);
+        free(sin);
+        return pa__err(PA_ERR_NOMEM, "pthd-distributed copy: no memory to list %lld elements", (long long)mine);
+    }
+    for (int64_t i = 0; i < run; i++) {
+        din[i] = pa__layout_offset(&dsub, i);
+        sin[i] = pa__layout_offset(&ssub, i);
+    }
+    for (int64_t k = 0; k < total && mine; k += run) {
+        if (pa__layout_offset(sel, k) != tid)
+            continue;
+        int64_t db = pa__dist_local(d, k), sb = pa__dist_local(s, k);
+        for (int64_t i = 0; i < run; i++, n++) {
+            (*td)[n] = db + din[i];
+            (*ts)[n] = sb + sin[i];
         }
     }
+    free(din);
+    free(sin);
     *count = n;
     return PA_OK;
 }
