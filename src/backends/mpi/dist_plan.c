@@ -11,10 +11,10 @@
  * Both passes go by runs: aligned blocks of `run` consecutive indices over which both process layouts are
  * constant and each local layout is the same affine sub-layout from the block's first offset (its innermost
  * modes, the outermost of them possibly split), so that they cost O(size / run) and the lists hold one entry
- * per run; a list that is not affine is expanded to one entry per element only then.  (A transposing
- * redistribution, whose destination's innermost stride is not 1, thus plans in runs of whole planes rather than
- * element by element: 2^10 steps instead of 2^30 for the manual's FFT at N = 1024.)  Plans are cached (dist_copy.c), so repeated copies cost only their
- * transfer.
+ * per run (pa__dist_run, src/core/dist/dist_runs.c); a list that is not affine is expanded to one entry per
+ * element only then.  A transposing redistribution, whose destination's innermost stride is not 1, thus plans in
+ * runs of whole planes, not element by element: 2^10 steps instead of 2^30 for the manual's FFT at N = 1024.
+ * Plans are cached (dist_copy.c), so repeated copies cost only their transfer.
  */
 #include <limits.h>
 #include <stdlib.h>
