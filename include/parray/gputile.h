@@ -240,7 +240,16 @@ typedef struct pa_gemm_config {
  * tensor cores, with fp32 accumulators). */
 enum pa_gemm_compute { PA_GEMM_FP32 = 0, PA_GEMM_TF32 = 1 };
 
-/** What a gemm ran, for benchmarks: the shape, the kernel's resources and the occupancy. */
+/**
+ * pa_gemm_info.strategy: which kernel a gemm ran.  PA_GEMM_SIMT: the fp32/fp64 kernel of fused multiply-adds;
+ * PA_GEMM_MMA_SYNC: the tensor-core kernel of warp-level mma.sync (sm_80 and later); PA_GEMM_WGMMA: on a GPU of
+ * compute capability 9.0 (Hopper), the kernel of warpgroup MMAs (wgmma, compiled for sm_90a) fed by the bulk tensor
+ * copy engine, taken by default for TF32, BF16 and FP16 wherever both operands' dimensions have one stride each
+ * (docs/tiles.md); the environment variable PA_GEMM_WGMMA=0 turns it off (mma.sync then runs, for comparison).
+ */
+enum pa_gemm_strategy { PA_GEMM_SIMT = 0, PA_GEMM_MMA_SYNC = 1, PA_GEMM_WGMMA = 2 };
+
+/** What a gemm ran, for benchmarks: the strategy, the shape, the kernel's resources and the occupancy. */
 typedef struct pa_gemm_info {
     pa_gemm_config config;
     int registers;           /* per thread */
@@ -248,6 +257,8 @@ typedef struct pa_gemm_info {
     int local_bytes;         /* per thread: spills */
     int blocks_per_sm;       /* resident blocks per multiprocessor */
     int fast_a, fast_b, fast_c;   /* 1: the type's tiles are shifted copies of one static tile layout */
+    int strategy;            /* enum pa_gemm_strategy: the kernel that ran */
+    int copied;              /* PA_GEMM_WGMMA: operands first copied K-major into scratch memory (1: A, 2: B) */
 } pa_gemm_info;
 
 /**
