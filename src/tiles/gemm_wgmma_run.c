@@ -75,6 +75,7 @@ static int gemm_kernel(const pa__gpu_ops *g, const pa__wgmma_plan *p, const pa_t
     char key[KEYLEN];
     int at = snprintf(key, KEYLEN, "gemm s%d %lld %lld %lld f%d%d cp%d gpu%d C ", p->shape, (long long)p->m,
                       (long long)p->n, (long long)p->k, p->a.form, p->b.form, c_pairs, dev);
+    at += pa__layout_format(pa__type_layout(C), key + at, KEYLEN - (size_t)at);
     for (int d = 0; d < 2 && at < KEYLEN - 2; d++) {
         at += pa__layout_format(pa__type_layout(pa_type_child(C, d)), key + at, KEYLEN - (size_t)at);
         at += snprintf(key + at, KEYLEN - (size_t)at, " ");

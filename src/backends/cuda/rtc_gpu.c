@@ -2,9 +2,11 @@
  * parray — the CUDA backend's GPU features for generated kernels (backends.h, pa__gpu_ops): the current GPU's
  * compute capability, kernels compiled for its architecture-specific target (sm_90a: wgmma, setmaxnreg), tensor
  * maps for the bulk tensor copy engine (cuTensorMapEncodeTiled, resolved through cudart's driver entry points like
- * rtc_driver.c's calls) and scratch memory ordered on a stream (cudaMallocAsync).  The tiles' wgmma gemm uses them.
+ * rtc_driver.c's calls) and scratch memory ordered on a stream (cudaMallocFromPoolAsync from a pool of our own).  The tiles' wgmma gemm uses them.
  */
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cuda.h>
@@ -82,13 +84,49 @@ static int tensor_map(void *map, const pa__tmap_desc *d)
     return PA_OK;
 }
 
+/* The library's own pool per GPU: scratch freed on a stream goes back to it and stays (up to KEEP bytes) for the
+ * next call instead of being returned to the driver at every synchronisation, as the default pool does; the
+ * default pool's settings, which the application may rely on, are left alone. */
+#define KEEP ((uint64_t)1 << 30)
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static cudaMemPool_t pools[64];
+
+static int pool_of(int dev, cudaMemPool_t *out)
+{
+    cudaError_t e = cudaSuccess;
+    if (dev < 0 || dev >= 64)
+        return pa__err(PA_ERR_RANGE, "scratch device memory: GPU %d", dev);
+    pthread_mutex_lock(&pool_lock);
+    if (pools[dev] == NULL) {
+        struct cudaMemPoolProps props;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = dev;
+        uint64_t keep = KEEP;
+        if ((e = cudaMemPoolCreate(&pools[dev], &props)) == cudaSuccess &&
+            (e = cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep)) != cudaSuccess) {
+            cudaMemPoolDestroy(pools[dev]);
+            pools[dev] = NULL;
+        }
+    }
+    *out = pools[dev];
+    pthread_mutex_unlock(&pool_lock);
+    return e == cudaSuccess ? PA_OK : pa_cuda__fail(e, "a memory pool for scratch memory on GPU %d", dev);
+}
+
 static int scratch(size_t bytes, void *stream, void **out)
 {
-    int st = pa_cuda__ready("scratch device memory");
+    int st = pa_cuda__ready("scratch device memory"), dev = 0;
+    cudaMemPool_t pool = NULL;
     cudaError_t e;
     if (st != PA_OK)
         return st;
-    if ((e = cudaMallocAsync(out, bytes, (cudaStream_t)stream)) != cudaSuccess)
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess)
+        return pa_cuda__fail(e, "scratch device memory: the current GPU");
+    if ((st = pool_of(dev, &pool)) != PA_OK)
+        return st;
+    if ((e = cudaMallocFromPoolAsync(out, bytes, pool, (cudaStream_t)stream)) != cudaSuccess)
         return pa_cuda__fail(e, "%zu bytes of scratch device memory", bytes);
     return PA_OK;
 }
