@@ -265,7 +265,9 @@ typedef struct pa_gemm_info {
  * C = alpha * A * B + beta * C on the current GPU, for float or double dmem types: A of [M][K], B of [K][N], C of
  * [M][N] by their top-level dimensions, each dimension any affine layout (row-major, transposed, blocked,
  * windows of larger arrays); the tiled kernel is generated from the three types (the manual's section 7.1),
- * compiled by NVRTC and cached.  Tiles of a type whose dimensions do not cut into shifted copies of one tile
+ * compiled by NVRTC and cached; half and bfloat16 operands (and float with compute PA_GEMM_TF32) take the tensor
+ * cores: on a Hopper GPU the wgmma strategy where A's and B's dimensions have one stride each, else mma.sync
+ * (pa_gemm_strategy).  Tiles of a type whose dimensions do not cut into shifted copies of one tile
  * are read element by element (correct, slower).  Waits for the result: the kernel is queued on the
  * default stream and the call waits for that stream, so also for work queued there before it; a fault of
  * either is returned as PA_ERR_SYS.  With beta 0, C is not read.

@@ -4,8 +4,8 @@
  * K-major scratch memory on the same stream, the tensor maps encoded for this call's pointers, and the launch.
  * Everything reaches the GPU through the backend interface's GPU features (backends.h, pa__gpu_ops).
  *
- * PA_GEMM_WGMMA chooses: unset (or "auto"), the strategy where it applies, silently; "0" (or "off"), never (the
- * mma.sync kernels, for comparison); "1" (or "on"), where it applies, with the reason on stderr when it does not;
+ * PA_GEMM_WGMMA chooses: unset (or "auto"), the strategy where it applies, silently; "0", never (the mma.sync
+ * kernels, for comparison); "1", where it applies, with the reason on stderr when it does not;
  * "kmajor", as "1" with an N-contiguous 16-bit B copied into K-major scratch instead of read through the transpose
  * bit.  Built with the CUDA backend only.
  */
@@ -50,15 +50,12 @@ static void keep(const char *key, void *fn)
     pthread_mutex_unlock(&lock);
 }
 
-/* PA_GEMM_WGMMA: 0 off; 1 auto (silent); 2 on (reasons on stderr); 3 kmajor. */
+/* PA_GEMM_WGMMA: 0 off; 1 auto (silent); 2 on (reasons on stderr); 3 kmajor.  Another value warns once. */
 static int mode(void)
 {
-    const char *e = getenv("PA_GEMM_WGMMA");
-    if (e == NULL || e[0] == '\0' || strcmp(e, "auto") == 0)
-        return 1;
-    if (strcmp(e, "0") == 0 || strcmp(e, "off") == 0)
-        return 0;
-    return strcmp(e, "kmajor") == 0 ? 3 : 2;
+    static const char *const words[] = {"0", "auto", "1", "kmajor"};
+    static atomic_int warned;
+    return pa__env_choice("PA_GEMM_WGMMA", words, 4, 1, &warned);
 }
 
 /* Does not apply: the caller takes mma.sync; said on stderr when PA_GEMM_WGMMA asked for wgmma. */

@@ -61,7 +61,7 @@ static int hopper(void)
 static int expected_strategy(int want_mma)
 {
     const char *e = getenv("PA_GEMM_WGMMA");
-    int off = e != NULL && (strcmp(e, "0") == 0 || strcmp(e, "off") == 0);
+    int off = e != NULL && strcmp(e, "0") == 0;
     return hopper() && !off && !want_mma ? PA_GEMM_WGMMA : PA_GEMM_MMA_SYNC;
 }
 

@@ -185,6 +185,8 @@ static void compile_one(int e, int m, int n, int k, const char *adecl, const cha
     char *src = NULL;
     PA_CK_OK(pa__gemm_wgmma_generate(&p, C, p.c_pairs, &src));
     ck_assert(strstr(src, "wgmma.mma_async") && strstr(src, "cp.async.bulk.tensor"));
+    if (getenv("PA_WGMMA_PRINT"))   /* for reading: the generated source */
+        printf("---- %s %dx%dx%d\n%s\n----\n", elms[e], m, n, k, src);
     const pa_cuda__image *img;
     int st = pa_cuda__rtc_compile("wgmma_gen", src, NULL, 0, 90 | PA__ARCH_SPECIFIC, &img);
     ck_assert_msg(st == PA_OK, "%s %dx%dx%d: %s", elms[e], m, n, k, pa_last_error());
