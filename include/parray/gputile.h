@@ -291,7 +291,8 @@ PA_API int pa_gemm_dmem_async(const pa_type *C, void *c, const pa_type *A, const
 
 /**
  * The generated CUDA source of the gemm kernel for these types (the caller frees it), or NULL (error set): the
- * kernel pa_gemm_dmem runs when a and b are 16-byte aligned.
+ * kernel pa_gemm_dmem runs when a and b are 16-byte aligned (the SIMT or mma.sync kernel; on a Hopper GPU the
+ * tensor-core precisions run the wgmma strategy's kernel instead, whose source this does not give).
  */
 PA_API char *pa_gemm_dmem_source(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *config);
 
