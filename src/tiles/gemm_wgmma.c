@@ -11,7 +11,8 @@
  * warps are done reading it).  The consumers issue BK / KS wgmma per k-tile, commit them as a group and wait for
  * the previous group, then release its stage.  The epilogue writes alpha * acc + beta * C through C's own layout
  * (C::at, any affine layout), rows and columns past M and N skipped; the tensor copies read past the operands'
- * edges as zeros, so M, N and K need not be multiples of the tile.
+ * edges as zeros, so M, N and K need not be multiples of the tile.  Blocks take their tiles in groups of 8 rows
+ * of tiles, column by column, so that the blocks resident at once share their rows of A and columns of B in L2.
  *
  * The operands, as [rows][K] (A: M rows, B: N rows), take one of three forms: K-major (K contiguous, the rows a
  * multiple of 16 bytes apart: read directly), MN-major (16-bit B only: rows contiguous, read directly and given to
@@ -205,7 +206,11 @@ static const char kernel_text[] =
     "    /* the swizzled buffers start on a 1024-byte boundary (the swizzle's period): matrix base offset 0 */\n"
     "    const unsigned sa = (pa_smem_addr(pa_dyn) + 1023u) & ~1023u, sb = sa + cfg::NS * cfg::ABYTES;\n"
     "    const int tid = threadIdx.x, wg = tid / 128;\n"
-    "    const int m0 = blockIdx.y * cfg::BM, n0 = blockIdx.x * cfg::BN;\n"
+    "    /* blocks in groups of GM rows of tiles, column by column, so that the blocks resident at once share rows of A\n"
+    "       and columns of B in L2 (the grid's x is N's tiles, y M's) */\n"
+    "    const int gx = gridDim.x, gy = gridDim.y, id = blockIdx.y * gx + blockIdx.x, per = cfg::GM * gx;\n"
+    "    const int first = id / per * cfg::GM, gm = gy - first < cfg::GM ? gy - first : cfg::GM;\n"
+    "    const int m0 = (first + id %% per %% gm) * cfg::BM, n0 = (id %% per / gm) * cfg::BN;\n"
     "    constexpr int nk = (cfg::K + cfg::BK - 1) / cfg::BK;\n"
     "    if (tid == 0) {\n"
     "        for (int s = 0; s < cfg::NS; s++) {\n"
@@ -301,7 +306,7 @@ int pa__gemm_wgmma_generate(const pa__wgmma_plan *p, const pa_type *C, int c_pai
     if (st != PA_OK)
         goto fail;
     pa__tbuf_put(&body, "struct cfg { static constexpr int BM = %d, BN = %d, BK = %d, KS = %d, NS = %d, BMN = %d, "
-                        "CP = %d, ABYTES = %d, BBYTES = %d; static constexpr int M = %lld, N = %lld, K = %lld; };\n",
+                        "CP = %d, GM = 8, ABYTES = %d, BBYTES = %d; static constexpr int M = %lld, N = %lld, K = %lld; };\n",
                  p->bm, p->bn, p->bk, p->ks, p->stages, p->b.form == PA__WG_MNMAJOR, c_pairs, p->bm * 128,
                  p->bn * 128, (long long)p->m, (long long)p->n, (long long)p->k);
     pa__tbuf_put(&body, "%s", helpers);

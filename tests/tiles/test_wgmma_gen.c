@@ -185,6 +185,17 @@ static void compile_one(int e, int m, int n, int k, const char *adecl, const cha
     char *src = NULL;
     PA_CK_OK(pa__gemm_wgmma_generate(&p, C, p.c_pairs, &src));
     ck_assert(strstr(src, "wgmma.mma_async") && strstr(src, "cp.async.bulk.tensor"));
+    /* the instruction of the precision, B's transpose bit exactly where B is MN-major, 128-byte swizzle */
+    char want[96];
+    snprintf(want, sizeof want, "m64n256k%d.f32.%s.%s", e == 0 ? 8 : 16, e == 0 ? "tf32" : e == 1 ? "bf16" : "f16",
+             e == 0 ? "tf32" : e == 1 ? "bf16" : "f16");
+    ck_assert_msg(strstr(src, want), "%s: no %s", elms[e], want);
+    if (e == 0)
+        ck_assert(strstr(src, "p, 1, 1;"));
+    else
+        ck_assert(strstr(src, p.b.form == PA__WG_MNMAJOR ? "p, 1, 1, 0, 1;" : "p, 1, 1, 0, 0;"));
+    ck_assert(strstr(src, "BMN = 1") ? p.b.form == PA__WG_MNMAJOR : p.b.form != PA__WG_MNMAJOR);
+    ck_assert(strstr(src, "(1ull << 62)"));
     if (getenv("PA_WGMMA_PRINT"))   /* for reading: the generated source */
         printf("---- %s %dx%dx%d\n%s\n----\n", elms[e], m, n, k, src);
     const pa_cuda__image *img;
