@@ -14,12 +14,14 @@
  * edges as zeros, so M, N and K need not be multiples of the tile.  Blocks take their tiles in groups of 8 rows
  * of tiles, column by column, so that the blocks resident at once share their rows of A and columns of B in L2.
  *
- * The operands, as [rows][K] (A: M rows, B: N rows), take one of three forms: K-major (K contiguous, the rows a
+ * The operands, as [rows][K] (A: M rows, B: N rows), take one of four forms: K-major (K contiguous, the rows a
  * multiple of 16 bytes apart: read directly), MN-major (16-bit B only: rows contiguous, read directly and given to
- * wgmma with its transpose bit) or copied (any other layout whose two dimensions have one stride each, and a
- * K-major read of a TF32 B whose N is contiguous, which wgmma cannot transpose for 32-bit elements): a small
- * transposing kernel first copies the operand into K-major scratch memory (stream-ordered), and the gemm reads
- * that.  Layouts of other shapes (blocked dimensions) are refused, and pa_gemm_dmem takes mma.sync for them.
+ * wgmma with its transpose bit), MN-major into registers (TF32 B with rows contiguous, the row-major case: wgmma
+ * takes 32-bit operands from shared memory K-major only, but its A operand may come from registers, so the kernel
+ * computes C^T = B^T A^T: each consumer reads its part of B's tile from shared memory into registers, two k-steps
+ * at a time, and A's tile is the shared operand) or copied (any other layout whose two dimensions have one stride
+ * each): a small transposing kernel first copies the operand into K-major scratch memory (stream-ordered), and the
+ * gemm reads that.  Layouts of other shapes (blocked dimensions) are refused, and pa_gemm_dmem takes mma.sync.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,8 +64,8 @@ static int form_of(const pa__wgmma_op *o, int is_a, size_t esz, int kmajor_only)
     const int64_t far = (int64_t)1 << 36;   /* strides below 2^40 bytes, as the tensor map wants */
     if (o->sk == 1 && o->srow > 0 && o->srow % v == 0 && o->srow < far)
         return PA__WG_KMAJOR;
-    if (!is_a && esz == 2 && !kmajor_only && o->srow == 1 && o->sk > 0 && o->sk % v == 0 && o->sk < far)
-        return PA__WG_MNMAJOR;
+    if (!is_a && !kmajor_only && o->srow == 1 && o->sk > 0 && o->sk % v == 0 && o->sk < far)
+        return esz == 2 ? PA__WG_MNMAJOR : PA__WG_MNREG;
     return PA__WG_COPY;
 }
 
@@ -115,7 +117,8 @@ int pa__gemm_wgmma_plan(const pa_type *C, const pa_type *A, const pa_type *B, in
     out->threads = 384;
     /* the copied form's grid has a row of blocks per 32 rows */
     if ((out->a.form == PA__WG_COPY && out->a.rows > 32 * 65535LL) ||
-        (out->b.form == PA__WG_COPY && out->b.rows > 32 * 65535LL) || (out->m + out->bm - 1) / out->bm > 65535) {
+        (out->b.form == PA__WG_COPY && out->b.rows > 32 * 65535LL) ||
+        ((out->b.form == PA__WG_MNREG ? out->n : out->m) + out->bm - 1) / out->bm > 65535) {
         snprintf(why, whylen, "too many rows for the grid");
         return 0;
     }
@@ -147,6 +150,20 @@ static void emit_wgmma(pa__tbuf *b, const pa__wgmma_plan *p)
     for (int i = 0; i < nd; i++)
         pa__tbuf_put(b, "\"+f\"(d[%d])%s%s", i, i + 1 < nd ? ", " : "", (i + 1) % 8 == 0 ? "\n          " : "");
     pa__tbuf_put(b, "\n        : \"l\"(da), \"l\"(db), \"r\"(1));\n}\n");
+    if (p->b.form != PA__WG_MNREG)
+        return;
+    /* the same with A from registers (four tf32 a thread: rows g and g + 8 of the warp's 16, columns t and t + 4) */
+    pa__tbuf_put(b, "static __device__ __forceinline__ void pa_wgmma_ra(float (&d)[%d], const unsigned (&a)[4], "
+                    "unsigned long long db)\n{\n    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n"
+                    "        \"wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {\"\n        \"",
+                 nd, nd + 5, p->bn, p->ks, ty, ty);
+    for (int i = 0; i < nd; i++)
+        pa__tbuf_put(b, "%%%d%s%s", i, i + 1 < nd ? ", " : "", (i + 1) % 16 == 0 && i + 1 < nd ? "\"\n        \"" : "");
+    pa__tbuf_put(b, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1;\\n}\\n\"\n        : ", nd, nd + 1, nd + 2, nd + 3,
+                 nd + 4);
+    for (int i = 0; i < nd; i++)
+        pa__tbuf_put(b, "\"+f\"(d[%d])%s%s", i, i + 1 < nd ? ", " : "", (i + 1) % 8 == 0 ? "\n          " : "");
+    pa__tbuf_put(b, "\n        : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db), \"r\"(1));\n}\n");
 }
 
 static const char helpers[] =
@@ -197,6 +214,9 @@ static const char helpers[] =
     "           ((unsigned long long)(sbo >> 4) << 32) | (1ull << 62);\n"
     "}\n";
 
+/* The kernel.  P is the wgmma's A operand (PT rows, split between the consumers) and Q its B operand (QT columns):
+ * A and B of C = A B, or, with REGA (a TF32 B with N contiguous), B^T and A of C^T = B^T A^T, P's tile then read
+ * from shared memory into registers.  PR and QR are P's and Q's extents (M and N, or N and M). */
 static const char kernel_text[] =
     "extern \"C\" __global__ void __launch_bounds__(384, 1) pa_gemm_wgmma(const __grid_constant__ pa_tmap ta,\n"
     "    const __grid_constant__ pa_tmap tb, float *__restrict__ c, float alpha, float beta)\n"
@@ -206,11 +226,11 @@ static const char kernel_text[] =
     "    /* the swizzled buffers start on a 1024-byte boundary (the swizzle's period): matrix base offset 0 */\n"
     "    const unsigned sa = (pa_smem_addr(pa_dyn) + 1023u) & ~1023u, sb = sa + cfg::NS * cfg::ABYTES;\n"
     "    const int tid = threadIdx.x, wg = tid / 128;\n"
-    "    /* blocks in groups of GM rows of tiles, column by column, so that the blocks resident at once share rows of A\n"
-    "       and columns of B in L2 (the grid's x is N's tiles, y M's) */\n"
+    "    /* blocks in groups of GM rows of tiles, column by column, so that the blocks resident at once share rows of P\n"
+    "       and columns of Q in L2 (the grid's x is Q's tiles, y P's) */\n"
     "    const int gx = gridDim.x, gy = gridDim.y, id = blockIdx.y * gx + blockIdx.x, per = cfg::GM * gx;\n"
     "    const int first = id / per * cfg::GM, gm = gy - first < cfg::GM ? gy - first : cfg::GM;\n"
-    "    const int m0 = (first + id %% per %% gm) * cfg::BM, n0 = (id %% per / gm) * cfg::BN;\n"
+    "    const int p0 = (first + id %% per %% gm) * cfg::PT, q0 = (id %% per / gm) * cfg::QT;\n"
     "    constexpr int nk = (cfg::K + cfg::BK - 1) / cfg::BK;\n"
     "    if (tid == 0) {\n"
     "        for (int s = 0; s < cfg::NS; s++) {\n"
@@ -228,55 +248,110 @@ static const char kernel_text[] =
     "                pa_mbar_wait(pa_smem_addr(&empty[s]), ((kt / cfg::NS) & 1) ^ 1);\n"
     "                const unsigned bar = pa_smem_addr(&full[s]);\n"
     "                pa_mbar_expect(bar, cfg::ABYTES + cfg::BBYTES);\n"
-    "                pa_tma2(sa + s * cfg::ABYTES, &ta, kt * cfg::BK, m0, bar);\n"
-    "                if (cfg::BMN) {\n"
+    "                if (cfg::REGA) {   /* P's rows contiguous: boxes of 32 rows x BK */\n"
     "#pragma unroll\n"
-    "                    for (int i = 0; i < cfg::BN / 64; i++)\n"
-    "                        pa_tma2(sb + s * cfg::BBYTES + i * cfg::BK * 128, &tb, n0 + 64 * i, kt * cfg::BK, bar);\n"
+    "                    for (int i = 0; i < cfg::PT / 32; i++)\n"
+    "                        pa_tma2(sa + s * cfg::ABYTES + i * cfg::BK * 128, &ta, p0 + 32 * i, kt * cfg::BK, bar);\n"
     "                } else {\n"
-    "                    pa_tma2(sb + s * cfg::BBYTES, &tb, kt * cfg::BK, n0, bar);\n"
+    "                    pa_tma2(sa + s * cfg::ABYTES, &ta, kt * cfg::BK, p0, bar);\n"
+    "                }\n"
+    "                if (cfg::BMN) {   /* Q's columns contiguous: boxes of 64 columns x BK */\n"
+    "#pragma unroll\n"
+    "                    for (int i = 0; i < cfg::QT / 64; i++)\n"
+    "                        pa_tma2(sb + s * cfg::BBYTES + i * cfg::BK * 128, &tb, q0 + 64 * i, kt * cfg::BK, bar);\n"
+    "                } else {\n"
+    "                    pa_tma2(sb + s * cfg::BBYTES, &tb, kt * cfg::BK, q0, bar);\n"
     "                }\n"
     "            }\n"
     "        }\n"
     "    } else {\n"
     "        asm volatile(\"setmaxnreg.inc.sync.aligned.u32 232;\\n\" ::: \"memory\");\n"
     "        const int cw = wg - 1, warp = (tid / 32) %% 4, lane = tid %% 32;\n"
-    "        float d[cfg::BN / 2];\n"
+    "        float d[cfg::QT / 2];\n"
     "#pragma unroll\n"
-    "        for (int i = 0; i < cfg::BN / 2; i++) d[i] = 0.0f;\n"
-    "        for (int kt = 0; kt < nk; kt++) {\n"
-    "            const int s = kt %% cfg::NS;\n"
-    "            pa_mbar_wait(pa_smem_addr(&full[s]), (kt / cfg::NS) & 1);\n"
-    "            const unsigned a0 = sa + s * cfg::ABYTES + cw * 64 * 128, b0 = sb + s * cfg::BBYTES;\n"
-    "            pa_wgmma_fence();\n"
+    "        for (int i = 0; i < cfg::QT / 2; i++) d[i] = 0.0f;\n"
+    "        if (cfg::REGA) {\n"
+    "#if PA_WGMMA_REGA\n"
+    "            /* this thread's elements of P: rows r and r + 8 (one 32-row box, column r %% 32 of its 128-byte rows),\n"
+    "               k = t and t + 4 of each k-step of 8 (the k-steps 1024 bytes apart); the 16-byte chunk XOR the row\n"
+    "               %% 8 as the copy engine's 128-byte swizzle put it */\n"
+    "            /* RH k-steps' A registers loaded at once: 2 keeps the consumer within its registers (4 makes ptxas\n"
+    "               serialise the wgmma for want of them, C7512) */\n"
+    "            constexpr int RH = PA_WGMMA_RH;\n"
+    "            const int r = cw * 64 + warp * 16 + lane / 4, t = lane %% 4, col = r %% 32;\n"
+    "            unsigned off[2][2];\n"
     "#pragma unroll\n"
-    "            for (int kk = 0; kk < cfg::BK / cfg::KS; kk++) {\n"
-    "                /* A: rows of 128 bytes, 8-row groups 1024 bytes apart, a k-step 32 bytes along the row; B the\n"
-    "                   same when K-major, else 64-column boxes BK * 128 bytes apart and a k-step of KS rows */\n"
-    "                const unsigned long long da = pa_wgmma_desc(a0 + kk * 32, 16, 1024);\n"
-    "                const unsigned long long db = cfg::BMN ? pa_wgmma_desc(b0 + kk * cfg::KS * 128, cfg::BK * 128, 1024)\n"
-    "                                                       : pa_wgmma_desc(b0 + kk * 32, 16, 1024);\n"
-    "                pa_wgmma(d, da, db);\n"
+    "            for (int h = 0; h < 2; h++)\n"
+    "#pragma unroll\n"
+    "                for (int e = 0; e < 2; e++) {\n"
+    "                    const int k = t + 4 * e, cc = col + 8 * h;\n"
+    "                    off[h][e] = (r / 32) * cfg::BK * 128 + k * 128 + (((cc / 4) ^ k) * 16) + (cc %% 4) * 4;\n"
+    "                }\n"
+    "            /* the registers are written only while no wgmma of this warpgroup is in flight (ptxas serialises the\n"
+    "               wgmma otherwise, C7513): each k-tile's group is waited for before the next k-tile's loads; the other\n"
+    "               consumer's group keeps the tensor cores busy meanwhile */\n"
+    "            unsigned fr[RH][4];\n"
+    "            for (int kt = 0; kt < nk; kt++) {\n"
+    "                const int s = kt %% cfg::NS;\n"
+    "                pa_mbar_wait(pa_smem_addr(&full[s]), (kt / cfg::NS) & 1);\n"
+    "                const unsigned a0 = sa + s * cfg::ABYTES, b0 = sb + s * cfg::BBYTES;\n"
+    "#pragma unroll\n"
+    "                for (int k0 = 0; k0 < cfg::BK / cfg::KS; k0 += RH) {   /* RH k-steps a group */\n"
+    "#pragma unroll\n"
+    "                    for (int i = 0; i < RH; i++) {\n"
+    "                        const unsigned at = a0 + (k0 + i) * 1024;\n"
+    "                        asm volatile(\"ld.shared.b32 %%0, [%%1];\\n\" : \"=r\"(fr[i][0]) : \"r\"(at + off[0][0]));\n"
+    "                        asm volatile(\"ld.shared.b32 %%0, [%%1];\\n\" : \"=r\"(fr[i][1]) : \"r\"(at + off[1][0]));\n"
+    "                        asm volatile(\"ld.shared.b32 %%0, [%%1];\\n\" : \"=r\"(fr[i][2]) : \"r\"(at + off[0][1]));\n"
+    "                        asm volatile(\"ld.shared.b32 %%0, [%%1];\\n\" : \"=r\"(fr[i][3]) : \"r\"(at + off[1][1]));\n"
+    "                    }\n"
+    "                    pa_wgmma_fence();\n"
+    "#pragma unroll\n"
+    "                    for (int i = 0; i < RH; i++)\n"
+    "                        pa_wgmma_ra(d, fr[i], pa_wgmma_desc(b0 + (k0 + i) * 32, 16, 1024));\n"
+    "                    pa_wgmma_commit();\n"
+    "                    pa_wgmma_wait<0>();\n"
+    "                }\n"
+    "                if (lane == 0)\n"
+    "                    pa_mbar_arrive(pa_smem_addr(&empty[s]));\n"
     "            }\n"
-    "            pa_wgmma_commit();\n"
-    "            pa_wgmma_wait<1>();   /* the previous k-tile's group is done: its stage is free */\n"
-    "            if (kt > 0 && lane == 0)\n"
-    "                pa_mbar_arrive(pa_smem_addr(&empty[(kt - 1) %% cfg::NS]));\n"
+    "#endif\n"
+    "        } else {\n"
+    "            for (int kt = 0; kt < nk; kt++) {\n"
+    "                const int s = kt %% cfg::NS;\n"
+    "                pa_mbar_wait(pa_smem_addr(&full[s]), (kt / cfg::NS) & 1);\n"
+    "                const unsigned a0 = sa + s * cfg::ABYTES + cw * 64 * 128, b0 = sb + s * cfg::BBYTES;\n"
+    "                pa_wgmma_fence();\n"
+    "#pragma unroll\n"
+    "                for (int kk = 0; kk < cfg::BK / cfg::KS; kk++) {\n"
+    "                    /* P: rows of 128 bytes, 8-row groups 1024 bytes apart, a k-step 32 bytes along the row; Q the\n"
+    "                       same when K-major, else 64-column boxes BK * 128 bytes apart and a k-step of KS rows */\n"
+    "                    const unsigned long long da = pa_wgmma_desc(a0 + kk * 32, 16, 1024);\n"
+    "                    const unsigned long long db = cfg::BMN ? pa_wgmma_desc(b0 + kk * cfg::KS * 128, cfg::BK * 128, 1024)\n"
+    "                                                           : pa_wgmma_desc(b0 + kk * 32, 16, 1024);\n"
+    "                    pa_wgmma(d, da, db);\n"
+    "                }\n"
+    "                pa_wgmma_commit();\n"
+    "                pa_wgmma_wait<1>();   /* the previous k-tile's group is done: its stage is free */\n"
+    "                if (kt > 0 && lane == 0)\n"
+    "                    pa_mbar_arrive(pa_smem_addr(&empty[(kt - 1) %% cfg::NS]));\n"
+    "            }\n"
     "        }\n"
     "        pa_wgmma_wait<0>();\n"
-    "        /* accumulator j*4 + e: row lane/4 (+8 for e >= 2) of the warp's 16, column 8j + 2(lane%%4) (+1 for odd e) */\n"
-    "        const int r0 = m0 + cw * 64 + warp * 16 + lane / 4, c0 = n0 + 2 * (lane %% 4);\n"
+    "        /* accumulator j*4 + e: row lane/4 (+8 for e >= 2) of the warp's 16, column 8j + 2(lane%%4) (+1 for odd e);\n"
+    "           with TR the product is C^T: element (row, col) is C's (col, row) */\n"
+    "        const int r0 = p0 + cw * 64 + warp * 16 + lane / 4, c0 = q0 + 2 * (lane %% 4);\n"
     "        const bool rb = beta != 0.0f;\n"
     "#pragma unroll\n"
-    "        for (int j = 0; j < cfg::BN / 8; j++)\n"
+    "        for (int j = 0; j < cfg::QT / 8; j++)\n"
     "#pragma unroll\n"
     "            for (int h = 0; h < 2; h++) {\n"
     "                const int row = r0 + 8 * h, col = c0 + 8 * j;\n"
-    "                if (row >= cfg::M || col >= cfg::N)\n"
+    "                if (row >= cfg::PR || col >= cfg::QR)\n"
     "                    continue;\n"
     "                float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];\n"
-    "                float *q = c + C::at(row, col);\n"
-    "                if (cfg::CP && col + 1 < cfg::N) {\n"
+    "                float *q = c + (cfg::TR ? C::at(col, row) : C::at(row, col));\n"
+    "                if (cfg::CP && col + 1 < cfg::QR) {\n"
     "                    float2 *q2 = reinterpret_cast<float2 *>(q);\n"
     "                    if (rb) {\n"
     "                        const float2 o = *q2;\n"
@@ -286,8 +361,8 @@ static const char kernel_text[] =
     "                    *q2 = make_float2(v0, v1);\n"
     "                } else {\n"
     "                    *q = v0 + (rb ? beta * *q : 0.0f);\n"
-    "                    if (col + 1 < cfg::N) {\n"
-    "                        float *q1 = c + C::at(row, col + 1);\n"
+    "                    if (col + 1 < cfg::QR) {\n"
+    "                        float *q1 = c + (cfg::TR ? C::at(col + 1, row) : C::at(row, col + 1));\n"
     "                        *q1 = v1 + (rb ? beta * *q1 : 0.0f);\n"
     "                    }\n"
     "                }\n"
@@ -305,10 +380,14 @@ int pa__gemm_wgmma_generate(const pa__wgmma_plan *p, const pa_type *C, int c_pai
         st = pa_tilegen_type(gen, "C", C);
     if (st != PA_OK)
         goto fail;
-    pa__tbuf_put(&body, "struct cfg { static constexpr int BM = %d, BN = %d, BK = %d, KS = %d, NS = %d, BMN = %d, "
-                        "CP = %d, GM = 8, ABYTES = %d, BBYTES = %d; static constexpr int M = %lld, N = %lld, K = %lld; };\n",
-                 p->bm, p->bn, p->bk, p->ks, p->stages, p->b.form == PA__WG_MNMAJOR, c_pairs, p->bm * 128,
-                 p->bn * 128, (long long)p->m, (long long)p->n, (long long)p->k);
+    int rega = p->b.form == PA__WG_MNREG;
+    pa__tbuf_put(&body, "#define PA_WGMMA_RH %d\n#define PA_WGMMA_REGA %d\n"
+                        "struct cfg { static constexpr int PT = %d, QT = %d, BK = %d, KS = %d, NS = %d, BMN = %d, REGA = %d, "
+                        "TR = %d, CP = %d, GM = 8, ABYTES = %d, BBYTES = %d; static constexpr int PR = %lld, QR = %lld, "
+                        "K = %lld; };\n",
+                 2, rega, p->bm, p->bn, p->bk, p->ks, p->stages, p->b.form == PA__WG_MNMAJOR, rega, rega,
+                 rega ? 0 : c_pairs, p->bm * 128, p->bn * 128, (long long)(rega ? p->n : p->m),
+                 (long long)(rega ? p->m : p->n), (long long)p->k);
     pa__tbuf_put(&body, "%s", helpers);
     emit_wgmma(&body, p);
     pa__tbuf_put(&body, kernel_text);

@@ -6,8 +6,8 @@
  *
  * PA_GEMM_WGMMA chooses: unset (or "auto"), the strategy where it applies, silently; "0", never (the mma.sync
  * kernels, for comparison); "1", where it applies, with the reason on stderr when it does not;
- * "kmajor", as "1" with an N-contiguous 16-bit B copied into K-major scratch instead of read through the transpose
- * bit.  Built with the CUDA backend only.
+ * "kmajor", as "1" with an N-contiguous B copied into K-major scratch instead of read through the transpose bit
+ * (16 bits) or into registers (TF32).  Built with the CUDA backend only.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -138,11 +138,11 @@ static int operand_map(const pa__gpu_ops *g, const pa__wgmma_plan *p, const pa__
     memset(&d, 0, sizeof d);
     d.elm_kind = p->shape == PA_MMA_M16N8K8_TF32 ? 0 : p->shape == PA_MMA_M16N8K16_BF16 ? 1 : 2;
     d.base = x;
-    if (o->form == PA__WG_MNMAJOR) {
+    if (o->form == PA__WG_MNMAJOR || o->form == PA__WG_MNREG) {   /* rows contiguous: boxes of 128 bytes of rows */
         d.dims[0] = (uint64_t)o->rows;
         d.dims[1] = (uint64_t)o->k;
         d.stride = (uint64_t)o->sk * (uint64_t)p->esz;
-        d.box[0] = 64;
+        d.box[0] = (uint32_t)(128 / p->esz);
         d.box[1] = (uint32_t)p->bk;
     } else {
         d.dims[0] = (uint64_t)o->k;
@@ -194,14 +194,18 @@ int pa__gemm_wgmma_run(const pa_type *C, void *c, const pa_type *A, const void *
         goto done;
     if (p.b.form == PA__WG_COPY && (st = copy_operand(g, fb, &p.b, xb, p.kp, esz, stream, &sb)) != PA_OK)
         goto done;
-    if ((st = operand_map(g, &p, &p.a, sa ? sa : xa, p.bm, ma)) != PA_OK ||
-        (st = operand_map(g, &p, &p.b, sb ? sb : xb, p.bn, mb)) != PA_OK)
+    /* the kernel's P operand (its first map, the block's bm rows) and Q operand (bn columns): A and B, or with B's
+     * tile from registers (C^T = B^T A^T) B and A */
+    int rega = p.b.form == PA__WG_MNREG;
+    if ((st = operand_map(g, &p, &p.a, sa ? sa : xa, rega ? p.bn : p.bm, rega ? mb : ma)) != PA_OK ||
+        (st = operand_map(g, &p, &p.b, sb ? sb : xb, rega ? p.bm : p.bn, rega ? ma : mb)) != PA_OK)
         goto done;
+    int64_t pext = rega ? p.n : p.m, qext = rega ? p.m : p.n;
     pa_dthreads th;
     memset(&th, 0, sizeof th);
     th.grid = 1;
-    th.gdim[0] = (unsigned)((p.n + p.bn - 1) / p.bn);
-    th.gdim[1] = (unsigned)((p.m + p.bm - 1) / p.bm);
+    th.gdim[0] = (unsigned)((qext + p.bn - 1) / p.bn);
+    th.gdim[1] = (unsigned)((pext + p.bm - 1) / p.bm);
     th.gdim[2] = 1;
     th.bdim[0] = (unsigned)p.threads;
     th.bdim[1] = th.bdim[2] = 1;
@@ -211,7 +215,9 @@ int pa__gemm_wgmma_run(const pa_type *C, void *c, const pa_type *A, const void *
     st = pa_cuda_for_async(&th, (pa_cuda_function)fn, params, (size_t)p.smem_bytes, stream);
     if (st == PA_OK && info) {
         memset(info, 0, sizeof *info);
-        info->config = (pa_gemm_config){p.bm, p.bn, p.bk, 64, p.bn, p.threads, 0, 1, p.stages,
+        /* the block's tile of C: bm x bn, or bn x bm where the kernel computes C^T */
+        info->config = (pa_gemm_config){rega ? p.bn : p.bm, rega ? p.bm : p.bn, p.bk, rega ? p.bn : 64,
+                                        rega ? 64 : p.bn, p.threads, 0, 1, p.stages,
                                         shape == PA_MMA_M16N8K8_TF32 ? PA_GEMM_TF32 : PA_GEMM_FP32};
         info->strategy = PA_GEMM_WGMMA;
         info->copied = (sa ? 1 : 0) | (sb ? 2 : 0);

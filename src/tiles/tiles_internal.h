@@ -198,7 +198,9 @@ int pa__gemm_mma_generate(const pa_type *C, const pa_type *A, const pa_type *B, 
 /* ---- the Hopper gemm (gemm_wgmma.c: plan and source; gemm_wgmma_run.c: running it) ----------------------- */
 
 /* How an operand reaches the wgmma kernel (gemm_wgmma.c's top comment). */
-enum { PA__WG_KMAJOR = 1, PA__WG_MNMAJOR = 2, PA__WG_COPY = 3 };
+/* PA__WG_MNREG: a TF32 B with N contiguous, read by the copy engine as it is and given to wgmma from registers (the
+ * kernel then computes C^T = B^T A^T: B's tile is the A operand, A's the B operand). */
+enum { PA__WG_KMAJOR = 1, PA__WG_MNMAJOR = 2, PA__WG_COPY = 3, PA__WG_MNREG = 4 };
 
 /** An operand seen as [rows][K]: element (r, k) at base + r * srow + k * sk (elements), and its form. */
 typedef struct pa__wgmma_op {
@@ -210,15 +212,16 @@ typedef struct pa__wgmma_op {
 typedef struct pa__wgmma_plan {
     int shape, esz;
     int64_t m, n, k;
-    int bm, bn, bk, ks, stages, threads, smem_bytes;
+    int bm, bn, bk, ks, stages, threads, smem_bytes;   /* bm x bn: the block's tile of the product it computes
+                                                        (C, or C^T when b.form is PA__WG_MNREG) */
     pa__wgmma_op a, b;
     int64_t kp;        /* the row length (elements) of a copied operand's scratch: K rounded up to 16 bytes */
     int c_pairs;       /* 1: C's columns are contiguous in aligned pairs (8-byte stores when c is 8-byte aligned) */
 } pa__wgmma_plan;
 
 /**
- * Plans the wgmma gemm for C = A B with mma shape `shape`; kmajor_only: copy an N-contiguous 16-bit B into K-major
- * scratch instead of reading it with the transpose bit.  \return 1 and *out, or 0 with the reason in why (the
+ * Plans the wgmma gemm for C = A B with mma shape `shape`; kmajor_only: copy an N-contiguous B into K-major
+ * scratch instead of reading it with the transpose bit or into registers.  \return 1 and *out, or 0 with the reason in why (the
  * types are not for this kernel; nothing is set as an error).
  */
 int pa__gemm_wgmma_plan(const pa_type *C, const pa_type *A, const pa_type *B, int shape, int kmajor_only,

@@ -45,10 +45,11 @@ START_TEST(operand_forms)
         snprintf(b, sizeof b, "parray dmem %s [K][N] B", x);
         snprintf(bt, sizeof bt, "parray dmem %s [N][K] BS; parray dmem %s [#BS_1][#BS_0] B", x, x);
         snprintf(at, sizeof at, "parray dmem %s [K][M] AS; parray dmem %s [#AS_1][#AS_0] A", x, x);
-        /* row-major A and B: A K-major; B N-contiguous, read with the transpose bit for 16 bits, copied for TF32 */
+        /* row-major A and B: A K-major; B N-contiguous, read with the transpose bit for 16 bits, into registers
+         * for TF32 */
         ck_assert(plan(e, 4096, 4096, 4096, a, b, 0, &p));
         ck_assert_int_eq(p.a.form, PA__WG_KMAJOR);
-        ck_assert_int_eq(p.b.form, e == 0 ? PA__WG_COPY : PA__WG_MNMAJOR);
+        ck_assert_int_eq(p.b.form, e == 0 ? PA__WG_MNREG : PA__WG_MNMAJOR);
         ck_assert_int_eq(p.bk * p.esz, 128);
         ck_assert_int_eq(p.b.rows, 4096);
         ck_assert_int_eq(p.b.srow, 1);
@@ -196,6 +197,8 @@ static void compile_one(int e, int m, int n, int k, const char *adecl, const cha
         ck_assert(strstr(src, p.b.form == PA__WG_MNMAJOR ? "p, 1, 1, 0, 1;" : "p, 1, 1, 0, 0;"));
     ck_assert(strstr(src, "BMN = 1") ? p.b.form == PA__WG_MNMAJOR : p.b.form != PA__WG_MNMAJOR);
     ck_assert(strstr(src, "(1ull << 62)"));
+    ck_assert(strstr(src, "{%128, %129, %130, %131}") ? p.b.form == PA__WG_MNREG : p.b.form != PA__WG_MNREG);
+    ck_assert(strstr(src, "REGA = 1") ? p.b.form == PA__WG_MNREG : p.b.form != PA__WG_MNREG);
     if (getenv("PA_WGMMA_PRINT"))   /* for reading: the generated source */
         printf("---- %s %dx%dx%d\n%s\n----\n", elms[e], m, n, k, src);
     const pa_cuda__image *img;
@@ -239,6 +242,7 @@ START_TEST(kernels_compile_for_sm_90a)
         compile_one(e, 4096, 4096, 4096, a, b, 0);
         compile_one(e, 8192, 1024, 4096, a, bt, 0);
         compile_one(e, 300, 200, 77, a, b, 1);
+        compile_one(e, 333, 290, 200, a, b, 0);
     }
 }
 END_TEST
