@@ -221,8 +221,8 @@ typedef struct pa__wgmma_plan {
 
 /**
  * Plans the wgmma gemm for C = A B with mma shape `shape`; kmajor_only: copy an N-contiguous B into K-major
- * scratch instead of reading it with the transpose bit or into registers.  \return 1 and *out, or 0 with the reason in why (the
- * types are not for this kernel; nothing is set as an error).
+ * scratch instead of reading it with the transpose bit or into registers.  \return 1 and *out, or 0 with the
+ * reason in why (the types are not for this kernel; nothing is set as an error).
  */
 int pa__gemm_wgmma_plan(const pa_type *C, const pa_type *A, const pa_type *B, int shape, int kmajor_only,
                         pa__wgmma_plan *out, char *why, size_t whylen);
