@@ -23,28 +23,35 @@
 typedef struct kept {
     char key[KEYLEN];
     void *fn;
+    pa_cuda_fninfo fi;   /* the gemm kernel's resources (asked once: the query costs microseconds a call) */
 } kept;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static kept table[NKEEP];
 static int nkept, next_slot;
 
-static void *find(const char *key)
+static void *find(const char *key, pa_cuda_fninfo *fi)
 {
     void *fn = NULL;
     pthread_mutex_lock(&lock);
     for (int i = 0; i < nkept && fn == NULL; i++)
-        if (strcmp(table[i].key, key) == 0)
+        if (strcmp(table[i].key, key) == 0) {
             fn = table[i].fn;
+            if (fi)
+                *fi = table[i].fi;
+        }
     pthread_mutex_unlock(&lock);
     return fn;
 }
 
-static void keep(const char *key, void *fn)
+static void keep(const char *key, void *fn, const pa_cuda_fninfo *fi)
 {
     pthread_mutex_lock(&lock);
     snprintf(table[next_slot].key, KEYLEN, "%s", key);
     table[next_slot].fn = fn;
+    memset(&table[next_slot].fi, 0, sizeof table[next_slot].fi);
+    if (fi)
+        table[next_slot].fi = *fi;
     next_slot = (next_slot + 1) % NKEEP;
     nkept = nkept < NKEEP ? nkept + 1 : NKEEP;
     pthread_mutex_unlock(&lock);
@@ -67,7 +74,7 @@ static int declined(int md, const char *why)
 }
 
 static int gemm_kernel(const pa__gpu_ops *g, const pa__wgmma_plan *p, const pa_type *C, int c_pairs, int dev,
-                       void **fn)
+                       void **fn, pa_cuda_fninfo *fi)
 {
     char key[KEYLEN];
     int at = snprintf(key, KEYLEN, "gemm s%d %lld %lld %lld f%d%d cp%d gpu%d C ", p->shape, (long long)p->m,
@@ -79,15 +86,21 @@ static int gemm_kernel(const pa__gpu_ops *g, const pa__wgmma_plan *p, const pa_t
     }
     if (at >= KEYLEN - 1)
         return pa__err(PA_ERR_RANGE, "pa_gemm_dmem (wgmma): the kernel's key is too long");
-    if ((*fn = find(key)) != NULL)
+    if ((*fn = find(key, fi)) != NULL)
         return PA_OK;
     char *src = NULL;
     int st = pa__gemm_wgmma_generate(p, C, c_pairs, &src);
     if (st == PA_OK)
         st = g->load("pa_gemm_dmem_wgmma", src, "pa_gemm_wgmma", PA__ARCH_SPECIFIC, fn);
     free(src);
-    if (st == PA_OK)
-        keep(key, *fn);
+    memset(fi, 0, sizeof *fi);
+    if (st == PA_OK && (st = pa_cuda_function_info((pa_cuda_function)*fn, p->threads, (size_t)p->smem_bytes, fi)) ==
+        PA_OK) {
+        if (fi->local_bytes > 0)
+            fprintf(stderr, "parray: warning: pa_gemm_dmem: the wgmma kernel uses %d bytes of local memory per thread "
+                    "(spills)\n", fi->local_bytes);
+        keep(key, *fn, fi);
+    }
     return st;
 }
 
@@ -96,7 +109,7 @@ static int copy_kernel(const pa__gpu_ops *g, const pa__wgmma_op *o, int64_t kp, 
     char key[KEYLEN];
     snprintf(key, KEYLEN, "copy %lld %lld %lld %lld %lld %zu gpu%d", (long long)o->rows, (long long)o->k,
              (long long)o->srow, (long long)o->sk, (long long)kp, esz, dev);
-    if ((*fn = find(key)) != NULL)
+    if ((*fn = find(key, NULL)) != NULL)
         return PA_OK;
     char *src = pa__gemm_wgmma_copy_source(o, kp, esz);
     if (src == NULL)
@@ -104,7 +117,7 @@ static int copy_kernel(const pa__gpu_ops *g, const pa__wgmma_op *o, int64_t kp, 
     int st = g->load("pa_gemm_dmem_kmajor", src, "pa_wgmma_kmajor", 0, fn);
     free(src);
     if (st == PA_OK)
-        keep(key, *fn);
+        keep(key, *fn, NULL);
     return st;
 }
 
@@ -181,7 +194,8 @@ int pa__gemm_wgmma_run(const pa_type *C, void *c, const pa_type *A, const void *
     int c_pairs = p.c_pairs && (uintptr_t)c % 8 == 0;
     int dev = pa_cuda_get_device();
     void *fn = NULL, *fa = NULL, *fb = NULL;
-    if ((st = gemm_kernel(g, &p, C, c_pairs, dev, &fn)) != PA_OK ||
+    pa_cuda_fninfo fi;
+    if ((st = gemm_kernel(g, &p, C, c_pairs, dev, &fn, &fi)) != PA_OK ||
         (p.a.form == PA__WG_COPY && (st = copy_kernel(g, &p.a, p.kp, esz, dev, &fa)) != PA_OK) ||
         (p.b.form == PA__WG_COPY && (st = copy_kernel(g, &p.b, p.kp, esz, dev, &fb)) != PA_OK)) {
         snprintf(why, sizeof why, "compiling its kernels failed: %s", pa_last_error());
@@ -222,14 +236,10 @@ int pa__gemm_wgmma_run(const pa_type *C, void *c, const pa_type *A, const void *
         info->strategy = PA_GEMM_WGMMA;
         info->copied = (sa ? 1 : 0) | (sb ? 2 : 0);
         info->fast_a = info->fast_b = info->fast_c = 1;
-        info->smem_bytes = p.smem_bytes;
-        pa_cuda_fninfo fi;
-        if (pa_cuda_function_info((pa_cuda_function)fn, p.threads, (size_t)p.smem_bytes, &fi) == PA_OK) {
-            info->registers = fi.registers;
-            info->local_bytes = fi.local_bytes;
-            info->smem_bytes += fi.smem_static;
-            info->blocks_per_sm = fi.blocks_per_sm;
-        }
+        info->smem_bytes = p.smem_bytes + fi.smem_static;
+        info->registers = fi.registers;
+        info->local_bytes = fi.local_bytes;
+        info->blocks_per_sm = fi.blocks_per_sm;
     }
 done:
     /* stream-ordered: freed after the gemm queued before */
