@@ -8,6 +8,10 @@
  *                              (rows "sweep"; the table uses the library's default shape)
  *     PA_SGEMM_MMA_CONFIGS="..."  the same for the tensor-core rows (lanes_n unused), after each precision's row
  *
+ * The tensor-core rows (TF32, BF16, FP16 against cublasGemmEx of the same precision) run the default strategy
+ * (on an H100/H200 the wgmma kernel; the row names it, "+copy" when an operand was first copied K-major), then the
+ * same gemm with PA_GEMM_WGMMA=0 (the mma.sync kernel, indented, no target) for comparison; the target is 0.70.
+ *
  * Each row also prints the generated kernel's registers per thread, static shared memory per block and resident
  * blocks per multiprocessor, and whether each operand took the fast tile path.  Results are checked against
  * cuBLAS's (relative to the sum of |a||b| of each output).  The ratio is of the medians; "best" is the ratio of
@@ -161,11 +165,17 @@ static int tc_row(cublasHandle_t h, int p, int m, int n, int k, int bt)
     }
     float one = 1.0f, zero = 0.0f, ms[64];
     int reps = (double)m * n * k >= 5e11 ? 9 : 15;
-    float med[2], best[2];
+    float med[3], best[3];
+    double err = 0, err_mma = 0;
     pa_gemm_config cfg = {0};
     cfg.compute = p == 0 ? PA_GEMM_TF32 : PA_GEMM_FP32;
-    pa_gemm_info info;
-    for (int who = 0; who < 2; who++) {   /* 0: cuBLAS, 1: ours */
+    pa_gemm_info info, info_mma;
+    const char *env = getenv("PA_GEMM_WGMMA");
+    char saved[64];
+    snprintf(saved, sizeof saved, "%s", env ? env : "");
+    for (int who = 0; who < 3; who++) {   /* 0: cuBLAS, 1: ours (the default strategy), 2: ours with mma.sync */
+        if (who == 2)
+            setenv("PA_GEMM_WGMMA", "0", 1);
         CK(cudaMemset(c, 0xff, nc * 4));
         for (int i = -2; i < reps; i++) {
             CK(cudaEventRecord(ev0, NULL));
@@ -173,7 +183,7 @@ static int tc_row(cublasHandle_t h, int p, int m, int n, int k, int bt)
                 CB(cublasGemmEx(h, bt ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, dt[p], bt ? k : n, a,
                                 dt[p], k, &zero, c, CUDA_R_32F, n, ct[p], CUBLAS_GEMM_DEFAULT));
             else
-                PK(pa_gemm_dmem_async(C, c, A, a, B, b, 1.0, 0.0, &cfg, NULL, &info));
+                PK(pa_gemm_dmem_async(C, c, A, a, B, b, 1.0, 0.0, &cfg, NULL, who == 1 ? &info : &info_mma));
             CK(cudaEventRecord(ev1, NULL));
             CK(cudaEventSynchronize(ev1));
             if (i >= 0)
@@ -183,8 +193,16 @@ static int tc_row(cublasHandle_t h, int p, int m, int n, int k, int bt)
         med[who] = ms[reps / 2];
         best[who] = ms[0];
         CK(cudaMemcpy(who ? got : ref, c, nc * 4, cudaMemcpyDeviceToHost));
+        if (who == 1)   /* checked now: got is reused for the mma.sync row */
+            err = check(got, ref, nc, k);
+        else if (who == 2)
+            err_mma = check(got, ref, nc, k);
     }
-    double err = check(got, ref, nc, k), tol = p == 0 ? 2e-3 : 1e-5;
+    if (saved[0])
+        setenv("PA_GEMM_WGMMA", saved, 1);
+    else
+        unsetenv("PA_GEMM_WGMMA");
+    double tol = p == 0 ? 2e-3 : 1e-5;
     pa_gemm_config sweep[32];
     for (int i = 0, nsweep = parse_configs("PA_SGEMM_MMA_CONFIGS", sweep, 32); i < nsweep; i++) {
         /* other kernel shapes of the same precision: median time, ratio to cuBLAS's median, checked */
@@ -217,12 +235,22 @@ static int tc_row(cublasHandle_t h, int p, int m, int n, int k, int bt)
     double flop = 2.0 * m * (double)n * k, tf = flop / (med[1] * 1e-3) / 1e12, atf = flop / (med[0] * 1e-3) / 1e12;
     double ratio = tf / atf;
     char what[64];
-    snprintf(what, sizeof what, "%s%s", label[p], bt ? ", B transposed" : "");
+    static const char *strat[3] = {"simt", "mma.sync", "wgmma"};
+    const char *sn = info.strategy >= 0 && info.strategy <= 2 ? strat[info.strategy] : "?";
+    snprintf(what, sizeof what, "%s%s %s%s", label[p], bt ? " Bt" : "", sn, info.copied ? "+copy" : "");
     printf("%-28s %5d %5d %5d %8.1f %8.1f %6.3f %6.3f %6s %-4s  %3d regs %6d B smem %d blk/SM  %dx%dx%d warp %dx%d "
            "stages %d  err %.1e%s\n", what, m, n, k, tf, atf, ratio, best[0] / best[1], "0.70",
            ratio >= 0.70 ? "pass" : "FAIL", info.registers, info.smem_bytes, info.blocks_per_sm, info.config.bm,
            info.config.bn, info.config.bk, info.config.tm, info.config.tn, info.config.stages, err,
            err > tol ? " WRONG" : "");
+    /* the same gemm with PA_GEMM_WGMMA=0 (mma.sync), for comparison only: no target */
+    double tfm = flop / (med[2] * 1e-3) / 1e12;
+    snprintf(what, sizeof what, "  %s%s mma.sync", label[p], bt ? " Bt" : "");
+    printf("%-28s %5d %5d %5d %8.1f %8.1f %6.3f %6.3f %6s %-4s  %3d regs %6d B smem %d blk/SM  %dx%dx%d warp %dx%d "
+           "stages %d  err %.1e%s\n", what, m, n, k, tfm, atf, tfm / atf, best[0] / best[2], "-", "-",
+           info_mma.registers, info_mma.smem_bytes, info_mma.blocks_per_sm, info_mma.config.bm, info_mma.config.bn,
+           info_mma.config.bk, info_mma.config.tm, info_mma.config.tn, info_mma.config.stages, err_mma,
+           err_mma > tol ? " WRONG" : "");
     PK(pa_destroy(A, a));
     PK(pa_destroy(B, b));
     PK(pa_destroy(C, c));
@@ -230,7 +258,7 @@ static int tc_row(cublasHandle_t h, int p, int m, int n, int k, int bt)
     free(ref);
     free(got);
     pa_scope_destroy(s);
-    return ratio < 0.70 || err > tol;
+    return ratio < 0.70 || err > tol || err_mma > tol;
 }
 
 int main(int argc, char **argv)

@@ -38,6 +38,7 @@ bench-copy      gpu   240 gpu  bench/copy_gpu                                 P1
 bench-map       gpu   120 gpu  bench/map_gpu                                  P5
 bench-kernels   gpu   120 gpu  bench/kernels                                  P6
 bench-sgemm     gpu   360 gpu  bench/sgemm,bench/gemm_source,examples/subprog_gemm?,examples/sgemm_types?  P7
+probe-wgmma     gpu   900 gpu  bench/wgmma_probe,tests/test_tiles_mma_gpu,tests/test_tiles_wgmma  issue 29: the Hopper gemm read element by element, then timed
 bench-matrix    gpu   300 gpu  bench/matrix,examples/matrix_knn,examples/matrix_kmeans  P11
 bench-ssb       gpu   480 gpu  bench/ssb,tools/parray                         P8
 bench-ssb-big   gpu   600 gpu  bench/ssb,tools/parray                         issue 31: streaming at SF 100, the split over GPUs
@@ -249,6 +250,14 @@ step_bench_copy() {
 step_bench_map() { run 100 "map_gpu 21 (P5)" "$b/bench/map_gpu" 21; }
 
 step_bench_kernels() { run 100 "kernels (P6)" "$b/bench/kernels"; }
+
+# The wgmma strategy's first runs: the probe's selectors and exact gemms (quick: no timing) first, so that a wrong
+# descriptor shows before anything else; the GPU suite; then the probe's timing rows.
+step_probe_wgmma() {
+    run 200 "wgmma probe, correctness" "$b/bench/wgmma_probe" quick
+    run 400 "tiles_wgmma_gpu (wgmma, mma.sync and kmajor cases)" "$b/tests/test_tiles_mma_gpu" wgmma
+    run 250 "wgmma probe, timing" "$b/bench/wgmma_probe"
+}
 
 step_bench_sgemm() {
     local top

@@ -240,7 +240,16 @@ typedef struct pa_gemm_config {
  * tensor cores, with fp32 accumulators). */
 enum pa_gemm_compute { PA_GEMM_FP32 = 0, PA_GEMM_TF32 = 1 };
 
-/** What a gemm ran, for benchmarks: the shape, the kernel's resources and the occupancy. */
+/**
+ * pa_gemm_info.strategy: which kernel a gemm ran.  PA_GEMM_SIMT: the fp32/fp64 kernel of fused multiply-adds;
+ * PA_GEMM_MMA_SYNC: the tensor-core kernel of warp-level mma.sync (sm_80 and later); PA_GEMM_WGMMA: on a GPU of
+ * compute capability 9.0 (Hopper), the kernel of warpgroup MMAs (wgmma, compiled for sm_90a) fed by the bulk tensor
+ * copy engine, taken by default for TF32, BF16 and FP16 wherever both operands' dimensions have one stride each
+ * (docs/tiles.md); the environment variable PA_GEMM_WGMMA=0 turns it off (mma.sync then runs, for comparison).
+ */
+enum pa_gemm_strategy { PA_GEMM_SIMT = 0, PA_GEMM_MMA_SYNC = 1, PA_GEMM_WGMMA = 2 };
+
+/** What a gemm ran, for benchmarks: the strategy, the shape, the kernel's resources and the occupancy. */
 typedef struct pa_gemm_info {
     pa_gemm_config config;
     int registers;           /* per thread */
@@ -248,13 +257,17 @@ typedef struct pa_gemm_info {
     int local_bytes;         /* per thread: spills */
     int blocks_per_sm;       /* resident blocks per multiprocessor */
     int fast_a, fast_b, fast_c;   /* 1: the type's tiles are shifted copies of one static tile layout */
+    int strategy;            /* enum pa_gemm_strategy: the kernel that ran */
+    int copied;              /* PA_GEMM_WGMMA: operands first copied K-major into scratch memory (1: A, 2: B) */
 } pa_gemm_info;
 
 /**
  * C = alpha * A * B + beta * C on the current GPU, for float or double dmem types: A of [M][K], B of [K][N], C of
  * [M][N] by their top-level dimensions, each dimension any affine layout (row-major, transposed, blocked,
  * windows of larger arrays); the tiled kernel is generated from the three types (the manual's section 7.1),
- * compiled by NVRTC and cached.  Tiles of a type whose dimensions do not cut into shifted copies of one tile
+ * compiled by NVRTC and cached; half and bfloat16 operands (and float with compute PA_GEMM_TF32) take the tensor
+ * cores: on a Hopper GPU the wgmma strategy where A's and B's dimensions have one stride each, else mma.sync
+ * (pa_gemm_strategy).  Tiles of a type whose dimensions do not cut into shifted copies of one tile
  * are read element by element (correct, slower).  Waits for the result: the kernel is queued on the
  * default stream and the call waits for that stream, so also for work queued there before it; a fault of
  * either is returned as PA_ERR_SYS.  With beta 0, C is not read.
@@ -278,7 +291,8 @@ PA_API int pa_gemm_dmem_async(const pa_type *C, void *c, const pa_type *A, const
 
 /**
  * The generated CUDA source of the gemm kernel for these types (the caller frees it), or NULL (error set): the
- * kernel pa_gemm_dmem runs when a and b are 16-byte aligned.
+ * kernel pa_gemm_dmem runs when a and b are 16-byte aligned (the SIMT or mma.sync kernel; on a Hopper GPU the
+ * tensor-core precisions run the wgmma strategy's kernel instead, whose source this does not give).
  */
 PA_API char *pa_gemm_dmem_source(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *config);
 

@@ -96,6 +96,14 @@ int pa_gemm_dmem_async(const pa_type *C, void *c, const pa_type *A, const void *
         return pa__err(PA_ERR_INVAL, "%s: the types must be given, with two top-level dimensions each", what);
     pa_gemm_config cfg;
     int shape = pa__gemm_mma_shape(A, config), st;
+    /* Hopper: the wgmma strategy, for the default shape (an explicit bm names an mma.sync shape) */
+    if (shape && (config == NULL || config->bm == 0) &&
+        (config == NULL || config->compute == PA_GEMM_FP32 || config->compute == PA_GEMM_TF32) &&
+        (st = pa__gemm_wgmma_run(C, c, A, a, B, b, alpha, beta, shape, stream, info)) != 1) {
+        if (st != PA_OK)
+            return pa__err_wrap(st, "%s (wgmma)", what);
+        return PA_OK;
+    }
     if (shape)   /* the tensor cores: half or bfloat16 operands, or float with compute TF32 */
         st = pa__gemm_mma_config(config, shape, &cfg, what);
     else if (config != NULL && config->compute != PA_GEMM_FP32)
@@ -141,8 +149,10 @@ int pa_gemm_dmem_async(const pa_type *C, void *c, const pa_type *A, const void *
     int dbl = !shape && pa_elm_size(A) == 8;
     void *params[] = {(void *)&a, (void *)&b, &c, dbl ? (void *)&alpha : (void *)&fa, dbl ? (void *)&beta : (void *)&fb};
     st = pa_cuda_for_async(&th, fn, params, (size_t)got.smem_bytes, stream);
-    if (st == PA_OK && info)
+    if (st == PA_OK && info) {
         *info = got;
+        info->strategy = shape ? PA_GEMM_MMA_SYNC : PA_GEMM_SIMT;
+    }
     return st;
 }
 

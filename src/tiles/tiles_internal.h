@@ -195,4 +195,44 @@ int pa__gemm_mma_default(int shape, int i, pa_gemm_config *out);
 int pa__gemm_mma_generate(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *config,
                           int shape, int aligned, char **source, pa_gemm_info *info);
 
+/* ---- the Hopper gemm (gemm_wgmma.c: plan and source; gemm_wgmma_run.c: running it) ----------------------- */
+
+/* How an operand reaches the wgmma kernel (gemm_wgmma.c's top comment). */
+/* PA__WG_MNREG: a TF32 B with N contiguous, read by the copy engine as it is and given to wgmma from registers (the
+ * kernel then computes C^T = B^T A^T: B's tile is the A operand, A's the B operand). */
+enum { PA__WG_KMAJOR = 1, PA__WG_MNMAJOR = 2, PA__WG_COPY = 3, PA__WG_MNREG = 4 };
+
+/** An operand seen as [rows][K]: element (r, k) at base + r * srow + k * sk (elements), and its form. */
+typedef struct pa__wgmma_op {
+    int64_t rows, k, base, srow, sk;
+    int form;
+} pa__wgmma_op;
+
+/** The wgmma kernel's plan for three types. */
+typedef struct pa__wgmma_plan {
+    int shape, esz;
+    int64_t m, n, k;
+    int bm, bn, bk, ks, stages, threads, smem_bytes;   /* bm x bn: the block's tile of the product it computes
+                                                        (C, or C^T when b.form is PA__WG_MNREG) */
+    pa__wgmma_op a, b;
+    int64_t kp;        /* the row length (elements) of a copied operand's scratch: K rounded up to 16 bytes */
+    int c_pairs;       /* 1: C's columns are contiguous in aligned pairs (8-byte stores when c is 8-byte aligned) */
+} pa__wgmma_plan;
+
+/**
+ * Plans the wgmma gemm for C = A B with mma shape `shape`; kmajor_only: copy an N-contiguous B into K-major
+ * scratch instead of reading it with the transpose bit or into registers.  \return 1 and *out, or 0 with the
+ * reason in why (the types are not for this kernel; nothing is set as an error).
+ */
+int pa__gemm_wgmma_plan(const pa_type *C, const pa_type *A, const pa_type *B, int shape, int kmajor_only,
+                        pa__wgmma_plan *out, char *why, size_t whylen);
+/** The kernel's source for plan p (entry "pa_gemm_wgmma"); c_pairs: 8-byte stores of C.  \return PA_OK or an error. */
+int pa__gemm_wgmma_generate(const pa__wgmma_plan *p, const pa_type *C, int c_pairs, char **source);
+/** The source of the copy of operand o into K-major scratch with rows kp elements apart (entry "pa_wgmma_kmajor"). */
+char *pa__gemm_wgmma_copy_source(const pa__wgmma_op *o, int64_t kp, size_t esz);
+/** pa_gemm_dmem_async's wgmma strategy (gemm_wgmma_run.c): PA_OK when it ran (queued), 1 when it does not apply
+ *  (the caller takes mma.sync), or an error of the launch. */
+int pa__gemm_wgmma_run(const pa_type *C, void *c, const pa_type *A, const void *a, const pa_type *B, const void *b,
+                       double alpha, double beta, int shape, void *stream, pa_gemm_info *info);
+
 #endif

@@ -47,7 +47,32 @@ static void put(const char *elm, void *h, int64_t i, float x)
         ((float *)h)[i] = x;
 }
 
+/* The strategy a case must run: PA_GEMM_WGMMA on a GPU of compute capability 9.0 unless PA_GEMM_WGMMA is 0 or the
+ * case's layouts are not for it (want_mma), else PA_GEMM_MMA_SYNC. */
+static int hopper(void)
+{
+    int dev = 0, major = 0, minor = 0;
+    ck_assert_int_eq(cudaGetDevice(&dev), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), cudaSuccess);
+    return major == 9 && minor == 0;
+}
+
+static int expected_strategy(int want_mma)
+{
+    const char *e = getenv("PA_GEMM_WGMMA");
+    int off = e != NULL && strcmp(e, "0") == 0;
+    return hopper() && !off && !want_mma ? PA_GEMM_WGMMA : PA_GEMM_MMA_SYNC;
+}
+
+static void run_case_as(const mcase *t, pa_rng *r, int want_mma);
+
 static void run_case(const mcase *t, pa_rng *r)
+{
+    run_case_as(t, r, 0);
+}
+
+static void run_case_as(const mcase *t, pa_rng *r, int want_mma)
 {
     pa_scope *s;
     char d[1536];
@@ -83,11 +108,14 @@ static void run_case(const mcase *t, pa_rng *r)
     memset(&info, 0, sizeof info);
     if (cfg.compute == PA_GEMM_FP32 && t->beta != 0) {   /* 16-bit operands through the waiting call */
         PA_CK_OK(pa_gemm_dmem(C, c, A, a, B, b, t->alpha, t->beta));
+        info.strategy = -1;
     } else {
         PA_CK_OK(pa_gemm_dmem_async(C, c, A, a, B, b, t->alpha, t->beta, &cfg, NULL, &info));
         ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
         ck_assert_int_eq(info.config.compute, cfg.compute);
         ck_assert_int_eq(info.local_bytes, 0);   /* no spills */
+        ck_assert_msg(info.strategy == expected_strategy(want_mma), "%s %dx%dx%d (%s; %s): strategy %d, want %d",
+                      t->elm, t->m, t->n, t->k, t->adecl, t->bdecl, info.strategy, expected_strategy(want_mma));
     }
     PA_CK_OK(pa_copy(HC, hr, C, c));
     double tol = strcmp(t->elm, "float") == 0 ? 3e-3 : 1e-5, worst = 0;
@@ -107,8 +135,10 @@ static void run_case(const mcase *t, pa_rng *r)
                           "(bound %.3g)", t->elm, t->m, t->n, t->k, t->adecl, t->bdecl, t->cdecl, i, j, hr[o], want,
                           bound);
         }
-    printf("tiles_mma_gpu: %-8s %4dx%4dx%4d  worst error / sum|ab| %.2e (tolerance %.0e)  %s | %s\n", t->elm, t->m,
-           t->n, t->k, worst, tol, t->adecl, t->bdecl);
+    printf("tiles_mma_gpu: %-8s %4dx%4dx%4d  %-8s worst error / sum|ab| %.2e (tolerance %.0e)  %s | %s\n", t->elm,
+           t->m, t->n, t->k, info.strategy == PA_GEMM_WGMMA ? info.copied ? "wgmma+cp" : "wgmma"
+                             : info.strategy == PA_GEMM_MMA_SYNC ? "mma.sync" : "(sync)",
+           worst, tol, t->adecl, t->bdecl);
     free(ra);
     free(rb);
     PA_CK_OK(pa_destroy(HA, ha));
@@ -146,6 +176,50 @@ START_TEST(tensor_core_gemm_matches_the_cpu)
         };
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             run_case(&cases[i], &r);
+    }
+}
+END_TEST
+
+/* The Hopper strategy's own cases (each also with PA_GEMM_WGMMA=0 and =kmajor, whose kernels must agree): whole
+ * and partial 128 x 256 tiles, a tile larger than the matrix, B transposed and not, A transposed (copied K-major
+ * first), rows whose stride is not a multiple of 16 bytes (copied), alpha and beta; and a blocked A, which the
+ * strategy refuses (mma.sync runs, silently, and right). */
+START_TEST(wgmma_gemm_matches_the_cpu)
+{
+    pa_rng r = {pa_test_seed("tiles wgmma gpu")};
+    static const char *elms[] = {"float", "bfloat16", "half"};
+    static const char *modes[] = {NULL, "0", "kmajor"};
+    char a[3][256], b[2][256], ab[256];
+    for (int e = 0; e < 3; e++) {
+        const char *x = elms[e];
+        snprintf(a[0], 256, "parray dmem %s [M][K] A", x);
+        snprintf(a[1], 256, "parray dmem %s [K][M] AS; parray dmem %s [#AS_1][#AS_0] A", x, x);
+        snprintf(a[2], 256, "parray dmem %s [M][K + 3] AW; parray dmem %s [#AW_0][K # AW_1] A", x, x);
+        snprintf(b[0], 256, "parray dmem %s [K][N] B", x);
+        snprintf(b[1], 256, "parray dmem %s [N][K] BS; parray dmem %s [#BS_1][#BS_0] B", x, x);
+        snprintf(ab, 256, "parray dmem %s [[M/2][2]][K] AB; parray dmem %s [[#AB_0_1][#AB_0_0]][#AB_1] A", x, x);
+        const char *c = "parray dmem float [M][N] C";
+        const mcase cases[] = {
+            {x, 128, 256, 64, a[0], b[0], c, 1, 0},       /* one tile, one k-tile (16-bit) or two (TF32) */
+            {x, 128, 256, 64, a[0], b[1], c, 1, 0},
+            {x, 512, 512, 512, a[0], b[0], c, 1, 0},      /* several tiles, more k-tiles than stages */
+            {x, 512, 512, 512, a[0], b[1], c, 0.5, 1.5},
+            {x, 333, 290, 200, a[0], b[0], c, 1, 0},      /* edges in M, N and K */
+            {x, 333, 290, 200, a[1], b[1], c, -1, 0},
+            {x, 40, 24, 8, a[0], b[0], c, 1, 0},          /* a tile larger than the matrix */
+            {x, 200, 300, 61, a[2], b[1], c, 2, 0},       /* rows not 16 bytes apart: copied */
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            for (int md = 0; md < 3; md++) {
+                if (modes[md])
+                    setenv("PA_GEMM_WGMMA", modes[md], 1);
+                else
+                    unsetenv("PA_GEMM_WGMMA");
+                run_case(&cases[i], &r);
+            }
+        unsetenv("PA_GEMM_WGMMA");
+        const mcase blocked = {x, 128, 64, 64, ab, b[0], c, 1, 0};
+        run_case_as(&blocked, &r, 1);
     }
 }
 END_TEST
@@ -190,16 +264,23 @@ START_TEST(tensor_core_gemm_refusals)
 }
 END_TEST
 
-int main(void)
+/* No argument: the gemm cases of every strategy's default (on a Hopper GPU, wgmma) and the refusals; "wgmma": the
+ * Hopper strategy's own cases (a suite of their own, tiles_wgmma_gpu: they compile many kernels). */
+int main(int argc, char **argv)
 {
-    if (pa_test_skip_without_gpu("tiles_mma_gpu"))
+    int wgmma = argc > 1 && strcmp(argv[1], "wgmma") == 0;
+    if (pa_test_skip_without_gpu(wgmma ? "tiles_wgmma_gpu" : "tiles_mma_gpu"))
         return 77;
-    Suite *s = suite_create("tiles_mma_gpu");
+    Suite *s = suite_create(wgmma ? "tiles_wgmma_gpu" : "tiles_mma_gpu");
     TCase *tc = tcase_create("gpu");
     tcase_add_checked_fixture(tc, pa_test_cache_setup, pa_test_cache_teardown);
-    tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, tensor_core_gemm_matches_the_cpu);
-    tcase_add_test(tc, tensor_core_gemm_refusals);
+    tcase_set_timeout(tc, 900);
+    if (wgmma) {
+        tcase_add_test(tc, wgmma_gemm_matches_the_cpu);
+    } else {
+        tcase_add_test(tc, tensor_core_gemm_matches_the_cpu);
+        tcase_add_test(tc, tensor_core_gemm_refusals);
+    }
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }

@@ -28,4 +28,5 @@ const pa__backend pa__backend_cuda = {
     .compile = compile_into_cache,
     .trace = &pa__cuda_trace,
     .async = &pa_cuda__async_ops,
+    .gpu = &pa_cuda__gpu_ops,
 };

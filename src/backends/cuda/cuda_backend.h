@@ -36,6 +36,8 @@ int pa__cuda_pointer_device(const void *p, const char *what, int *dev);
 int pa_cuda__stream_wait(void *stream);
 /** Streams, events, queued copies and page-locking for code above the core (cuda_async.c). */
 extern const pa__async_ops pa_cuda__async_ops;
+/** Architecture-specific kernels, tensor maps and stream-ordered scratch memory (rtc_gpu.c). */
+extern const pa__gpu_ops pa_cuda__gpu_ops;
 /** The CUDA strategies, NULL-terminated (copy_cuda_strategies.c). */
 extern const pa__strategy *const pa__cuda_strategies[];
 /** PA_OK when a GPU is usable, else PA_ERR_NODEV with "<what>: <why none>". */

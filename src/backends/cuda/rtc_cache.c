@@ -164,8 +164,13 @@ int pa_cuda__rtc_compile(const char *name, const char *source, const char *const
     int st;
     if (!name || !source || !out || nopts < 0 || (nopts > 0 && !opts) || arch < 0)
         return pa__err(PA_ERR_INVAL, "pa_cuda__rtc_compile: NULL name, source or output, or bad options");
-    if (arch == 0 && (st = current_arch(name, &arch)) != PA_OK)
-        return st;
+    /* arch 0 (or PA__ARCH_SPECIFIC alone): the current GPU's; the flag stays in arch, so in the key too */
+    if ((arch & ~PA__ARCH_SPECIFIC) == 0) {
+        int cur = 0;
+        if ((st = current_arch(name, &cur)) != PA_OK)
+            return st;
+        arch |= cur;
+    }
     if ((st = pa_cuda__rtc_key_of(source, opts, nopts, arch, &k)) != PA_OK)
         return st;
     pthread_mutex_lock(&lock);

@@ -114,7 +114,9 @@ static int std_options(int arch, char archopt[32], char incopt[1040], const char
 {
     int n = 0;
     const char *env = pa_cuda__rtc_include_env();
-    snprintf(archopt, 32, "--gpu-architecture=sm_%d", arch);
+    /* PA__ARCH_SPECIFIC: sm_XYa, whose own instructions (wgmma, setmaxnreg) the plain target refuses */
+    snprintf(archopt, 32, "--gpu-architecture=sm_%d%s", arch & ~PA__ARCH_SPECIFIC,
+             arch & PA__ARCH_SPECIFIC ? "a" : "");
     out[n++] = archopt;
     out[n++] = "--std=c++17";
     if (env && env[0]) {
@@ -188,7 +190,8 @@ static int compile_locked(const char *name, const char *source, const char *cons
         goto fail;
     }
     if ((r = nv.cubin_size(prog, &len)) != NVRTC_SUCCESS || len == 0) {
-        st = pa__err(PA_ERR_COMPILE, "%s: NVRTC produced no cubin for sm_%d (%s)", name, arch, nv.error_string(r));
+        st = pa__err(PA_ERR_COMPILE, "%s: NVRTC produced no cubin for sm_%d%s (%s)", name, arch & ~PA__ARCH_SPECIFIC,
+                     arch & PA__ARCH_SPECIFIC ? "a" : "", nv.error_string(r));
         goto fail;
     }
     if (!(bin = malloc(len))) {
@@ -201,7 +204,7 @@ static int compile_locked(const char *name, const char *source, const char *cons
     }
     if (pa_cuda__rtc_wants_link(opts, nopts)) {   /* dynamic parallelism: link the device runtime in */
         void *linked;
-        if ((st = pa_cuda__rtc_link_devrt(name, arch, bin, len, &linked, &len)) != PA_OK)
+        if ((st = pa_cuda__rtc_link_devrt(name, arch & ~PA__ARCH_SPECIFIC, bin, len, &linked, &len)) != PA_OK)
             goto fail;
         free(bin);
         bin = linked;

@@ -228,6 +228,15 @@ int pa__backends_compile(const char *what, const char *name, const char *source,
     return no_device_backend(what);
 }
 
+const pa__gpu_ops *pa__backends_gpu(const char *what)
+{
+    for (int i = 0; i < nlist; i++)
+        if (list[i]->gpu && pa__backend_on(list[i]))
+            return list[i]->gpu;
+    no_device_backend(what);
+    return NULL;
+}
+
 static const pa__trace_ops *tracer(void)
 {
     init();

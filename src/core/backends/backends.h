@@ -179,6 +179,36 @@ typedef struct pa__trace_ops {
     void (*pop)(void);
 } pa__trace_ops;
 
+/* pa__backend.compile's and pa__gpu_ops.load's arch: ORed into the compute capability (or into 0, the current
+ * GPU's) it asks for the architecture-specific target sm_XYa, whose instructions (wgmma, setmaxnreg) run on that
+ * architecture only. */
+#define PA__ARCH_SPECIFIC 0x10000
+
+/* A 2-D tiled tensor map for the bulk tensor copy engine (a CUtensorMap of 128 bytes): the tensor at base (16-byte
+ * aligned) has dims[0] elements along its contiguous dimension and dims[1] rows stride bytes apart (a multiple of
+ * 16); a copy moves a box of box[0] x box[1] elements (box[0] * elm at most 128 bytes: 128-byte swizzle), and
+ * reads past the tensor's edges as zeros. */
+typedef struct pa__tmap_desc {
+    int elm_kind;                /* 0: 4-byte float, 1: bfloat16, 2: half */
+    const void *base;
+    uint64_t dims[2];
+    uint64_t stride;             /* bytes between rows */
+    uint32_t box[2];
+} pa__tmap_desc;
+
+/* A GPU's own features for generated kernels (the tiles' wgmma gemm).  Every call returns PA_OK or a status
+ * with the message set. */
+typedef struct pa__gpu_ops {
+    int (*capability)(int *cc);                  /* the current GPU's compute capability, major * 10 + minor */
+    /* Compiles source for the current GPU (arch 0, or PA__ARCH_SPECIFIC: its sm_XYa target) and loads entry. */
+    int (*load)(const char *name, const char *source, const char *entry, int arch, void **fn);
+    int (*tensor_map)(void *map, const pa__tmap_desc *d);   /* map: 128 bytes, 64-byte aligned */
+    /* Device memory ordered on stream (NULL: the legacy default stream): usable by work queued there after
+     * the call, freed after the work queued before scratch_free. */
+    int (*scratch)(size_t bytes, void *stream, void **out);
+    int (*scratch_free)(void *p, void *stream);
+} pa__gpu_ops;
+
 typedef struct pa__backend {
     const char *name;                         /* "pthread", "cuda", "mpi", "gamem": what PA_BACKENDS names */
     const char *what;                         /* a few words for parray info */
@@ -204,6 +234,7 @@ typedef struct pa__backend {
     int (*compile)(const char *name, const char *source, int arch);
     const pa__trace_ops *trace;               /* its profiler's ranges, or NULL (or push NULL: none built in) */
     const pa__async_ops *async;               /* streams, events and queued copies (cuda), or NULL */
+    const pa__gpu_ops *gpu;                   /* architecture-specific kernels and tensor maps (cuda), or NULL */
 } pa__backend;
 
 /* Each backend's description, defined in its own folder (backend_<name>.c). */
@@ -248,6 +279,10 @@ int pa__backends_pointer_device(const void *p, const char *what, int *dev);
 /** Compiles device source through the first switched-on backend with a compile hook; PA_ERR_NODEV (naming
  *  what) when none is built or on. */
 int pa__backends_compile(const char *what, const char *name, const char *source, int arch);
+
+/** The GPU features of the first switched-on backend that has them; NULL with PA_ERR_NODEV set (naming what)
+ *  when none is built or on. */
+const pa__gpu_ops *pa__backends_gpu(const char *what);
 
 /* Opens / closes a profiler range (pa__trace_ops) with the first backend switched on that has one; nothing
  * (a few loads) where none has. */
