@@ -108,7 +108,7 @@ static int64_t km_sane(const pa_arg *args, int nargs, void *ret, void *ctx)
 
 static const char kmeans_source[] = KMEANS_HEAD KMEANS_ASSIGN_FP64 KMEANS_TAIL;
 
-static int kmeans_register(pa_kernel **out)
+static inline int kmeans_register(pa_kernel **out)
 {
     static const pa_kernel_func funcs[] = {{"km_points", km_points, NULL},   {"km_cells", km_cells, NULL},
                                            {"km_results", km_results, NULL}, {"km_work", km_work, NULL},
@@ -118,7 +118,7 @@ static int kmeans_register(pa_kernel **out)
 }
 
 /* The same step on the CPU, for host matrices (the build does not contract a * b + c into an FMA). */
-static pa_matrix *kmeans_cpu(const pa_matrix *data, const pa_matrix *cent)
+static inline pa_matrix *kmeans_cpu(const pa_matrix *data, const pa_matrix *cent)
 {
     int n = data->height, d = data->width, k = cent->height;
     const float *X = (const float *)((const char *)data + 16);
