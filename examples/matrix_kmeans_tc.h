@@ -12,12 +12,17 @@
  * 40 apart) that moved up to 0.4% of the points per iteration in a CPU model of the truncation; with the split, none.
  * The points are read as TF32: exact for coordinates of at most 11 significant bits (the example's integers);
  * other data keep a relative error below 2^-10 per coordinate.  The function kmeans_step_tf32 then takes, per
- * point, the centroid of least |c|^2 + G (|c|^2 in double; ties to the lower index), and sums the clusters
- * exactly as kmeans_step does (integer coordinates: exact sums, centroids bit for bit when the assignments agree).
+ * point, the centroid of least |c|^2 + G (|c|^2 in double) and rechecks the near ties: every centroid whose score
+ * lies within the error bounds of its own and the best one's (the points' truncation, the split's remainder, the
+ * fp32 sums; computed per point) gets its distance in fp64 exactly as kmeans_step computes it, and the least of
+ * those wins, ties to the lower index.  The fp64 step's choice is always among them, so the assignments are the
+ * fp64 step's, and the clusters are summed as there (integer coordinates: exact sums, the same centroids bit for
+ * bit).
  *
  * Tolerance (checked by matrix_kmeans.c and the matrix_knn_gpu suite per iteration against kmeans_cpu from the
  * same centroids): the cluster sizes differ by at most 0.1% of the points in total, and every centroid
- * coordinate by at most 1e-3 of the data's coordinate range.  The gemm is small here (k = 5 centroids of 8
+ * coordinate by at most 1e-3 of the data's coordinate range; by the recheck both differences are expected to be
+ * 0 (the programs print them).  The gemm is small here (k = 5 centroids of 8
  * coordinates: n x 5 x 8, far below a tensor core's tile); the path is there to show the precision choice and
  * its tolerance, not for speed.
  */
@@ -38,6 +43,25 @@ static inline int64_t km_tc_sane(const pa_arg *args, int nargs, void *ret, void 
            args[2].count == pa_matrix_nrows(args[0].ptr) * pa_matrix_nrows(args[1].ptr);
 }
 
+/* A centroid's TF32 score |c|^2 + G and the bound m on its error against |c|^2 - 2 x.c: twice the points' TF32
+ * truncation (e) and the split's remainder, and the fp32 sums of the gemms ((2d + 8) 2^-22 of sum |x_j c_j|). */
+#define KMEANS_TC_SCORE \
+    "            double cn = 0, e = 0, s = 0, xn = 0;\n" \
+    "            for (int j = 0; j < d; j++) {\n" \
+    "                const double cj = C[(long)j * k + c];\n" \
+    "                const float xj = X[(long)j * n + i];\n" \
+    "                const float xt = __uint_as_float(__float_as_uint(xj) & ~0x1fffu);\n" \
+    "                cn = fma(cj, cj, cn);\n" \
+    "                xn = fma((double)xj, (double)xj, xn);\n" \
+    "                e += fabs((double)xj - (double)xt) * fabs(cj);\n" \
+    "                s += fabs((double)xj) * fabs(cj);\n" \
+    "            }\n" \
+    "            const double score = cn + (double)g[c];   /* |x - c|^2 - |x|^2 */\n" \
+    "            const double m = 2 * e + (2.0 * d + 8) * 0x1p-22 * s + 0x1p-40 * (cn + xn);\n"
+
+/* The nearest centroid by the TF32 scores; then every centroid whose score is within the two error bounds of the
+ * best one's gets its distance in fp64, computed as matrix_kmeans.h's kernel does, and the least of those wins
+ * (ties to the lower index).  The fp64 kernel's choice is always among them, so the assignment is its own. */
 #define KMEANS_ASSIGN_TF32 \
     "#plcuda_begin\n" \
     "#plcuda_num_threads km_points\n" \
@@ -47,13 +71,22 @@ static inline int64_t km_tc_sane(const pa_arg *args, int nargs, void *ret, void 
     "        const float *X = (const float *)pa_matrix_values(arg1);\n" \
     "        const double *C = (const double *)pa_matrix_values(arg2);\n" \
     "        const float *g = arg3 + i * k;   /* -2 x.c for each centroid, by the tensor cores */\n" \
-    "        int best = 0;\n" \
+    "        double tops = 0, topm = 0;\n" \
+    "        for (int c = 0; c < k; c++) {\n" \
+    KMEANS_TC_SCORE \
+    "            if (c == 0 || score < tops) { tops = score; topm = m; }\n" \
+    "        }\n" \
+    "        int best = -1;\n" \
     "        double bestd = 0;\n" \
     "        for (int c = 0; c < k; c++) {\n" \
-    "            double cn = 0;\n" \
-    "            for (int j = 0; j < d; j++) cn = fma(C[(long)j * k + c], C[(long)j * k + c], cn);\n" \
-    "            double dist = cn + (double)g[c];   /* |x - c|^2 - |x|^2 */\n" \
-    "            if (c == 0 || dist < bestd) { best = c; bestd = dist; }\n" \
+    KMEANS_TC_SCORE \
+    "            if (score > tops + topm + m) continue;   /* cannot be nearer than the TF32 best */\n" \
+    "            double dist = 0;\n" \
+    "            for (int j = 0; j < d; j++) {\n" \
+    "                double x = __dadd_rn((double)X[(long)j * n + i], -C[(long)j * k + c]);\n" \
+    "                dist = __dadd_rn(dist, __dmul_rn(x, x));\n" \
+    "            }\n" \
+    "            if (best < 0 || dist < bestd) { best = c; bestd = dist; }\n" \
     "        }\n"
 
 static const char kmeans_tc_source[] = KMEANS_HEAD KMEANS_ASSIGN_TF32 KMEANS_TAIL;

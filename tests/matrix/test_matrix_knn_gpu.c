@@ -2,7 +2,7 @@
  * k-NN with TF32 against the CPU's fp32 search by the header's tolerance (recall >= 0.99, every neighbour within
  * the bound of the k-th distance) on data that TF32 does not hold exactly, in batches of queries and whole;
  * bit for bit on integer data (exact in TF32); the refusals; k-means' TF32 step against the CPU's step from the
- * same centroids, every iteration.  Exits 77 without a GPU. */
+ * same centroids, every iteration (bit for bit: the near ties are rechecked in fp64).  Exits 77 without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -143,6 +143,8 @@ START_TEST(kmeans_tf32_within_tolerance)
                a.worst);
         ck_assert_msg(ok, "iteration %d: %.1f points moved (at most %.1f), centroids %.3g apart (at most %.3g)", it,
                       a.moved, 0.001 * N, a.worst, 1e-3 * (hi - lo));
+        /* the near ties are rechecked in fp64: the fp64 step's assignments, so its centroids bit for bit */
+        ck_assert_mem_eq(got, want, pa_matrix_rawsize(PA_MATRIX_DOUBLE, K, DIM + 1));
         pa_matrix_destroy(want);
         pa_matrix_destroy(cent);
         cent = got;
