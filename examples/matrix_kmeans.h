@@ -51,58 +51,64 @@ static int64_t km_sane(const pa_arg *args, int nargs, void *ret, void *ctx)
     return c.height > 0 && (c.width == d.width || c.width == d.width + 1);
 }
 
-static const char kmeans_source[] =
-    "#plcuda_include \"matrix\"\n"
-    "#plcuda_results_bufsz km_results\n"
-    "#plcuda_working_bufsz km_work\n"
-    "#plcuda_sanity_check km_sane\n"
-    "#plcuda_prep\n"
-    "#plcuda_num_threads km_cells\n"
-    "    long id = get_global_id();\n"
-    "    if (id < (long)arg2->height * (arg1->width + 1))\n"
+/* The source in three parts: the directives and prep, the main kernel up to each point's nearest centroid
+ * (best), and the rest (matrix_kmeans_tc.h has another way to the nearest centroid). */
+#define KMEANS_HEAD \
+    "#plcuda_include \"matrix\"\n" \
+    "#plcuda_results_bufsz km_results\n" \
+    "#plcuda_working_bufsz km_work\n" \
+    "#plcuda_sanity_check km_sane\n" \
+    "#plcuda_prep\n" \
+    "#plcuda_num_threads km_cells\n" \
+    "    long id = get_global_id();\n" \
+    "    if (id < (long)arg2->height * (arg1->width + 1))\n" \
     "        ((long long *)workbuf)[id] = 0;\n"
-    "#plcuda_begin\n"
-    "#plcuda_num_threads km_points\n"
-    "    const int n = arg1->height, d = arg1->width, k = arg2->height;\n"
-    "    const long i = get_global_id();\n"
-    "    if (i < n) {\n"
-    "        const float *X = (const float *)pa_matrix_values(arg1);\n"
-    "        const double *C = (const double *)pa_matrix_values(arg2);\n"
-    "        int best = 0;\n"
-    "        double bestd = 0;\n"
-    "        for (int c = 0; c < k; c++) {\n"
-    "            double dist = 0;\n"
-    "            for (int j = 0; j < d; j++) {\n"
-    "                double x = __dadd_rn((double)X[(long)j * n + i], -C[(long)j * k + c]);\n"
-    "                dist = __dadd_rn(dist, __dmul_rn(x, x));\n"
-    "            }\n"
-    "            if (c == 0 || dist < bestd) { best = c; bestd = dist; }\n"
+#define KMEANS_ASSIGN_FP64 \
+    "#plcuda_begin\n" \
+    "#plcuda_num_threads km_points\n" \
+    "    const int n = arg1->height, d = arg1->width, k = arg2->height;\n" \
+    "    const long i = get_global_id();\n" \
+    "    if (i < n) {\n" \
+    "        const float *X = (const float *)pa_matrix_values(arg1);\n" \
+    "        const double *C = (const double *)pa_matrix_values(arg2);\n" \
+    "        int best = 0;\n" \
+    "        double bestd = 0;\n" \
+    "        for (int c = 0; c < k; c++) {\n" \
+    "            double dist = 0;\n" \
+    "            for (int j = 0; j < d; j++) {\n" \
+    "                double x = __dadd_rn((double)X[(long)j * n + i], -C[(long)j * k + c]);\n" \
+    "                dist = __dadd_rn(dist, __dmul_rn(x, x));\n" \
+    "            }\n" \
+    "            if (c == 0 || dist < bestd) { best = c; bestd = dist; }\n" \
     "        }\n"
-    "        unsigned long long *sum = (unsigned long long *)workbuf;\n"
-    "        for (int j = 0; j < d; j++)\n"
-    "            atomicAdd(sum + (long)j * k + best, (unsigned long long)(long long)X[(long)j * n + i]);\n"
-    "        atomicAdd(sum + (long)d * k + best, 1ULL);\n"
-    "    }\n"
-    "#plcuda_post\n"
-    "#plcuda_num_threads km_cells\n"
-    "    const int d = arg1->width, k = arg2->height;\n"
-    "    const long id = get_global_id();\n"
-    "    pa_matrix *res = (pa_matrix *)results;\n"
-    "    if (id == 0) {\n"
-    "        pa_matrix_init(res, PA_MATRIX_DOUBLE, k, d + 1);\n"
-    "        retval->value = res;\n"
-    "    }\n"
-    "    if (id < (long)k * (d + 1)) {\n"
-    "        const long long *sum = (const long long *)workbuf;\n"
-    "        const double *C = (const double *)pa_matrix_values(arg2);\n"
-    "        long c = id % k, j = id / k;\n"
-    "        long long count = sum[(long)d * k + c];\n"
-    "        double v = j == d ? (double)count : count ? (double)sum[id] / (double)count : C[id];\n"
-    "        ((double *)pa_matrix_values(res))[id] = v;\n"
-    "    }\n"
-    "#plcuda_end\n";
+#define KMEANS_TAIL \
+    "        unsigned long long *sum = (unsigned long long *)workbuf;\n" \
+    "        for (int j = 0; j < d; j++)\n" \
+    "            atomicAdd(sum + (long)j * k + best, (unsigned long long)(long long)X[(long)j * n + i]);\n" \
+    "        atomicAdd(sum + (long)d * k + best, 1ULL);\n" \
+    "    }\n" \
+    "#plcuda_post\n" \
+    "#plcuda_num_threads km_cells\n" \
+    "    const int d = arg1->width, k = arg2->height;\n" \
+    "    const long id = get_global_id();\n" \
+    "    pa_matrix *res = (pa_matrix *)results;\n" \
+    "    if (id == 0) {\n" \
+    "        pa_matrix_init(res, PA_MATRIX_DOUBLE, k, d + 1);\n" \
+    "        retval->value = res;\n" \
+    "    }\n" \
+    "    if (id < (long)k * (d + 1)) {\n" \
+    "        const long long *sum = (const long long *)workbuf;\n" \
+    "        const double *C = (const double *)pa_matrix_values(arg2);\n" \
+    "        long c = id % k, j = id / k;\n" \
+    "        long long count = sum[(long)d * k + c];\n" \
+    "        double v = j == d ? (double)count : count ? (double)sum[id] / (double)count : C[id];\n" \
+    "        ((double *)pa_matrix_values(res))[id] = v;\n" \
+    "    }\n" \
+    "#plcuda_end\n"
 
-static int kmeans_register(pa_kernel **out)
+static const char kmeans_source[] = KMEANS_HEAD KMEANS_ASSIGN_FP64 KMEANS_TAIL;
+
+static inline int kmeans_register(pa_kernel **out)
 {
     static const pa_kernel_func funcs[] = {{"km_points", km_points, NULL},   {"km_cells", km_cells, NULL},
                                            {"km_results", km_results, NULL}, {"km_work", km_work, NULL},
@@ -112,7 +118,7 @@ static int kmeans_register(pa_kernel **out)
 }
 
 /* The same step on the CPU, for host matrices (the build does not contract a * b + c into an FMA). */
-static pa_matrix *kmeans_cpu(const pa_matrix *data, const pa_matrix *cent)
+static inline pa_matrix *kmeans_cpu(const pa_matrix *data, const pa_matrix *cent)
 {
     int n = data->height, d = data->width, k = cent->height;
     const float *X = (const float *)((const char *)data + 16);

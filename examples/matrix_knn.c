@@ -8,13 +8,18 @@
  * the program fails when any index differs.  Integer coordinates make every distance exact in float, so GPU and
  * CPU agree bit for bit, ties included.  Without a GPU the CPU's result is printed (the output is the same),
  * and the function is still registered and compiled for sm_90 when NVRTC is present.
+ *
+ * With --tf32 (or PA_ALLOW_TF32=1) the caller allows TF32: the search takes the tensor-core path of
+ * matrix_knn_tc.h, says so on stderr, and is checked against the CPU's answer by that header's tolerance (recall
+ * >= 0.99, every neighbour within the bound of the k-th distance); the integer coordinates are exact in TF32, so
+ * the printed result is the same and the program says whether it matched bit for bit.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "matrix_knn.h"
+#include "matrix_knn_tc.h"
 #include <parray/cuda.h>
 #include <parray/kernel.h>
 
@@ -56,13 +61,13 @@ static int print_row(int64_t row, const void *values, int64_t width, void *ctx)
     return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     char data_csv[256], query_csv[256];
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    pa_matrix *data = NULL, *query = NULL, *hdata = NULL, *hquery = NULL, *want = NULL, *got = NULL;
-    pa_kernel *k = NULL;
-    knn_shape shape = {DIM, K, 16};
+    pa_matrix *data = NULL, *query = NULL, *hdata = NULL, *hquery = NULL, *cpu = NULL, *got = NULL;
+    knn_search ks = {0};
+    mx_precision want = mx_precision_from(argc, argv), used = MX_FP32;
     int gpu = pa_cuda_device_count() > 0, rc = 1;
     const char *mem = gpu ? "dmem" : "paged";
 
@@ -82,28 +87,51 @@ int main(void)
     /* the CPU's answer, from host copies */
     if (pa_matrix_copy_to(data, "paged", &hdata) != PA_OK || pa_matrix_copy_to(query, "paged", &hquery) != PA_OK)
         goto fail;
-    want = knn_cpu(hdata, hquery, K);
+    cpu = knn_cpu(hdata, hquery, K);
+    if (!cpu)
+        goto fail;
 
-    /* the PL/CUDA function */
-    if (knn_register(&shape, &k) != PA_OK)
+    /* the PL/CUDA functions: fp32, and the TF32 path's top-k */
+    if (knn_search_init(&ks, DIM, K, 16) != PA_OK)
         goto fail;
     if (gpu) {
-        pa_arg args[] = {PA_ARG(data), PA_ARG(query)};
-        if (pa_kernel_call(k, args, 2, &got) != PA_OK)
+        if (knn_search_run(&ks, data, query, want, &got, &used) != PA_OK)
             goto fail;
-        if (memcmp(got, want, pa_matrix_rawsize(PA_MATRIX_INT, NQ, K)) != 0) {
+        int same = memcmp(got, cpu, pa_matrix_rawsize(PA_MATRIX_INT, NQ, K)) == 0;
+        fprintf(stderr, "matrix_knn: precision %s\n", mx_precision_name(used));
+        if (used == MX_FP32 && !same) {
             fprintf(stderr, "matrix_knn: the GPU's neighbours differ from the CPU's\n");
             goto fail;
         }
-        fprintf(stderr, "matrix_knn: ran on the GPU; every index matches the CPU\n");
+        if (used == MX_TF32) {
+            knn_agreement a;
+            int ok = knn_check_tolerance(hdata, hquery, cpu, got, &a);
+            fprintf(stderr, "matrix_knn: tf32: recall %.4f of the CPU's neighbours (>= 0.99), worst excess over the "
+                    "k-th distance %.2e of it, %ld outside the bound; identical to the CPU: %s\n", a.recall,
+                    a.worst_excess, a.outside, same ? "yes" : "no");
+            if (a.mismatched_q >= 0)
+                fprintf(stderr, "matrix_knn: tf32: first query whose neighbours differ: %ld\n", a.mismatched_q);
+            if (!ok) {
+                if (a.outside)
+                    fprintf(stderr, "matrix_knn: tf32: first neighbour outside the bound: query %ld rank %ld\n",
+                            a.first_q, a.first_r);
+                fprintf(stderr, "matrix_knn: the TF32 neighbours are outside the tolerance\n");
+                goto fail;
+            }
+        }
+        fprintf(stderr, "matrix_knn: ran on the GPU; %s\n",
+                same ? "every index matches the CPU" : "within the TF32 tolerance of the CPU");
     } else {
-        int st = pa_kernel_compile(k, 90);
-        fprintf(stderr, "matrix_knn: no GPU: the CPU's result; the function compiles for sm_90: %s\n",
+        int st = pa_kernel_compile(ks.fp32, 90);
+        if (st == PA_OK)
+            st = pa_kernel_compile(ks.select, 90);
+        fprintf(stderr, "matrix_knn: no GPU: the CPU's result (fp32%s); the functions compile for sm_90: %s\n",
+                want == MX_TF32 ? ", TF32 allowed but no tensor cores here" : "",
                 st == PA_OK ? "yes" : pa_last_error());
         if (st != PA_OK && st != PA_ERR_NODEV)
             goto fail;
-        got = want;
-        want = NULL;
+        got = cpu;
+        cpu = NULL;
     }
     printf("result: %lld x %lld matrix of int, nearest first\n", (long long)pa_matrix_nrows(got),
            (long long)pa_matrix_ncols(got));
@@ -115,13 +143,13 @@ int main(void)
 fail:
     if (rc)
         fprintf(stderr, "matrix_knn: %s\n", pa_last_error());
-    pa_matrix_destroy(want);
+    pa_matrix_destroy(cpu);
     pa_matrix_destroy(got);
     pa_matrix_destroy(data);
     pa_matrix_destroy(query);
     pa_matrix_destroy(hdata);
     pa_matrix_destroy(hquery);
-    pa_kernel_destroy(k);
+    knn_search_free(&ks);
     unlink(data_csv);
     unlink(query_csv);
     return rc;

@@ -13,6 +13,11 @@
  *   the k-NN PL/CUDA function of examples/matrix_knn.h (data and queries in dmem, the index matrix back on the
  *   host), against the cuBLAS formulation: SGEMM for -2 X Q^T, a top-k kernel per query (matrix_topk.cu), the
  *   indices copied back (target >= 0.70).  Both find the same neighbours (integer data: exact), checked.
+ *   The same search with TF32 allowed (examples/matrix_knn_tc.h: pa_gemm_dmem_async with PA_GEMM_TF32 for the
+ *   scores, the knn_select PL/CUDA function for the top k, which also computes the norms), against cuBLAS in
+ *   CUBLAS_TF32_TENSOR_OP_MATH + the same top-k kernel (target >= 0.70), on coordinates with full mantissas in
+ *   [-50, 50) (integers would be exact in TF32); its neighbours against the fp32 PL/CUDA function's on the same
+ *   data: recall >= 0.99, else the row fails.
  *
  * Each figure is the median of many wall-clock runs after a warm-up, every run synchronised; the table ends with
  * pass/fail per target.  PA_BENCH_QUICK=1 shrinks every size (a smoke test).  cuBLAS is linked here only.
@@ -28,7 +33,7 @@
 #include "cuda_internal.h"
 #include "gpu_bench.h"
 #include <parray/kernel.h>
-#include "../../examples/matrix_knn.h"
+#include "../../examples/matrix_knn_tc.h"
 
 int bench_topk_launch(const float *G, const float *xn, int n, int nq, int *out);
 int bench_norms_launch(const float *X, int n, int d, float *xn);
@@ -366,6 +371,7 @@ static void csv_rows(int quick)
 
 typedef struct knn_case {
     pa_kernel *k;
+    knn_search *tc;   /* the TF32 row: ours through knn_search_run */
     pa_matrix *data, *query, *got;
     cublasHandle_t blas;
     float *G, *xn;
@@ -376,6 +382,13 @@ typedef struct knn_case {
 static void run_knn(void *p)
 {
     knn_case *c = p;
+    if (c->tc) {
+        mx_precision used;
+        pa_matrix_destroy(c->got);
+        c->got = NULL;
+        PK(knn_search_run(c->tc, c->data, c->query, MX_TF32, &c->got, &used));
+        return;
+    }
     pa_arg args[] = {PA_ARG(c->data), PA_ARG(c->query)};
     pa_matrix_destroy(c->got);
     c->got = NULL;
@@ -398,6 +411,69 @@ static void run_cublas(void *p)
         exit(1);
     }
     CK(cudaMemcpy(c->host_idx, c->idx, sizeof(int) * (size_t)c->nq * 8, cudaMemcpyDeviceToHost));
+}
+
+/* The TF32 row: fractional coordinates (TF32 truncates them), ours and cuBLAS's with tensor cores, and the recall of
+ * ours against the fp32 PL/CUDA function's neighbours on the same data. */
+static void knn_tf32_row(knn_case *c, int quick)
+{
+    pa_matrix *hd = NULL, *hq = NULL, *data = NULL, *query = NULL, *fp32 = NULL;
+    PK(pa_matrix_create_in(NULL, PA_MATRIX_FLOAT, c->n, c->d, &hd));
+    PK(pa_matrix_create_in(NULL, PA_MATRIX_FLOAT, c->nq, c->d, &hq));
+    uint32_t s = 77;
+    for (int64_t i = 0; i < (int64_t)c->n * c->d; i++) {
+        s = s * 1664525u + 1013904223u;
+        ((float *)pa_matrix_data(hd))[i] = (float)(s >> 8) / 16777216.0f * 100.0f - 50.0f;
+    }
+    for (int64_t i = 0; i < (int64_t)c->nq * c->d; i++) {
+        s = s * 1664525u + 1013904223u;
+        ((float *)pa_matrix_data(hq))[i] = (float)(s >> 8) / 16777216.0f * 100.0f - 50.0f;
+    }
+    PK(pa_matrix_copy_to(hd, "dmem", &data));
+    PK(pa_matrix_copy_to(hq, "dmem", &query));
+    knn_search ks;
+    PK(knn_search_init(&ks, c->d, 8, quick ? 16 : 128));
+    knn_case t = *c;
+    t.data = data;
+    t.query = query;
+    t.got = NULL;
+    t.tc = &ks;
+    if (cublasSetMathMode(t.blas, CUBLAS_TF32_TENSOR_OP_MATH) != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "cublasSetMathMode failed\n");
+        exit(1);
+    }
+    if (bench_norms_launch(pa_matrix_data(data), t.n, t.d, t.xn))
+        exit(1);
+    CK(cudaDeviceSynchronize());
+    char size[48];
+    snprintf(size, sizeof size, "%dx%d, %d q, k 8", t.n, t.d, t.nq);
+    double ours = median_time(run_knn, &t, REPEATS), anchor = median_time(run_cublas, &t, REPEATS);
+    add_row("k-NN TF32 vs cuBLAS TF32", size, ours, anchor, 0.70);
+    cublasSetMathMode(t.blas, CUBLAS_DEFAULT_MATH);
+    /* the fp32 path on the same data, the reference of the recall */
+    mx_precision used;
+    PK(knn_search_run(&ks, data, query, MX_FP32, &fp32, &used));
+    pa_matrix *anchor_idx = NULL;
+    PK(pa_matrix_create_in(NULL, PA_MATRIX_INT, t.nq, 8, &anchor_idx));
+    memcpy(pa_matrix_data(anchor_idx), t.host_idx, sizeof(int) * (size_t)t.nq * 8);
+    knn_agreement a, b;
+    int ok = knn_check_tolerance(hd, hq, fp32, t.got, &a);
+    knn_check_tolerance(hd, hq, fp32, anchor_idx, &b);
+    printf("    k-NN TF32: ours finds %.4f of the fp32 path's neighbours (target >= 0.99), cuBLAS TF32 + top-k %.4f; "
+           "worst excess over the k-th distance %.2e (ours), %ld of ours outside the tolerance bound%s\n", a.recall,
+           b.recall, a.worst_excess, a.outside, ok ? "" : " -- FAILS");
+    if (a.mismatched_q >= 0)
+        printf("    k-NN TF32: first query whose neighbours differ from the fp32 path's: %ld\n", a.mismatched_q);
+    if (!ok)
+        rows[nrows - 1].ours = 1e9;   /* a wrong answer fails the row */
+    pa_matrix_destroy(anchor_idx);
+    pa_matrix_destroy(fp32);
+    pa_matrix_destroy(t.got);
+    knn_search_free(&ks);
+    pa_matrix_destroy(data);
+    pa_matrix_destroy(query);
+    pa_matrix_destroy(hd);
+    pa_matrix_destroy(hq);
 }
 
 static void knn_rows(int quick)
@@ -452,6 +528,7 @@ static void knn_rows(int quick)
                                             ? "agrees" : "DISAGREES");
         pa_matrix_destroy(want);
     }
+    knn_tf32_row(&c, quick);
     cublasDestroy(c.blas);
     CK(cudaFree(c.G));
     CK(cudaFree(c.xn));
