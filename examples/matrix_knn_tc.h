@@ -10,8 +10,10 @@
  *            transposed window [qb][d] of its [d][nq] storage, X as its [d][n] storage, G row-major [qb][n]: one
  *            query's scores contiguous), then knn_select, a PL/CUDA function: prep the data rows' squared norms
  *            |x|^2 (fp32), main a block of 128 threads per query ranking |x|^2 + G by insertion (each thread its
- *            best k), the block's lists merged in a tree in shared memory.  Queries go in batches whose scores fit
- *            score_bytes of device memory (1 GiB by default), the buffer kept for the next call of the same sizes.
+ *            best CAND = min(2k, 32)), the block's lists merged in a tree in shared memory, and those CAND
+ *            candidates re-ranked by their fp32 distances |q - x|^2 (a thread each), the best k kept.  Queries go
+ *            in batches whose scores fit score_bytes of device memory (1 GiB by default), the buffer kept for the
+ *            next call of the same sizes.
  *
  * Tolerance of MX_TF32 (the tensor cores read each operand truncated to TF32, a relative error below 2^-10, and
  * accumulate in fp32): a score |x|^2 - 2 q.x is off by at most 2^-8 |q| |x|, so every neighbour returned for q
@@ -21,8 +23,10 @@
  *
  * of the k-th exact distance d_k(q) (x_k its point; the bound 2^-8 |q| (|x_i| + |x_k|) with a factor 2 for the
  * fp32 sums), and the neighbours found agree with the fp32 path's: recall (the fraction of the fp32 path's
- * neighbours found) >= 0.99 on data spread like the examples' (uniform coordinates, 16-32 dimensions; 0.995-1.0
- * measured on a CPU model of the truncation).  Coordinates with at most 11 significant bits (integers up to 2048
+ * neighbours found) >= 0.99 on data spread like the examples' (uniform coordinates, 16-32 dimensions).  Without
+ * the re-ranking, the TF32 scores alone gave 0.995-1.0 on a CPU model of the truncation at 4096 points but 0.987
+ * on the H200 at 262144 points (cuBLAS TF32 + top-k: 0.986): nearer neighbours are closer together than the
+ * scores' error; the fp32 re-ranking of twice k candidates keeps only the TF32 ranking's coarse cut.  Coordinates with at most 11 significant bits (integers up to 2048
  * in magnitude, as in matrix_knn.c and bench/matrix) are exact in TF32: the results are then the fp32 path's, bit
  * for bit.  knn_check_tolerance checks both on the host.
  */
@@ -72,7 +76,12 @@ static inline int64_t kts_sane(const pa_arg *args, int nargs, void *ret, void *c
     pa_matrix d;
     if (pa_matrix_header(args[0].ptr, &d) != PA_OK)
         return 0;
-    return d.elm == PA_MATRIX_FLOAT && d.width == s->dim && d.height >= s->topk && kts_queries(args) > 0;
+    pa_matrix qm;
+    if (nargs < 4 || pa_matrix_header(args[2].ptr, &qm) != PA_OK)
+        return 0;
+    int q0 = *(const int *)args[3].ptr;
+    return d.elm == PA_MATRIX_FLOAT && d.width == s->dim && d.height >= s->topk && kts_queries(args) > 0 &&
+           qm.elm == PA_MATRIX_FLOAT && qm.width == s->dim && q0 >= 0 && q0 + kts_queries(args) <= qm.height;
 }
 
 static const char knn_select_body[] =
@@ -82,6 +91,7 @@ static const char knn_select_body[] =
     "#plcuda_sanity_check kts_sane\n"
     "#plcuda_decl\n"
     "#define THREADS 128\n"
+    "#define CAND (2 * TOPK < 32 ? 2 * TOPK : 32)\n"   /* candidates by TF32 score, re-ranked in fp32 */
     "static __device__ __forceinline__ bool better(float d, int i, float bd, int bi)\n"
     "{\n"
     "    return d < bd || (d == bd && i < bi);\n"
@@ -89,7 +99,7 @@ static const char knn_select_body[] =
     "static __device__ __forceinline__ void insert(float *bd, int *bi, float d, int i)\n"
     "{\n"
     "#pragma unroll\n"
-    "    for (int r = 0; r < TOPK; r++)\n"
+    "    for (int r = 0; r < CAND; r++)\n"
     "        if (better(d, i, bd[r], bi[r])) {\n"
     "            float td = bd[r]; int ti = bi[r];\n"
     "            bd[r] = d; bi[r] = i; d = td; i = ti;\n"
@@ -109,8 +119,8 @@ static const char knn_select_body[] =
     "#plcuda_begin\n"
     "#plcuda_num_threads kts_main_threads\n"
     "#plcuda_kernel_blocksz 128\n"
-    "    __shared__ float sd[THREADS * TOPK];\n"
-    "    __shared__ int si[THREADS * TOPK];\n"
+    "    __shared__ float sd[THREADS * CAND];\n"
+    "    __shared__ int si[THREADS * CAND];\n"
     "    const long n = arg1->height, qb = arg2_len / n, q = blockIdx.x;\n"
     "    const float *g = arg2 + q * n, *xn = (const float *)workbuf;\n"
     "    pa_matrix *res = (pa_matrix *)results;\n"
@@ -118,35 +128,53 @@ static const char knn_select_body[] =
     "        pa_matrix_init(res, PA_MATRIX_INT, (int)qb, TOPK);\n"
     "        retval->value = res;\n"
     "    }\n"
-    "    float bd[TOPK];\n"
-    "    int bi[TOPK];\n"
+    "    float bd[CAND];\n"
+    "    int bi[CAND];\n"
     "#pragma unroll\n"
-    "    for (int r = 0; r < TOPK; r++) { bd[r] = 3.4e38f; bi[r] = 0x7fffffff; }\n"
+    "    for (int r = 0; r < CAND; r++) { bd[r] = 3.4e38f; bi[r] = 0x7fffffff; }\n"
     "    /* |q - x|^2 - |q|^2 = |x|^2 - 2 q.x; a thread's rows come in increasing order, so < keeps ties low */\n"
     "    for (long i = threadIdx.x; i < n; i += THREADS) {\n"
     "        float d = xn[i] + g[i];\n"
-    "        if (d < bd[TOPK - 1]) insert(bd, bi, d, (int)i);\n"
+    "        if (d < bd[CAND - 1]) insert(bd, bi, d, (int)i);\n"
     "    }\n"
     "    /* the lists merged in a tree: thread t takes t + s's, whose sorted entries stop helping at the first miss */\n"
     "    for (int s = THREADS / 2; s > 0; s >>= 1) {\n"
     "        if (threadIdx.x >= s && threadIdx.x < 2 * s) {\n"
     "#pragma unroll\n"
-    "            for (int r = 0; r < TOPK; r++) { sd[threadIdx.x * TOPK + r] = bd[r]; si[threadIdx.x * TOPK + r] = bi[r]; }\n"
+    "            for (int r = 0; r < CAND; r++) { sd[threadIdx.x * CAND + r] = bd[r]; si[threadIdx.x * CAND + r] = bi[r]; }\n"
     "        }\n"
     "        __syncthreads();\n"
     "        if (threadIdx.x < s)\n"
-    "            for (int r = 0; r < TOPK; r++) {\n"
-    "                float d = sd[(threadIdx.x + s) * TOPK + r];\n"
-    "                int i = si[(threadIdx.x + s) * TOPK + r];\n"
-    "                if (!better(d, i, bd[TOPK - 1], bi[TOPK - 1])) break;\n"
+    "            for (int r = 0; r < CAND; r++) {\n"
+    "                float d = sd[(threadIdx.x + s) * CAND + r];\n"
+    "                int i = si[(threadIdx.x + s) * CAND + r];\n"
+    "                if (!better(d, i, bd[CAND - 1], bi[CAND - 1])) break;\n"
     "                insert(bd, bi, d, i);\n"
     "            }\n"
     "        __syncthreads();\n"
     "    }\n"
-    "    if (threadIdx.x == 0) {\n"
-    "        int *out = (int *)pa_matrix_values(res);\n"
+    "    /* the CAND best by TF32 score re-ranked by their fp32 distances |q - x|^2: a thread per candidate, its\n"
+    "     * rank among the others (ties to the lower index), the first TOPK written in order */\n"
+    "    if (threadIdx.x == 0)\n"
+    "        for (int r = 0; r < CAND; r++) { sd[r] = bd[r]; si[r] = bi[r]; }\n"
+    "    __syncthreads();\n"
+    "    const long nq = arg3->height, qg = (long)arg4 + q;\n"
+    "    const float *X = (const float *)pa_matrix_values(arg1), *Qv = (const float *)pa_matrix_values(arg3);\n"
+    "    float e = 3.4e38f;\n"
+    "    int ei = 0x7fffffff;\n"
+    "    if (threadIdx.x < CAND && si[threadIdx.x] < n) {\n"
+    "        ei = si[threadIdx.x];\n"
+    "        e = 0.0f;\n"
     "#pragma unroll\n"
-    "        for (int r = 0; r < TOPK; r++) out[(long)r * qb + q] = bi[r];\n"
+    "        for (int j = 0; j < DIM; j++) { float t = X[(long)j * n + ei] - Qv[(long)j * nq + qg]; e = fmaf(t, t, e); }\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    if (threadIdx.x < CAND) { sd[threadIdx.x] = e; si[threadIdx.x] = ei; }\n"
+    "    __syncthreads();\n"
+    "    if (threadIdx.x < CAND) {\n"
+    "        int rank = 0;\n"
+    "        for (int u = 0; u < CAND; u++) rank += better(sd[u], si[u], e, ei);\n"
+    "        if (rank < TOPK) ((int *)pa_matrix_values(res))[(long)rank * qb + q] = ei;\n"
     "    }\n"
     "#plcuda_end\n";
 
@@ -172,7 +200,7 @@ static inline int knn_select_register(const knn_shape *s, pa_kernel **out)
     memcpy(src + head, defs, (size_t)nd);
     strcpy(src + head + (size_t)nd, decl);
     snprintf(name, sizeof name, "knn_select_%d_%d", s->dim, s->topk);
-    int st = pa_kernel_create(name, "matrix int (matrix float, float[])", src, funcs, 5, out);
+    int st = pa_kernel_create(name, "matrix int (matrix float, float[], matrix float, int)", src, funcs, 5, out);
     free(src);
     return st;
 }
@@ -287,9 +315,10 @@ static inline int knn_search_tf32(knn_search *s, const pa_matrix *data, const pa
         /* G = -2 Q[q0 ..] X^T on the default stream; the call below waits for it (its stream is a blocking one) */
         st = pa_gemm_dmem_async(G, s->scores, A, Q + q0, s->xt, X, -2.0, 0.0, &cfg, NULL, NULL);
         pa_matrix *part = NULL;
-        pa_arg args[] = {PA_ARG(data), PA_ARG_N(s->scores, cnt * s->n)};
+        int first = (int)q0;
+        pa_arg args[] = {PA_ARG(data), PA_ARG_N(s->scores, cnt * s->n), PA_ARG(query), PA_ARG(&first)};
         if (st == PA_OK)
-            st = pa_kernel_call(s->select, args, 2, &part);
+            st = pa_kernel_call(s->select, args, 4, &part);
         if (st == PA_OK) {
             const int *src = pa_matrix_data(part);
             int *dst = pa_matrix_data(res);
