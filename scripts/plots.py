@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The plots of docs/performance.md, drawn as SVG from the numbers in docs/data/*.csv (standard library only).
 
-    scripts/plots.py                 writes docs/img/host_copies.svg, ssb_sf20.svg and fft_scaling.svg
+    scripts/plots.py                 writes docs/img/host_copies.svg, ssb_sf20.svg, fft_scaling.svg, gemm_tc.svg
     scripts/plots.py --check         exits 1 when a plot in docs/img differs from what the data draw now
     scripts/plots.py fft-log LOG...  prints docs/data/fft_scaling.csv's rows read from bench/fft's output
+    scripts/plots.py sgemm-log LOG   prints docs/data/gemm_tc.csv's rows read from bench/sgemm's output
 
 The data files keep the columns the benchmarks write: bench/copy_host --csv FILE (host_copies.csv), bench/ssb
 --csv FILE (ssb_sf20.csv); bench/fft prints "device: NAME x GPUS, ..." and one "fft-total N= P= route= ms="
@@ -194,8 +195,44 @@ def fft():
     return c.svg()
 
 
+def gemm_tc():
+    """P7 on the tensor cores: each precision and shape's fraction of cuBLAS, per strategy, and the target."""
+    data = rows("gemm_tc.csv")
+    for r in data:   # short labels: the square size, or Bt
+        square = r["m"] == r["n"] == r["k"]
+        r["label"] = "%s %s" % (r["precision"], r["m"] if square else ("Bt" if "Bt" in r["shape"] else r["shape"]))
+    cases = list(dict.fromkeys(r["label"] for r in data))
+    strategies = list(dict.fromkeys(r["strategy"] for r in data))
+    hi = max(1.1, max(float(r["ratio"]) for r in data) * 1.1)
+    c = Chart("P7: gemm on the tensor cores, fraction of cuBLAS (same precision)", "precision, m x n x k",
+              "cuBLAS time / our time (higher is better)", None, 0, hi, xcats=cases)
+    width = c.pw / len(cases) * 0.7 / len(strategies)
+    for i, strategy in enumerate(strategies):
+        for r in data:
+            if r["strategy"] == strategy:
+                c.bar(r["label"], float(r["ratio"]), COLORS[i], width,
+                      (i - (len(strategies) - 1) / 2) * width)
+        c.key(COLORS[i], strategy)
+    c.hline(0.70, "#555", "target 0.70")
+    c.note("n x n x n, fp32 accumulators; Bt: 8192 x 1024 x 4096, B stored transposed; docs/data/gemm_tc.csv")
+    return c.svg()
+
+
+def sgemm_log(path):
+    """Rows of gemm_tc.csv from bench/sgemm's tensor-core rows (the default strategy's and mma.sync's)."""
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    w.writerow(["precision", "shape", "strategy", "m", "n", "k", "tflops", "cublas_tflops", "ratio"])
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\s*(TF32|BF16|FP16)( Bt)? (wgmma|mma\.sync)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+"
+                         r"([\d.]+)\s+([\d.]+)", line)
+            if m:
+                shape = "%sx%sx%s%s" % (m.group(4), m.group(5), m.group(6), " Bt" if m.group(2) else "")
+                w.writerow([m.group(1), shape, m.group(3)] + [m.group(i) for i in range(4, 10)])
+
+
 P12_LIMITS = [(1, 1.5), (2, 1.0), (4, 0.6)]
-PLOTS = {"host_copies.svg": host_copies, "ssb_sf20.svg": ssb, "fft_scaling.svg": fft}
+PLOTS = {"host_copies.svg": host_copies, "ssb_sf20.svg": ssb, "fft_scaling.svg": fft, "gemm_tc.svg": gemm_tc}
 
 
 def fft_log(paths):
@@ -227,6 +264,11 @@ def main(argv):
         if len(argv) < 2:
             sys.exit("usage: scripts/plots.py fft-log LOG...")
         fft_log(argv[1:])
+        return 0
+    if argv[:1] == ["sgemm-log"]:
+        if len(argv) != 2:
+            sys.exit("usage: scripts/plots.py sgemm-log LOG")
+        sgemm_log(argv[1])
         return 0
     check = argv[:1] == ["--check"]
     if argv and not check:
