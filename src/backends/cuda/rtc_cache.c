@@ -114,7 +114,7 @@ static void count(long *counter)
     pthread_mutex_unlock(&lock);
 }
 
-static int current_arch(const char *name, int *arch)
+int pa_cuda__current_arch(const char *name, int *arch)
 {
     int dev = 0, major = 0, minor = 0, st = pa_cuda__ready(name);
     cudaError_t e;
@@ -167,7 +167,7 @@ int pa_cuda__rtc_compile(const char *name, const char *source, const char *const
     /* arch 0 (or PA__ARCH_SPECIFIC alone): the current GPU's; the flag stays in arch, so in the key too */
     if ((arch & ~PA__ARCH_SPECIFIC) == 0) {
         int cur = 0;
-        if ((st = current_arch(name, &cur)) != PA_OK)
+        if ((st = pa_cuda__current_arch(name, &cur)) != PA_OK)
             return st;
         arch |= cur;
     }

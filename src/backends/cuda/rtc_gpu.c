@@ -37,16 +37,7 @@ static void encode_load(void)
 
 static int capability(int *cc)
 {
-    int dev = 0, major = 0, minor = 0, st = pa_cuda__ready("the GPU's compute capability");
-    cudaError_t e;
-    if (st != PA_OK)
-        return st;
-    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev)) != cudaSuccess)
-        return pa_cuda__fail(e, "the compute capability of GPU %d", dev);
-    *cc = major * 10 + minor;
-    return PA_OK;
+    return pa_cuda__current_arch("the Hopper gemm", cc);
 }
 
 static int load(const char *name, const char *source, const char *entry, int arch, void **fn)

@@ -40,6 +40,9 @@ uint64_t pa_cuda__fnv1a(uint64_t h, const void *data, size_t n);
 int pa_cuda__rtc_key_of(const char *source, const char *const *opts, int nopts, int arch, pa_cuda__rtc_key *out);
 
 /** Counts a module load (rtc_driver.c). */
+/** The current GPU's compute capability as major * 10 + minor in *arch (rtc_cache.c); name says who asks, for
+ *  the error message.  \return PA_OK, or the backend's error (no GPU, a failed CUDA call). */
+int pa_cuda__current_arch(const char *name, int *arch);
 void pa_cuda__rtc_count_load(void);
 /** Copies the counters. */
 void pa_cuda__rtc_get_stats(pa_cuda__rtc_stats *out);
