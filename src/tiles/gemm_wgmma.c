@@ -131,38 +131,45 @@ int pa__gemm_wgmma_plan(const pa_type *C, const pa_type *A, const pa_type *B, in
     return 1;
 }
 
+/* One wgmma's opening: the function's head (its parameters after the accumulators in params), the predicate on
+ * operand pred, the instruction and the nd accumulator operands %0 .. %nd-1. */
+static void emit_wgmma_head(pa__tbuf *b, const pa__wgmma_plan *p, const char *fn, const char *params, int pred)
+{
+    int nd = p->bn / 2;
+    const char *ty = p->shape == PA_MMA_M16N8K8_TF32 ? "tf32" : p->shape == PA_MMA_M16N8K16_BF16 ? "bf16" : "f16";
+    pa__tbuf_put(b, "static __device__ __forceinline__ void %s(float (&d)[%d], %s)\n{\n    asm volatile(\"{\\n.reg "
+                    ".pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n        \"wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {\"\n"
+                    "        \"", fn, nd, params, pred, p->bn, p->ks, ty, ty);
+    for (int i = 0; i < nd; i++)
+        pa__tbuf_put(b, "%%%d%s%s", i, i + 1 < nd ? ", " : "", (i + 1) % 16 == 0 && i + 1 < nd ? "\"\n        \"" : "");
+}
+
+/* The accumulators' bindings ("+f"(d[i])) after the instruction's text. */
+static void emit_wgmma_acc(pa__tbuf *b, int nd)
+{
+    for (int i = 0; i < nd; i++)
+        pa__tbuf_put(b, "\"+f\"(d[%d])%s%s", i, i + 1 < nd ? ", " : "", (i + 1) % 8 == 0 ? "\n          " : "");
+}
+
 /* The warpgroup MMA of the plan's precision over the whole 256 columns: d (128 registers) += A(da) B(db). */
 static void emit_wgmma(pa__tbuf *b, const pa__wgmma_plan *p)
 {
     int nd = p->bn / 2;
-    const char *ty = p->shape == PA_MMA_M16N8K8_TF32 ? "tf32" : p->shape == PA_MMA_M16N8K16_BF16 ? "bf16" : "f16";
-    pa__tbuf_put(b, "static __device__ __forceinline__ void pa_wgmma(float (&d)[%d], unsigned long long da, "
-                    "unsigned long long db)\n{\n    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n"
-                    "        \"wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {\"\n        \"",
-                 nd, nd + 2, p->bn, p->ks, ty, ty);
-    for (int i = 0; i < nd; i++)
-        pa__tbuf_put(b, "%%%d%s%s", i, i + 1 < nd ? ", " : "", (i + 1) % 16 == 0 && i + 1 < nd ? "\"\n        \"" : "");
+    emit_wgmma_head(b, p, "pa_wgmma", "unsigned long long da, unsigned long long db", nd + 2);
     if (p->shape == PA_MMA_M16N8K8_TF32)
         pa__tbuf_put(b, "}, %%%d, %%%d, p, 1, 1;\\n}\\n\"\n        : ", nd, nd + 1);
     else
         pa__tbuf_put(b, "}, %%%d, %%%d, p, 1, 1, 0, %d;\\n}\\n\"\n        : ", nd, nd + 1,
                      p->b.form == PA__WG_MNMAJOR);
-    for (int i = 0; i < nd; i++)
-        pa__tbuf_put(b, "\"+f\"(d[%d])%s%s", i, i + 1 < nd ? ", " : "", (i + 1) % 8 == 0 ? "\n          " : "");
+    emit_wgmma_acc(b, nd);
     pa__tbuf_put(b, "\n        : \"l\"(da), \"l\"(db), \"r\"(1));\n}\n");
     if (p->b.form != PA__WG_MNREG)
         return;
     /* the same with A from registers (four tf32 a thread: rows g and g + 8 of the warp's 16, columns t and t + 4) */
-    pa__tbuf_put(b, "static __device__ __forceinline__ void pa_wgmma_ra(float (&d)[%d], const unsigned (&a)[4], "
-                    "unsigned long long db)\n{\n    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n"
-                    "        \"wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {\"\n        \"",
-                 nd, nd + 5, p->bn, p->ks, ty, ty);
-    for (int i = 0; i < nd; i++)
-        pa__tbuf_put(b, "%%%d%s%s", i, i + 1 < nd ? ", " : "", (i + 1) % 16 == 0 && i + 1 < nd ? "\"\n        \"" : "");
+    emit_wgmma_head(b, p, "pa_wgmma_ra", "const unsigned (&a)[4], unsigned long long db", nd + 5);
     pa__tbuf_put(b, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1;\\n}\\n\"\n        : ", nd, nd + 1, nd + 2, nd + 3,
                  nd + 4);
-    for (int i = 0; i < nd; i++)
-        pa__tbuf_put(b, "\"+f\"(d[%d])%s%s", i, i + 1 < nd ? ", " : "", (i + 1) % 8 == 0 ? "\n          " : "");
+    emit_wgmma_acc(b, nd);
     pa__tbuf_put(b, "\n        : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db), \"r\"(1));\n}\n");
 }
 
