@@ -33,7 +33,7 @@ set -uo pipefail
 STEP_TABLE='
 info            gpu   120 -    tools/parray                                   device, parray info and calibrate
 tests           gpu   540 gpu  all                                            every suite (TESTS="a b": those)
-sanitize        gpu   900 gpu  tests/test_cuda_for,tests/test_plcuda_gpu,tests/test_cuda_copy,tests/test_cuda_devices,tests/test_query_ssb_gpu,tests/test_tiles_gpu,tests/test_tiles_mma_gpu,tests/test_cuda_map_source,tests/test_matrix_gpu,examples/pkufft?  compute-sanitizer memcheck, racecheck, synccheck, initcheck
+sanitize        gpu   900 gpu  tests/test_cuda_for,tests/test_plcuda_gpu,tests/test_cuda_copy,tests/test_cuda_devices,tests/test_query_ssb_gpu,tests/test_tiles_gpu,tests/test_tiles_mma_gpu,tests/test_cuda_map_source,tests/test_matrix_gpu,tests/test_matrix_knn_gpu,examples/pkufft?  compute-sanitizer memcheck, racecheck, synccheck, initcheck
 bench-copy      gpu   240 gpu  bench/copy_gpu                                 P1 P2 P3 (GPU1 rows with 2 GPUs)
 bench-map       gpu   120 gpu  bench/map_gpu                                  P5
 bench-kernels   gpu   120 gpu  bench/kernels                                  P6
@@ -236,7 +236,7 @@ step_sanitize() {
         [[ $tools == *" $tool "* ]] || continue
         sz=(compute-sanitizer --tool "$tool" --error-exitcode 9)
         [ "$tool" = racecheck ] && sz+=(--racecheck-report hazard)
-        for t in ${SANITIZE_TESTS:-tiles_gpu tiles_mma_gpu query_ssb_gpu cuda_copy cuda_map_source matrix_gpu}; do
+        for t in ${SANITIZE_TESTS:-tiles_gpu tiles_mma_gpu query_ssb_gpu cuda_copy cuda_map_source matrix_gpu matrix_knn_gpu}; do
             run 200 "$tool test_$t" env PA_TEST_SEED=42 CK_FORK=no "${sz[@]}" "$b/tests/test_$t"
         done
     done
