@@ -120,14 +120,14 @@ static void test_own_block(void)
  * layout is one affine sub-layout, whatever its innermost stride.  The fast FFT's exchange (section 7.2's S ->
  * TZ: Z gathered innermost, so the destination's innermost stride is a row) moves whole (Z, Y) planes of a
  * process: runs of N/P x N elements, not one element each.  Copied element by element at a small size, both
- * ways, then planned at 2^28 elements (declared only; a per-element plan would list 2^26 offsets per side and
- * rank).
+ * ways, then planned at 2^26 elements (declared only; a per-element plan would list 2^24 offsets per side and
+ * rank, in 2^26 steps).
  */
 static void test_runs(void)
 {
     char line[768];
     static const char *const cases[][3] = {{"FTZ", "FS", "16384"}, {"FS", "FTZ", "16384"},
-                                           {"FTZB", "FSB", "65536"}};
+                                           {"FTZB", "FSB", "16384"}};
     for (int i = 0; i < 3; i++) {
         const pa_type *dt = T(cases[i][0]), *st = T(cases[i][1]);
         if (!dt || !st)
@@ -354,7 +354,7 @@ int main(int argc, char **argv)
         "FS2 = [#M][#FD2]\n"
         "FT2 = [[#FD2_1_0][#M][#FD2_0][#FD2_1_1]]\n"
         "FTZ = [[#FD_1_1][#M][#FD_0][#FD_1_0]]\n"  /* the fast form's TZ (pkufft_steps.c) */
-        "FDB = paged int [64][[1024][1024]]\n"
+        "FDB = paged int [16][[1024][1024]]\n"
         "FSB = [#M][#FDB]\n"
         "FTZB = [[#FDB_1_1][#M][#FDB_0][#FDB_1_0]]\n");
     MCK(st == PA_OK, "declarations: %s", pa_last_error());
