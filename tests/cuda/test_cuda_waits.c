@@ -7,7 +7,7 @@
  *   - pa_copy_async on the default stream, for copies that wait (host to host, pageable to dmem and back);
  *   - pa_copy between dmem and the host after a kernel wrote the source;
  *   - pa_cuda_for, pa_cuda_map;
- *   - pa_gemm_dmem ("Waits for the result");
+ *   - pa_gemm_dmem ("Waits for the result"), in fp32 and on the tensor cores;
  *   - pa_ssb_gpu_run (its ms runs until the last kernel finished) and pa_ssb_gpu_result after a launch.
  * The spin is checked to be still running right after it is queued, so that each check can fail.  A trap makes
  * the CUDA context unusable: every test runs in its own process (Check's fork).  Without a GPU the suite exits
@@ -20,6 +20,7 @@
 #include <cuda_runtime_api.h>
 
 #include "testutil.h"
+#include <parray/float16.h>
 #include <parray/gputile.h>
 #include <parray/ssb.h>
 #include "waits_sources.h"
@@ -255,6 +256,41 @@ START_TEST(gemm_waits)
 }
 END_TEST
 
+/* The tensor cores' pa_gemm_dmem (half operands: on a Hopper GPU the wgmma strategy, whose tensor maps and
+ * scratch are set up per call, else mma.sync) waits as the fp32 one does: C = 2 A B for A (128 x 64) picking row
+ * i % 64 of B (64 x 256, B[k][j] = (k + j) % 32, exact in half), queued behind the spin. */
+START_TEST(gemm_tensor_cores_wait)
+{
+    fixture f;
+    setup_fixture(&f);
+    PA_CK_OK(pa_declare_text(f.s, "parray dmem half [128][64] TA; parray dmem half [64][256] TB; "
+                                  "parray dmem float [128][256] TC;"));
+    const pa_type *A = pa_type_get(f.s, "TA"), *B = pa_type_get(f.s, "TB"), *C = pa_type_get(f.s, "TC");
+    uint16_t *ha = malloc(128 * 64 * sizeof *ha), *hb = malloc(64 * 256 * sizeof *hb);
+    float *hc = malloc(128 * 256 * sizeof *hc);
+    void *a = pa_create(A), *b = pa_create(B), *c = pa_create(C);
+    ck_assert_msg(ha && hb && hc && a && b && c, "%s", pa_last_error());
+    for (int i = 0; i < 128 * 64; i++)
+        ha[i] = pa_half_from_float(i % 64 == (i / 64) % 64 ? 1.0f : 0.0f);
+    for (int i = 0; i < 64 * 256; i++)
+        hb[i] = pa_half_from_float((float)((i / 256 + i % 256) % 32));
+    ck_assert_int_eq(cudaMemcpy(a, ha, 128 * 64 * sizeof *ha, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(b, hb, 64 * 256 * sizeof *hb, cudaMemcpyHostToDevice), cudaSuccess);
+    PA_CK_OK(pa_gemm_dmem(C, c, A, a, B, b, 1.0, 0.0));   /* compiled and run once: below, a launch and a wait */
+    ck_assert_int_eq(cudaMemset(c, 0, 128 * 256 * sizeof(float)), cudaSuccess);
+    queue_spin(&f);
+    PA_CK_OK(pa_gemm_dmem(C, c, A, a, B, b, 2.0, 0.0));
+    assert_done(&f, "pa_gemm_dmem (half operands, tensor cores)");
+    ck_assert_int_eq(cudaMemcpy(hc, c, 128 * 256 * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int i = 0; i < 128 * 256; i++)
+        ck_assert_msg(hc[i] == 2.0f * (float)((i / 256 % 64 + i % 256) % 32), "C[%d][%d] = %g", i / 256, i % 256,
+                      hc[i]);
+    pa_destroy(A, a), pa_destroy(B, b), pa_destroy(C, c);
+    free(ha), free(hb), free(hc);
+    teardown_fixture(&f);
+}
+END_TEST
+
 START_TEST(gemm_reports_fault_before)
 {
     fixture f;
@@ -372,6 +408,7 @@ int main(void)
     tcase_add_test(tc, cuda_map_waits);
     tcase_add_test(tc, cuda_map_reports_fault);
     tcase_add_test(tc, gemm_waits);
+    tcase_add_test(tc, gemm_tensor_cores_wait);
     tcase_add_test(tc, gemm_reports_fault_before);
     tcase_add_test(tc, gemm_reports_fault_inside);
     tcase_add_test(tc, ssb_run_waits);
