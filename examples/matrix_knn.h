@@ -206,6 +206,20 @@ static int knn_register(const knn_shape *s, pa_kernel **out)
 }
 
 /* The same search on the CPU for host matrices: nq x k indices, ties to the lower index. */
+/* Inserts (d, i) into a list of the k best (bd ascending, ties to the lower index), dropping the last. */
+static inline void knn_list_insert(float *bd, int *bi, int k, float d, int i)
+{
+    for (int r = 0; r < k; r++)
+        if (d < bd[r] || (d == bd[r] && i < bi[r])) {
+            float td = bd[r];
+            int ti = bi[r];
+            bd[r] = d;
+            bi[r] = i;
+            d = td;
+            i = ti;
+        }
+}
+
 static pa_matrix *knn_cpu(const pa_matrix *data, const pa_matrix *query, int k)
 {
     int n = data->height, nq = query->height, d = data->width;
@@ -226,17 +240,7 @@ static pa_matrix *knn_cpu(const pa_matrix *data, const pa_matrix *query, int k)
                 float x = Q[(long)j * nq + q] - X[(long)j * n + i];
                 dist += x * x;
             }
-            float cd = dist;
-            int ci = i;
-            for (int r = 0; r < k; r++)
-                if (cd < bd[r] || (cd == bd[r] && ci < bi[r])) {
-                    float td = bd[r];
-                    int ti = bi[r];
-                    bd[r] = cd;
-                    bi[r] = ci;
-                    cd = td;
-                    ci = ti;
-                }
+            knn_list_insert(bd, bi, k, dist, i);
         }
         for (int r = 0; r < k; r++)
             out[(long)r * nq + q] = bi[r];

@@ -46,17 +46,7 @@ static pa_matrix *knn_tf32_model(const pa_matrix *data, const pa_matrix *query, 
                 dot += mx_tf32_truncate(Q[(int64_t)j * nq + q]) * mx_tf32_truncate(x);
                 xn += x * x;
             }
-            float s = xn + -2.0f * dot;
-            int ci = (int)i;
-            for (int r = 0; r < k; r++)
-                if (s < bd[r] || (s == bd[r] && ci < bi[r])) {
-                    float td = bd[r];
-                    int ti = bi[r];
-                    bd[r] = s;
-                    bi[r] = ci;
-                    s = td;
-                    ci = ti;
-                }
+            knn_list_insert(bd, bi, k, xn + -2.0f * dot, (int)i);
         }
         for (int r = 0; r < k; r++)
             out[(int64_t)r * nq + q] = bi[r];
