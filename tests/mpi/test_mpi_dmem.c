@@ -150,6 +150,8 @@ static void test_pkufft(void)
 {
     check("FT", "dmem", "FS", "dmem");       /* listing 46's all-to-all and its way back */
     check("FS", "dmem", "FT", "dmem");
+    check("FTZ", "dmem", "FS", "dmem");      /* the fast form's (pkufft.h): the transposition in the exchange */
+    check("FS", "dmem", "FTZ", "dmem");
 }
 
 /* The same copy repeated (the plan and its buffers from the cache) with different data each time. */
@@ -175,6 +177,13 @@ static void test_route(void)
         MCK(route && strstr(route, "NCCL"), "expected the NCCL route: %s", buf);
     if (want && strcmp(want, "0") == 0)   /* NCCL cannot be loaded (mpi_dmem_nccl_missing): another route */
         MCK(route && !strstr(route, "NCCL"), "expected a route other than NCCL's: %s", buf);
+    /* on the peer route both FFT exchanges split into one layout per peer: each is unpacked as it is read */
+    const char *pairs[2][2] = {{"FT", "FS"}, {"FTZ", "FS"}};
+    for (int i = 0; i < 2 && route && strstr(route, "(peer") && pa_mpi__env_on("PA_MPI_PULLS", NULL); i++) {
+        MCK(pa_copy_explain(T(pairs[i][0]), T(pairs[i][1]), buf, sizeof buf) >= 0, "explain: %s", pa_last_error());
+        MCK(strstr(buf, "unpacked as it is read") != NULL, "%s <- %s: expected the pulls: %s", pairs[i][0],
+            pairs[i][1], buf);
+    }
 }
 
 /* The NCCL route's constants (cost_nccl.c, run by pa_cost_calibrate after the MPI ones): measured on the route's
@@ -237,7 +246,8 @@ int main(int argc, char **argv)
         "T36 = [[#M2_1][#D36_0]][[#M2_0][#D36_1]]\n"
         "SL = dmem int [2][[8][8]]\n"              /* N = 8 over 4 processes: 2 planes of 8 x 8 each */
         "FS = [#M][#SL]\n"
-        "FT = [[#SL_1_0][#M][#SL_0][#SL_1_1]]\n");
+        "FT = [[#SL_1_0][#M][#SL_0][#SL_1_1]]\n"
+        "FTZ = [[#SL_1_1][#M][#SL_0][#SL_1_0]]\n");   /* the fast form's S -> TZ: Z gathered innermost */
     MCK(st == PA_OK, "declarations: %s", pa_last_error());
     if (pa_mpi_rank() == 0)
         printf("PA_MPI_CUDA_AWARE=%s PA_MPI_PEER=%s\n", getenv("PA_MPI_CUDA_AWARE") ? getenv("PA_MPI_CUDA_AWARE")

@@ -10,8 +10,9 @@
  *    (peer access, enabled on first use for the pair), the executor reads the source directly; otherwise the
  *    source's extent is first copied into a buffer on the destination's GPU (cudaMemcpyPeer), and the executor
  *    reads that copy.  The buffer is the copy's own and is freed before the call returns.
- * The queued variants run on the caller's stream only when everything is on the current GPU; otherwise they
- * wait for the stream and run synchronously (a stream belongs to one GPU).
+ * The queued variants run on the caller's stream when everything is on the current GPU, or when the destination
+ * is and the current GPU may map the source's; otherwise they wait for the stream and run synchronously (a
+ * stream belongs to one GPU).
  */
 #include "cuda_backend.h"
 
@@ -141,11 +142,16 @@ int pa_cuda__on_devices(const pa__plan *p, void *dst, const void *src, pa_cuda__
 int pa_cuda__on_devices_async(const pa__plan *p, void *dst, const void *src, void *stream,
                               pa_cuda__exec_async_fn queue, pa_cuda__exec_fn run)
 {
-    int cur, ddev, sdev, st;
+    int cur, ddev, sdev, st, can = 0;
     if (!elsewhere(p, dst, src, &cur, &ddev, &sdev, &st))
         return queue(p, dst, src, stream);
     if (st != PA_OK)
         return st;
+    /* the destination on the current GPU (whose stream this is) and the source on one it may map: queued, the
+     * kernels reading the source over the link (the MPI backend's pulls from other processes' buffers) */
+    if (ddev == cur && sdev >= 0 && cudaDeviceCanAccessPeer(&can, cur, sdev) == cudaSuccess && can &&
+        enable_peer(cur, sdev) == PA_OK)
+        return queue(p, dst, src, stream);
     st = pa_cuda__stream_wait(stream);
     return st != PA_OK ? st : pa_cuda__on_devices(p, dst, src, run);
 }

@@ -317,6 +317,8 @@ int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)
         int n = 0;
         if (p->route == PA_MPI__ROUTE_NCCL)
             n = pa_mpi__nccl_explain(p, detail, sizeof detail);
+        else if (p->route == PA_MPI__ROUTE_PEER)
+            n = pa_mpi__peer_explain(p, detail, sizeof detail);
         n = n < 0 ? 0 : n;
         if (p->route_ns >= 0 && (size_t)n < sizeof detail)
             n += snprintf(detail + n, sizeof detail - (size_t)n, ", predicted %.3g us", p->route_ns * 1e-3);

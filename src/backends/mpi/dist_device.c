@@ -8,8 +8,9 @@
  *  - "device buffers to MPI" where MPI moves device memory (Open MPI built with CUDA: MPIX_Query_cuda_support()
  *    says so at run time); a contiguous device side is then handed to MPI in place, others are packed on the
  *    GPU into a device buffer;
- *  - "copies between the processes' device buffers" for an all-to-all whose processes share one host
- *    (dist_peer.c), where MPI does not move device memory (PA_MPI_PEER=0 turns it off);
+ *  - "pulls from the processes' device send buffers" for an all-to-all whose processes share one host
+ *    (dist_peer.c): each process reads its blocks out of the others' packed send buffers, unpacking as it
+ *    reads (PA_MPI_PEER=0 turns it off);
  *  - "NCCL between the processes' GPUs" (dist_nccl.c) where both sides are dmem and NCCL is there;
  *  - "staged through pinned host buffers" otherwise: the pack plan moves the device side into a pinned buffer
  *    (the layout change happens on the GPU, then one DMA), MPI moves host memory, the unpack plan moves the
@@ -50,7 +51,7 @@ const char *pa_mpi__route_name(pa_mpi__route r)
 {
     static const char *const names[] = {"host memory", "device buffers to MPI (CUDA-aware MPI)",
                                         "device memory staged through pinned host buffers",
-                                        "copies between the processes' device buffers (peer, one host)",
+                                        "pulls from the processes' device send buffers (peer, one host)",
                                         "shared memory: packed by the senders, unpacked by the receivers (one host)",
                                         "NCCL between the processes' GPUs"};
     return names[r];
@@ -131,7 +132,9 @@ int pa_mpi__buffer_plans(pa_mpi__dplan *p)
             (st = buffer_alloc(p, 0, p->nsend)) != PA_OK)
             return st;
     }
-    if (p->nrecv > 0 && !p->recv_direct) {
+    if (p->route == PA_MPI__ROUTE_PEER && (st = pa_mpi__peer_prepare(p)) != PA_OK)   /* dist_peer.c */
+        return st;
+    if (p->nrecv > 0 && !p->recv_direct && !p->pulls) {   /* the pulls unpack as they read */
         dense = pa__layout_dense(p->nrecv);
         if ((st = pa__plan_get(&p->recv_l, &dense, p->elm, p->recv_mem, p->buf_mem[1], &p->unpack)) != PA_OK ||
             (st = buffer_alloc(p, 1, p->nrecv)) != PA_OK)

@@ -97,6 +97,8 @@ typedef struct pa_mpi__dplan {
     double route_ns, route_next_ns;  /* the chosen device route's estimate, the runner-up's (dist_route.c) */
     int route_next;                  /* the runner-up route, -1 when none */
     void **peer_sbuf;                /* PEER: every process's send buffer, mapped here (NULL before the first run) */
+    struct pa_mpi__pulls *pulls;     /* PEER: every peer's block pulled and unpacked in one pass (dist_peer.c),
+                                        NULL where a block is not one layout (copied whole, then unpacked) */
     pa__layout send_l, recv_l;
     pthread_mutex_t run_lock;        /* copies through the same buffers from several threads take turns */
     int64_t *tables[2];              /* gather tables of send_l and recv_l when not affine */
@@ -240,7 +242,14 @@ int pa_mpi__peer_possible(const pa_mpi__dplan *p);
 /** Runs a PEER plan (collective); at its first run it maps the other processes' send buffers, or remakes the
  *  plan for the staged route where that is not possible on every process.  \return PA_OK or an error. */
 int pa_mpi__peer_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src);
-/** Unmaps the other processes' send buffers. */
+/** 1 when every peer's block of p's receive layout is one layout (the pulls can unpack it as they read). */
+int pa_mpi__peer_pullable(const pa_mpi__dplan *p);
+/** Makes a PEER plan's pulls where every peer's block of the receive layout is one layout (then the plan needs
+ *  no receive buffer): p->pulls stays NULL otherwise.  \return PA_OK or an error (the planner's, no memory). */
+int pa_mpi__peer_prepare(pa_mpi__dplan *p);
+/** The peer route's words for explanations (pulls or whole copies).  \return as snprintf. */
+int pa_mpi__peer_explain(const pa_mpi__dplan *p, char *buf, size_t len);
+/** Unmaps the other processes' send buffers and frees the pulls. */
 void pa_mpi__peer_free(pa_mpi__dplan *p);
 
 /* ---- what the one-host routes share (dist_node.c) -------------------------------------------------------- */
