@@ -6,6 +6,8 @@
  *   fft        the manual's PKUFFT exchange (listing 46: S = [#M][#DSL] to T = [[#DSL_1_0][#M][#DSL_0]
  *              [#DSL_1_1]] over float2 slabs [N/P][N][N]): a transposition of rows fused into the all-to-all
  *                                                                 vs  the same all-to-all of contiguous blocks
+ *   fft-tz     the fast form's exchange (pkufft.h: to TZ = [[#DSL_1_1][#M][#DSL_0][#DSL_1_0]], Z gathered
+ *              innermost): a transposition of single elements fused in                vs  the same
  *   scatter    dmem float [P][n] on rank 0 to [#M][#S_1]         vs  ncclSend from rank 0, ncclRecv elsewhere
  *   sendrecv   rank 0's dmem array to rank 1's                   vs  ncclSend / ncclRecv
  * Every sample starts after a barrier; its time is the slowest rank's.  Ours and NCCL's alternate (which goes
@@ -13,7 +15,8 @@
  * exchanges and 0.85 for the fused layout change.  Our results are checked element by element against the host
  * route's copy of the same types (paged memory, MPI), which the MPI suites check against the reference offsets.
  *     mpirun -np P build/bench/gpu_dist [--quick] [--reps R] [--fft N ...]
- * Prints the route each copy took (pa_copy_explain).  Skips (77) without a GPU, NCCL or 2 processes.
+ * Prints the route each copy took (pa_copy_explain); PA_MPI_ROUTE=peer runs every row on the peer route's pulls
+ * instead (NCCL stays the anchor).  Skips (77) without a GPU, NCCL or 2 processes.
  * NCCL is linked here directly (the library loads it at run time).
  */
 #include <cuda_runtime.h>
@@ -203,8 +206,9 @@ static void plain_rows(pa_scope *parent, long n, int checked)
     pa_scope_destroy(sc);
 }
 
-/* The PKUFFT exchange at size N (float2 slabs of N/P planes), against NCCL's all-to-all of the same bytes. */
-static void fft_row(pa_scope *parent, long N, int checked)
+/* The PKUFFT exchange at size N (float2 slabs of N/P planes), against NCCL's all-to-all of the same bytes: the
+ * listing's S -> T (tz 0), or the fast form's S -> TZ (tz 1: Z gathered innermost, pkufft.h). */
+static void fft_row(pa_scope *parent, long N, int checked, int tz)
 {
     char text[1024];
     pa_scope *sc;
@@ -212,14 +216,15 @@ static void fft_row(pa_scope *parent, long N, int checked)
     snprintf(text, sizeof text,
              "parray mpi [%d] M\n"
              "parray dmem float2 [%ld][[%ld][%ld]] DSL\nparray paged float2 [%ld][[%ld][%ld]] HSL\n"
-             "parray [#M][#DSL] S\nparray [[#DSL_1_0][#M][#DSL_0][#DSL_1_1]] T\n"
-             "parray [#M][#HSL] HS\nparray [[#HSL_1_0][#M][#HSL_0][#HSL_1_1]] HT\n",
-             nprocs, N / nprocs, N, N, N / nprocs, N, N);
+             "parray [#M][#DSL] S\nparray [#M][#HSL] HS\n%s",
+             nprocs, N / nprocs, N, N, N / nprocs, N, N,
+             tz ? "parray [[#DSL_1_1][#M][#DSL_0][#DSL_1_0]] T\nparray [[#HSL_1_1][#M][#HSL_0][#HSL_1_0]] HT\n"
+                : "parray [[#DSL_1_0][#M][#DSL_0][#DSL_1_1]] T\nparray [[#HSL_1_0][#M][#HSL_0][#HSL_1_1]] HT\n");
     PK(pa_declare_text(sc, text));
     size_t floats = 2 * (size_t)(N / nprocs) * (size_t)N * (size_t)N;
     void *s = dev_alloc(floats * 4), *d = dev_alloc(floats * 4);
     char name[32];
-    snprintf(name, sizeof name, "fft N=%ld", N);
+    snprintf(name, sizeof name, "%s N=%ld", tz ? "fft-tz" : "fft", N);
     bcase c = {name, pa_type_get(sc, "T"), pa_type_get(sc, "S"), pa_type_get(sc, "HT"), pa_type_get(sc, "HS"),
                d, s, {0, s, d, floats * 4 / (size_t)nprocs}, 0.85};
     row(&c, floats * 4, floats, floats, checked);
@@ -280,7 +285,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < (quick ? 2 : 3); i++)
         plain_rows(sc, sizes[i] / (i == 2 ? nprocs : 1), sizes[i] <= (1L << 20));
     for (int i = 0; i < (quick ? 0 : nfft); i++)
-        fft_row(sc, ffts[i], ffts[i] <= 256);
+        for (int tz = 0; tz < 2; tz++)
+            fft_row(sc, ffts[i], ffts[i] <= 256, tz);
     pa_scope_destroy(sc);
     ncclCommDestroy(nccl);
     cudaStreamDestroy(stream);

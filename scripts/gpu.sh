@@ -362,6 +362,10 @@ step_bench_gpu_dist() {
         [ -x "$b/bench/gpu_dist" ] || [ "$dry" = 1 ] &&
             run 120 "gpu_dist P=$p (P18)" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE "$b/bench/gpu_dist" \
                 "${extra[@]}"
+        # the same rows on the peer route's pulls (each process unpacks the others' blocks as it reads them)
+        [ -x "$b/bench/gpu_dist" ] || [ "$dry" = 1 ] &&
+            run 120 "gpu_dist P=$p, the pulls (PA_MPI_ROUTE=peer)" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE \
+                -x PA_MPI_ROUTE=peer "$b/bench/gpu_dist" --fft 512 1024
         run 120 "mpi_copy P=$p" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE "$b/bench/mpi_copy"
         run 200 "fft --route=device N=${sizes[*]} P=$p (P12)" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE \
             -x PA_MPI_TIMES=1 "$b/bench/fft" --route=device --repeats="${FFT_REPEATS:-5}" "${sizes[@]}"
@@ -370,6 +374,9 @@ step_bench_gpu_dist() {
                 -x NCCL_NVLS_ENABLE "$b/bench/fft" --fast-only --groups="$g" --repeats="${FFT_REPEATS:-5}" \
                 "${sizes[@]}"
         done
+        run 120 "fft --fast-only N=${sizes[*]} P=$p on the pulls (PA_MPI_ROUTE=peer, P12)" "${mpi_gpu[@]}" -np "$p" \
+            -x NCCL_NVLS_ENABLE -x PA_MPI_ROUTE=peer "$b/bench/fft" --fast-only --repeats="${FFT_REPEATS:-5}" \
+            "${sizes[@]}"
     done
 }
 
