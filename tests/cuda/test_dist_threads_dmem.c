@@ -2,7 +2,8 @@
  * The all-to-all between threads over device memory (manual section 1.4: data over n GPUs exchanged by n CPU
  * threads).  Four pthd threads each own a column of a 16x4 matrix in dmem on GPU tid mod (number of GPUs), and
  * exchange it into rows (and back) with one collective pa_copy per thread; with several GPUs the pulls are
- * copies between GPUs.  Also an uneven pair (block of 13 <-> cyclic(2) over 3 threads).  Each thread moves its
+ * copies between GPUs.  Also an uneven pair (block of 13 <-> cyclic(2) over 3 threads), and the transposition at
+ * 2^21 x 4, large enough for the pulls to be queued on several streams at once.  Each thread moves its
  * arrays to and from the host with ordinary copies; the host checks every element.  Without a GPU (or the
  * CUDA backend) the suite exits 77 (skipped).
  */
@@ -15,7 +16,9 @@
 #include "testutil.h"
 
 static pa_scope *scope;
-static int host_in[4][16], host_out[4][16], device[4];
+static int *host_in[4], *host_out[4], device[4];
+static int len = 16;   /* elements of every thread's local arrays on the host */
+static int scale = 1000;   /* host_in[t][j] = scale t + j: unique while j < scale */
 static const char *from, *to, *from_local, *to_local, *from_host, *to_host;
 
 static int exchange(pa_ctx *ctx, void *arg)
@@ -49,8 +52,11 @@ static void run(const char *text, const char *thr, int (*want)(int t, int j, int
     PA_CK_OK(pa_declare_text(scope, text));
     for (int t = 0; t < 4; t++) {
         device[t] = -1;
-        for (int j = 0; j < 16; j++)
-            host_in[t][j] = 1000 * t + j, host_out[t][j] = -1;
+        host_in[t] = malloc((size_t)len * sizeof(int));
+        host_out[t] = malloc((size_t)len * sizeof(int));
+        ck_assert(host_in[t] && host_out[t]);
+        for (int j = 0; j < len; j++)
+            host_in[t][j] = scale * t + j, host_out[t][j] = -1;
     }
     const pa_type *threads = pa_type_get(scope, thr);
     PA_CK_OK(pa_for(threads, exchange, NULL, 0));
@@ -65,11 +71,15 @@ static void run(const char *text, const char *thr, int (*want)(int t, int j, int
             spanned > 1 ? ": the pulls crossed GPUs" : "");
     ck_assert_int_eq(spanned, n < ngpu ? n : ngpu);
     for (int t = 0; t < 4; t++)
-        for (int j = 0; j < 16; j++) {
+        for (int j = 0; j < len; j++) {
             int ok = 0, w = want(t, j, &ok);
             if (ok)
                 ck_assert_msg(host_out[t][j] == w, "thread %d element %d: %d, expected %d", t, j, host_out[t][j], w);
         }
+    for (int t = 0; t < 4; t++) {
+        free(host_in[t]);
+        free(host_out[t]);
+    }
     pa_scope_destroy(scope);
 }
 
@@ -84,9 +94,28 @@ static int want_rows(int t, int j, int *ok)
 
 START_TEST(test_columns_to_rows)
 {
+    len = 16, scale = 1000;
     from = "COLS", to = "ROWS", from_local = "LD", to_local = "LD", from_host = "LH", to_host = "LH";
     run("P = pthd [4]\nLD = dmem int [16]\nLH = paged int [16]\nCOLS = [#LD][#P]\nROWS = [#P][#LD]", "P",
         want_rows);
+}
+END_TEST
+
+/* The same transposition of a (2^21 x 4) int matrix: every thread receives 2 MiB from each of the four, which
+ * the pulls queue on several streams at once (copy_exchange.c, from 4 MiB a thread). */
+static int want_rows_large(int t, int j, int *ok)
+{
+    int f = len * t + j;
+    *ok = 1;
+    return scale * (f % 4) + f / 4;
+}
+
+START_TEST(test_columns_to_rows_large)
+{
+    len = 1 << 21, scale = 1 << 24;
+    from = "COLS", to = "ROWS", from_local = "LD", to_local = "LD", from_host = "LH", to_host = "LH";
+    run("P = pthd [4]\nLD = dmem int [2097152]\nLH = paged int [2097152]\nCOLS = [#LD][#P]\nROWS = [#P][#LD]", "P",
+        want_rows_large);
 }
 END_TEST
 
@@ -100,6 +129,7 @@ static int want_cyclic(int t, int j, int *ok)
 
 START_TEST(test_uneven)
 {
+    len = 16, scale = 1000;
     from = "U", to = "V", from_local = "LB", to_local = "LC", from_host = "HB", to_host = "HC";
     run("P = pthd [3]\nLB = dmem int [5]\nHB = paged int [5]\nLC = dmem int [3][2]\nHC = paged int [6]\n"
         "U = [13 # [#P][#LB]]\nV = [13 # [#LC_0][#P][#LC_1]]", "P", want_cyclic);
@@ -118,6 +148,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_columns_to_rows);
     tcase_add_test(tc, test_uneven);
+    tcase_add_test(tc, test_columns_to_rows_large);
     suite_add_tcase(s, tc);
     return pa_test_run(s);
 }

@@ -8,7 +8,8 @@
  * CUDA backend, device memory (dmem: each thread's arrays on its GPU; the copies between GPUs are peer copies
  * or staged, as pa_copy between two GPUs is).  Where every thread's arrays are on a GPU of its own, the exchange
  * is first offered to the NCCL route (copy_exchange_gpu.c), which takes it when NCCL is usable and predicted
- * cheaper; else the pulls below run.
+ * cheaper; else the pulls below run: into device memory, from 4 MiB up, all sources at once on up to four streams
+ * of the thread's GPU (each plan's kernel reading its source's GPU directly), else one source after another.
  *
  * A thread's plan is one host (or CUDA) plan per source thread it receives from, made from the lists of its
  * elements' local offsets (O(size) the first time), cached per thread (keyed by the splits, and by the types'
@@ -158,6 +159,65 @@ static int plan_for(const pa__dist_split *d, const pa__dist_split *s, size_t elm
     return PA_OK;
 }
 
+#define PULL_STREAMS 4
+#define PULL_QUEUED_BYTES (4 << 20)   /* below this a thread's pulls run one after another (no streams made) */
+
+/* One source thread's part, or why it cannot be pulled. */
+static int part_source(const xpart *x, const void *const *table, const void *dst, const char *names, int64_t tid,
+                       const void **from)
+{
+    *from = table[x->from];
+    if (dst && *from)
+        return PA_OK;
+    return pa__err(PA_ERR_INVAL, "copy %s: thread %lld receives %lld elements from thread %lld, but %s array is "
+                   "NULL", names, (long long)tid, (long long)x->count, (long long)x->from,
+                   !dst ? "its destination" : "that thread's source");
+}
+
+/* A device destination's pulls of at least PULL_QUEUED_BYTES from several threads: every part queued at once on
+ * up to PULL_STREAMS streams of this thread's GPU (after its earlier work on the legacy default stream), each
+ * reading its source's GPU over the link, then waited for.  \return PA_OK, the first error, or 1 when no streams
+ * could be had (nothing queued: the caller pulls one part after another). */
+static int pull_queued(const xplan *p, void *dst, const void *const *table, size_t elm, const char *names,
+                       int64_t tid)
+{
+    int64_t bytes = 0;
+    for (int i = 0; i < p->nparts; i++)
+        bytes += p->part[i].count * (int64_t)elm;
+    if (p->nparts < 2 || bytes < PULL_QUEUED_BYTES)
+        return 1;
+    const pa__async_ops *as = pa__backends_async("all-to-all between threads: queued pulls");
+    void *stream[PULL_STREAMS] = {NULL}, *start = NULL;
+    int n = p->nparts < PULL_STREAMS ? p->nparts : PULL_STREAMS, st = as ? as->event_new(&start) : 1;
+    for (int i = 0; i < n && st == PA_OK; i++)
+        st = as->stream_new(&stream[i]);
+    if (st == PA_OK)
+        st = as->record(start, NULL);
+    for (int i = 0; i < n && st == PA_OK; i++)
+        st = as->wait(stream[i], start);
+    if (st != PA_OK) {   /* no streams here: nothing was queued */
+        st = 1;
+        goto done;
+    }
+    for (int i = 0; i < p->nparts && st == PA_OK; i++) {
+        const xpart *x = &p->part[i];
+        const void *from;
+        if ((st = part_source(x, table, dst, names, tid, &from)) == PA_OK)
+            st = pa__plan_exec_async(x->plan, dst, x->dbase, from, x->sbase, stream[i % n]);
+    }
+    for (int i = 0; i < n; i++) {   /* every stream, failed or not: nothing may still run after the barrier */
+        int wst = pa__stream_wait(stream[i]);
+        st = st != PA_OK ? st : wst;
+    }
+done:
+    for (int i = 0; i < n; i++)
+        if (stream[i])
+            as->stream_free(stream[i]);
+    if (start)
+        as->event_free(start);
+    return st;
+}
+
 /* The thread array's table of published source arrays (one slot per thread), made on first use. */
 static const void **slots(pa__launch *l)
 {
@@ -190,14 +250,12 @@ int pa__pthd_exchange(const pa__dist_split *d, const pa__dist_split *s, size_t e
     st = plan_for(d, s, elm, tid, n, dser, sser, &p);
     table[tid] = src;
     pa_sync((pa_ctx *)ctx, "");
-    for (int i = 0; st == PA_OK && i < p->nparts; i++) {
+    int queued = st == PA_OK && device_ops(d) ? pull_queued(p, dst, table, elm, names, tid) : 1;
+    st = queued != 1 ? queued : st;
+    for (int i = 0; st == PA_OK && queued == 1 && i < p->nparts; i++) {
         const xpart *x = &p->part[i];
-        const void *from = table[x->from];
-        if (!dst || !from)
-            st = pa__err(PA_ERR_INVAL, "copy %s: thread %lld receives %lld elements from thread %lld, but %s "
-                         "array is NULL", names, (long long)tid, (long long)x->count, (long long)x->from,
-                         !dst ? "its destination" : "that thread's source");
-        else
+        const void *from;
+        if ((st = part_source(x, table, dst, names, tid, &from)) == PA_OK)
             st = pa__plan_exec(x->plan, dst, x->dbase, from, x->sbase);
     }
     pa_sync((pa_ctx *)ctx, "");

@@ -229,7 +229,9 @@ static int make(const pa__dist_split *d, const pa__dist_split *s, size_t elm, in
     double b = (double)p->busiest;
     int chunks = (int)(b / (double)PA__CHUNK_BYTES) + 1;
     p->ns_nccl = cm->gpu_nccl_latency * (chunks < MAX_CHUNKS ? chunks : MAX_CHUNKS) + b / cm->gpu_nccl_bw;
-    p->ns_pull = (double)(n - 1) * cm->gpu_call + b / cm->gpu_peer_bw;   /* a synchronous copy per source */
+    /* the pulls (copy_exchange.c): from 4 MiB all sources at once on streams made for the call, else a
+     * synchronous copy per source */
+    p->ns_pull = (b >= (double)(4 << 20) ? 3 * cm->gpu_call : (double)(n - 1) * cm->gpu_call) + b / cm->gpu_peer_bw;
     snprintf(p->route, sizeof p->route, "%s", "");
     *out = p;
     return PA_OK;
