@@ -154,6 +154,40 @@ static void test_pkufft(void)
     check("FS", "dmem", "FTZ", "dmem");
 }
 
+/* The fast form's exchange in place: one device array per rank is both the source (FS) and the destination
+ * (FTZ), so no process may read a peer's array where it is (the peer route packs first); every element checked
+ * against the values the source held. */
+static void test_in_place(void)
+{
+    const pa_type *dt = T("FTZ"), *st = T("FS");
+    int me = pa_mpi_rank(), bad = 0;
+    side x = {0};
+    MCK(mv_local_len(dt) == mv_local_len(st), "FTZ and FS differ in local length");
+    if (side_open(&x, st, "dmem") != PA_OK) {
+        MCK(0, "allocation: %s", pa_last_error());
+        side_close(&x);
+        return;
+    }
+    for (int64_t o = 0; o < x.len; o++)
+        x.host[o] = mv_encode(me, o);
+    MCK_OK(to_device(&x));
+    int rc = pa_copy(dt, x.ptr, st, x.ptr);
+    MCK(rc == PA_OK, "FTZ <- FS in place: %s: %s", pa_status_name(rc), pa_last_error());
+    MCK_OK(from_device(&x));
+    for (int64_t k = 0; rc == PA_OK && k < pa_size(dt) && bad < 5; k++) {
+        if (pa_offset_on(dt, PA_ON_THREAD, k) != me)
+            continue;
+        int64_t ld = pa_offset_on(dt, PA_ON_LOCAL, k);
+        int want = mv_encode(pa_offset_on(st, PA_ON_THREAD, k), pa_offset_on(st, PA_ON_LOCAL, k));
+        if (x.host[ld] != want) {
+            MCK(0, "FTZ <- FS in place: element %lld at local offset %lld is %d, expected %d", (long long)k,
+                (long long)ld, x.host[ld], want);
+            bad++;
+        }
+    }
+    side_close(&x);
+}
+
 /* The same copy repeated (the plan and its buffers from the cache) with different data each time. */
 static void test_repeated(void)
 {
@@ -177,12 +211,14 @@ static void test_route(void)
         MCK(route && strstr(route, "NCCL"), "expected the NCCL route: %s", buf);
     if (want && strcmp(want, "0") == 0)   /* NCCL cannot be loaded (mpi_dmem_nccl_missing): another route */
         MCK(route && !strstr(route, "NCCL"), "expected a route other than NCCL's: %s", buf);
-    /* on the peer route both FFT exchanges split into one layout per peer: each is unpacked as it is read */
-    const char *pairs[2][2] = {{"FT", "FS"}, {"FTZ", "FS"}};
-    for (int i = 0; i < 2 && route && strstr(route, "(peer") && pa_mpi__env_on("PA_MPI_PULLS", NULL); i++) {
+    /* on the peer route both FFT exchanges split into one affine layout per peer on both sides: the pulls read
+     * every block where it is in the peer's source (PA_MPI_PULLS=packed: out of its packed send buffer) */
+    const char *pulls = getenv("PA_MPI_PULLS"), *pairs[2][2] = {{"FT", "FS"}, {"FTZ", "FS"}};
+    int packed = pulls && strcmp(pulls, "packed") == 0, none = pulls && strcmp(pulls, "0") == 0;
+    for (int i = 0; i < 2 && route && strstr(route, "(peer") && !none; i++) {
         MCK(pa_copy_explain(T(pairs[i][0]), T(pairs[i][1]), buf, sizeof buf) >= 0, "explain: %s", pa_last_error());
-        MCK(strstr(buf, "unpacked as it is read") != NULL, "%s <- %s: expected the pulls: %s", pairs[i][0],
-            pairs[i][1], buf);
+        const char *form = packed ? "unpacked as it is read" : "(direct: every peer's block read where it is";
+        MCK(strstr(buf, form) != NULL, "%s <- %s: expected \"%s\": %s", pairs[i][0], pairs[i][1], form, buf);
     }
 }
 
@@ -259,6 +295,7 @@ int main(int argc, char **argv)
     mck_run("local on process 2", test_local);
     mck_run("pkufft all-to-all", test_pkufft);
     mck_run("repeated copies", test_repeated);
+    mck_run("the fast form's exchange in place", test_in_place);
     mck_run("route", test_route);
     mck_run("calibration of the NCCL constants", test_calibrate);
     int all = 0;

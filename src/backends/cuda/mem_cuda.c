@@ -3,6 +3,8 @@
  * DMA at full PCIe speed and the CPU reads like any host memory) and dmem (device memory from cudaMalloc on
  * the calling thread's current GPU).
  */
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cuda_backend.h"
@@ -117,6 +119,35 @@ static int dmem_ipc_export(const void *base, void *handle)
     return PA_OK;
 }
 
+/* cuMemGetAddressRange, from the driver cudart has loaded (as rtc_driver.c's entry points), looked up once. */
+typedef int (*range_fn)(uintptr_t *base, size_t *size, uintptr_t ptr);
+static range_fn range;
+static pthread_once_t range_once = PTHREAD_ONCE_INIT;
+
+static void range_load(void)
+{
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    void *fp = NULL;
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fp, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+        q == cudaDriverEntryPointSuccess)
+        range = (range_fn)fp;
+    (void)cudaGetLastError();
+}
+
+static int dmem_ipc_base(const void *ptr, const void **base)
+{
+    uintptr_t b = 0;
+    size_t size = 0;
+    pthread_once(&range_once, range_load);
+    if (!range)
+        return pa__err(PA_ERR_NODEV, "dmem: the CUDA driver has no cuMemGetAddressRange");
+    int r = range(&b, &size, (uintptr_t)ptr);
+    if (r != 0 || !b)
+        return pa__err(PA_ERR_INVAL, "dmem: %p is not in a device allocation (driver error %d)", ptr, r);
+    *base = (const void *)b;
+    return PA_OK;
+}
+
 static int dmem_ipc_open(const void *handle, void **out)
 {
     cudaIpcMemHandle_t h;
@@ -157,6 +188,7 @@ const pa__mem_ops pa__mem_dmem_ops = {
     .free = dmem_free,
     .holds = dmem_holds,
     .ipc_export = dmem_ipc_export,
+    .ipc_base = dmem_ipc_base,
     .ipc_open = dmem_ipc_open,
     .ipc_close = dmem_ipc_close,
     .ipc_copy = dmem_ipc_copy,

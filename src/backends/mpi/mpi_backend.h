@@ -99,6 +99,8 @@ typedef struct pa_mpi__dplan {
     void **peer_sbuf;                /* PEER: every process's send buffer, mapped here (NULL before the first run) */
     struct pa_mpi__pulls *pulls;     /* PEER: every peer's block pulled and unpacked in one pass (dist_peer.c),
                                         NULL where a block is not one layout (copied whole, then unpacked) */
+    int peer_direct;                 /* PEER: the pulls read the peers' source arrays where they are: 0 not set
+                                        up yet (the first run does it), 1 yes, -1 no (packed first) */
     pa__layout send_l, recv_l;
     pthread_mutex_t run_lock;        /* copies through the same buffers from several threads take turns */
     int64_t *tables[2];              /* gather tables of send_l and recv_l when not affine */
@@ -242,6 +244,12 @@ int pa_mpi__peer_possible(const pa_mpi__dplan *p);
 /** Runs a PEER plan (collective); at its first run it maps the other processes' send buffers, or remakes the
  *  plan for the staged route where that is not possible on every process.  \return PA_OK or an error. */
 int pa_mpi__peer_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *src);
+/** Maps the allocation another process of the host exported as handle (a process-wide table of mappings, opened
+ *  once each, the one unused longest closed when full): *ptr its start here, *entry what to release it by.
+ *  \return PA_OK or the allocator's error.  Thread-safe; not collective. */
+int pa_mpi__ipc_acquire(const pa__mem_ops *mem, const char *handle, void **ptr, int *entry);
+/** Drops a mapping acquire gave (closed now where it was opened for one use). */
+void pa_mpi__ipc_release(const pa__mem_ops *mem, void *ptr, int entry);
 /** 1 when every peer's block of p's receive layout is one layout (the pulls can unpack it as they read). */
 int pa_mpi__peer_pullable(const pa_mpi__dplan *p);
 /** Makes a PEER plan's pulls where every peer's block of the receive layout is one layout (then the plan needs

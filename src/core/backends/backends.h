@@ -41,9 +41,11 @@ typedef struct pa__mem_ops {
     int (*holds)(const void *ptr);
     /* Optional (dmem): sharing an allocation with other processes of the host (CUDA IPC), for distributed
      * copies that copy between the processes' device memory directly.  export writes PA__IPC_HANDLE_BYTES
-     * naming the allocation at base; open maps another process's handle here; close unmaps it; copy moves
+     * naming the allocation at base (ipc_base finds the start of the one holding any pointer); open maps another
+     * process's handle here; close unmaps it; copy moves
      * bytes between any two device addresses of this host (a mapped one included) and waits. */
     int (*ipc_export)(const void *base, void *handle);
+    int (*ipc_base)(const void *ptr, const void **base);   /* the start of the allocation that holds ptr */
     int (*ipc_open)(const void *handle, void **out);
     int (*ipc_close)(void *ptr);
     int (*ipc_copy)(void *dst, const void *src, size_t bytes);
