@@ -312,7 +312,7 @@ int pa_mpi__dplan_explain(const pa_mpi__dplan *p, char *buf, size_t len)
         snprintf(next, sizeof next, "; next: %s at %.3g us", pa_mpi__kind_name((pa_mpi__kind)p->runner_up),
                  p->runner_up_ns * 1e-3);
     int routed = device || p->route == PA_MPI__ROUTE_SHM;
-    char detail[256] = "";
+    char detail[512] = "";
     if (routed && p->kind != PA_MPI__LOCAL && device) {
         int n = 0;
         if (p->route == PA_MPI__ROUTE_NCCL)
