@@ -276,8 +276,9 @@ static void direct_setup(pa_mpi__dplan *p, MPI_Comm comm)
             for (int m = 0; out[r].ok && m < out[r].l.nmodes; m++)
                 out[r].l.modes[m].table = NULL;   /* affine: no tables, and no pointers cross */
         }
-        ok = want && pa_mpi__check(MPI_Alltoall(out, (int)wsz, MPI_BYTE, in, (int)wsz, MPI_BYTE, comm),
-                                   "MPI_Alltoall") == PA_OK;
+        /* every process takes part, wanting the form or not (its blocks then say no) */
+        int xst = pa_mpi__check(MPI_Alltoall(out, (int)wsz, MPI_BYTE, in, (int)wsz, MPI_BYTE, comm), "MPI_Alltoall");
+        ok = want && xst == PA_OK;
         for (int q = 0; ok && q < n; q++) {
             pa__layout mine, theirs = in[q].l;
             if (!in[q].ok || !theirs.affine || theirs.size != p->blk ||

@@ -6,9 +6,9 @@
  *  - NCCL (dist_nccl.c): one group per chunk; packing and unpacking overlap the transfers, so the bytes over
  *    NCCL's rate and a group's latency per chunk;
  *  - CUDA-aware MPI (device buffers handed to MPI): MPI's rate, where MPI says it moves device memory;
- *  - peer copies (dist_peer.c, all-to-alls on one host): two barriers around packing and the pulls, which
- *    unpack every peer's block as they read it over the peer rate (where the blocks are one layout each; else
- *    one whole copy at a time, then unpacking);
+ *  - peer copies (dist_peer.c, all-to-alls on one host): two collectives around the pulls, which read every
+ *    peer's block over the peer rate, all at once, straight from the sources where the first run finds that
+ *    possible (else packed first, one pass more);
  *  - staged through pinned host buffers: each byte over DMA twice and through MPI's host transport.
  *
  * PA_MPI_ROUTE names one (nccl, mpi-device, peer, staged) for tests and comparisons; one that is not possible
@@ -46,10 +46,10 @@ static double predict(const pa_mpi__dplan *p, pa_mpi__route r)
     case PA_MPI__ROUTE_PEER:
         if (!pa_mpi__peer_possible(p))   /* PA_MPI_PEER=0 and a refused set-up included */
             return -1;
-        if (pa_mpi__peer_pullable(p))   /* two barriers, packing, the pulls unpacking as they read, all at once */
-            return 2 * m->mpi_latency * p->nprocs + m->gpu_call + b / m->gpu_peer_bw + gpu_pass;
-        /* two barriers, and a synchronous copy per peer */
-        return 2 * m->mpi_latency * p->nprocs + p->nprocs * m->gpu_call + b / m->gpu_peer_bw + 2 * gpu_pass;
+        /* two collectives, packing (none where the pulls read the sources directly, which the first run decides),
+         * the pulls over the peer rate, all peers at once.  Only what every process knows alike goes in: the
+         * processes must choose the same route (whether this process's blocks are one layout each may differ). */
+        return 2 * m->mpi_latency * p->nprocs + m->gpu_call + b / m->gpu_peer_bw + gpu_pass;
     case PA_MPI__ROUTE_STAGED:   /* two synchronous DMAs (device -> pinned, pinned -> device) around MPI's */
         return 2 * m->gpu_call + b / m->gpu_d2h_pinned + b / m->gpu_h2d_pinned + m->mpi_latency * p->nprocs +
                b / m->mpi_net_bw;
