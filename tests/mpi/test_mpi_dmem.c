@@ -243,6 +243,13 @@ static void test_calibrate(void)
     else
         MCK(m.gpu_nccl_latency == d->gpu_nccl_latency && m.gpu_nccl_bw == d->gpu_nccl_bw,
             "NCCL constants changed without NCCL: %g ns, %g bytes/ns", m.gpu_nccl_latency, m.gpu_nccl_bw);
+    /* the peer route's rate (cost_peer.c): these processes share one host and their GPUs' memory, so measured,
+     * the same on every process */
+    double pb[2] = {m.gpu_peer_bw, -m.gpu_peer_bw};
+    MPI_Allreduce(MPI_IN_PLACE, pb, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MCK(pb[0] == -pb[1], "processes measured different peer rates");
+    MCK(m.gpu_peer_bw != d->gpu_peer_bw && m.gpu_peer_bw > 1 && m.gpu_peer_bw <= 5000,
+        "peer rate not measured: %g bytes/ns", m.gpu_peer_bw);
     check("FT", "dmem", "FS", "dmem");
 }
 

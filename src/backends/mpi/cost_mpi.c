@@ -72,5 +72,6 @@ int pa_mpi__calibrate(pa__cost_model *m, FILE *log)
     if (log && rank == 0)
         fprintf(log, "  mpi: latency %.0f ns, %.2f bytes/ns between processes 0 and 1 (of %d)\n", m->mpi_latency,
                 m->mpi_net_bw, nprocs);
-    return pa_mpi__calibrate_nccl(m, log);
+    int st = pa_mpi__calibrate_nccl(m, log);
+    return st == PA_OK ? pa_mpi__calibrate_peer(m, log) : st;
 }

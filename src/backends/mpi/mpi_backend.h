@@ -232,6 +232,10 @@ int pa_mpi__nccl_check(const pa_mpi__dplan *p, MPI_Comm comm, int comm_dev, int 
 void pa_mpi__nccl_test_pointer_device(pa_mpi__pointer_device_fn fn);
 /** Measures the NCCL route's constants (cost_nccl.c) where every process has a GPU of its own. */
 int pa_mpi__calibrate_nccl(struct pa__cost_model *m, FILE *log);
+/** Measures the peer route's rate (gpu_peer_bw: every process pulling its share of every other's device buffer
+ *  at once, cost_peer.c) where the processes share a host and device memory; elsewhere keeps it and logs why.
+ *  Collective.  \return PA_OK or an error. */
+int pa_mpi__calibrate_peer(struct pa__cost_model *m, FILE *log);
 /** The NCCL route's words for explanations (chunks, slices in place).  \return as snprintf. */
 int pa_mpi__nccl_explain(const pa_mpi__dplan *p, char *buf, size_t len);
 

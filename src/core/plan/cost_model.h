@@ -40,7 +40,8 @@ typedef struct pa__cost_model {
     /* the routes of distributed copies of device memory (mpi backend, dist_route.c) */
     double gpu_nccl_bw;         /* bytes per ns one GPU sends (and receives) through NCCL, summed over peers */
     double gpu_nccl_latency;    /* one NCCL group, ns */
-    double gpu_peer_bw;         /* bytes per ns of one process's peer copies (CUDA IPC, one at a time) */
+    double gpu_peer_bw;         /* bytes per ns one process receives by the peer route's pulls (CUDA IPC, all
+                                   peers at once; measured by parray calibrate where processes share GPUs' host) */
 } pa__cost_model;
 
 /** The model in use: the defaults with the file's values over them (read at the first call). */
