@@ -17,7 +17,7 @@
 #                           runs the baseline's build of the same configuration, in the same call ("before")
 #   GPU_COUNT=N             the GPUs to assume (default: what nvidia-smi lists)
 #   DRY=1                   build nothing, run nothing: print each step's commands (checks the logic anywhere)
-#   step knobs: TESTS (suites for tests), SANITIZE_TESTS, FFT_SIZES, FFT_REPEATS, FFT_GROUPS, SANITIZE_TOOLS, GPU_DIST_ARGS, MPI_RANKS, SSB_SF, SSB_TILES,
+#   step knobs: TESTS (suites for tests), SANITIZE_TESTS, FFT_SIZES, FFT_REPEATS, FFT_GROUPS, SANITIZE_TOOLS, GPU_DIST_ARGS, DIST_PROCS, MPI_RANKS, SSB_SF, SSB_TILES,
 #   HOST_CASES, PA_SGEMM_SWEEP, FUZZ_SECONDS, FUZZ_JOBS; see the step functions below.
 #
 # On a machine without a GPU the steps that need one print "STEP: skipped (no GPU here)" and the others run.
@@ -346,8 +346,8 @@ step_bench_gpu_dist() {
     local procs=() sizes=() extra=()
     read -r -a sizes <<< "${FFT_SIZES:-512 1024}"
     read -r -a extra <<< "${GPU_DIST_ARGS:-}"   # e.g. "--reps 7 --fft 1024"
-    for p in 2 4; do [ "$p" -le "$ngpu" ] && procs+=("$p"); done
-    [ "$ngpu" -gt 4 ] && procs+=("$ngpu")
+    for p in ${DIST_PROCS:-2 4}; do [ "$p" -le "$ngpu" ] && procs+=("$p"); done   # DIST_PROCS=4: one count only
+    [ -z "${DIST_PROCS:-}" ] && [ "$ngpu" -gt 4 ] && procs+=("$ngpu")
     # the NCCL route's constants measured between every GPU (rank 0 runs the tool, one drafted rank per GPU)
     run 120 "parray calibrate, $ngpu GPUs" "${mpi_gpu[@]}" -np $((ngpu + 1)) -x NCCL_NVLS_ENABLE \
         -x PA_COST_FILE="$logs/cost-nccl" "$b/tools/parray" calibrate
@@ -358,25 +358,30 @@ step_bench_gpu_dist() {
         run 90 "gpu_threads, the pulls (PA_PTHD_ROUTE=peer)" env PA_PTHD_ROUTE=peer "$b/bench/gpu_threads" --quick
         [ "$ngpu" -gt 2 ] && run 90 "gpu_threads, 2 threads" "$b/bench/gpu_threads" --quick --gpus 2
     fi
+    # the benchmarks below choose their routes from the constants just measured, or name one
+    local cost=(-x PA_COST_FILE="$logs/cost-nccl")
     for p in "${procs[@]}"; do
-        [ -x "$b/bench/gpu_dist" ] || [ "$dry" = 1 ] &&
-            run 120 "gpu_dist P=$p (P18)" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE "$b/bench/gpu_dist" \
-                "${extra[@]}"
-        # the same rows on the peer route's pulls (each process unpacks the others' blocks as it reads them)
-        [ -x "$b/bench/gpu_dist" ] || [ "$dry" = 1 ] &&
-            run 120 "gpu_dist P=$p, the pulls (PA_MPI_ROUTE=peer)" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE \
-                -x PA_MPI_ROUTE=peer "$b/bench/gpu_dist" --fft 512 1024
+        # every row on the NCCL route, then on the peer route's pulls (each process reads its blocks where they
+        # are in the others' arrays), each against NCCL's own transfers of the same bytes
+        for route in nccl peer; do
+            [ -x "$b/bench/gpu_dist" ] || [ "$dry" = 1 ] &&
+                run 150 "gpu_dist P=$p, PA_MPI_ROUTE=$route (P18)" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE \
+                    -x PA_MPI_ROUTE="$route" "$b/bench/gpu_dist" "${extra[@]}"
+        done
         run 120 "mpi_copy P=$p" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE "$b/bench/mpi_copy"
-        run 200 "fft --route=device N=${sizes[*]} P=$p (P12)" "${mpi_gpu[@]}" -np "$p" -x NCCL_NVLS_ENABLE \
-            -x PA_MPI_TIMES=1 "$b/bench/fft" --route=device --repeats="${FFT_REPEATS:-5}" "${sizes[@]}"
+        run 200 "fft --route=device N=${sizes[*]} P=$p, routes by the calibrated cost (P12)" "${mpi_gpu[@]}" \
+            -np "$p" -x NCCL_NVLS_ENABLE "${cost[@]}" -x PA_MPI_TIMES=1 "$b/bench/fft" --route=device \
+            --repeats="${FFT_REPEATS:-5}" "${sizes[@]}"
         for g in ${FFT_GROUPS:-4 8}; do   # the fast form alone, pipelined in g plane groups
             run 120 "fft --fast-only --groups=$g N=${sizes[*]} P=$p (P12)" "${mpi_gpu[@]}" -np "$p" \
-                -x NCCL_NVLS_ENABLE "$b/bench/fft" --fast-only --groups="$g" --repeats="${FFT_REPEATS:-5}" \
-                "${sizes[@]}"
+                -x NCCL_NVLS_ENABLE "${cost[@]}" "$b/bench/fft" --fast-only --groups="$g" \
+                --repeats="${FFT_REPEATS:-5}" "${sizes[@]}"
         done
-        run 120 "fft --fast-only N=${sizes[*]} P=$p on the pulls (PA_MPI_ROUTE=peer, P12)" "${mpi_gpu[@]}" -np "$p" \
-            -x NCCL_NVLS_ENABLE -x PA_MPI_ROUTE=peer "$b/bench/fft" --fast-only --repeats="${FFT_REPEATS:-5}" \
-            "${sizes[@]}"
+        for route in nccl peer; do   # the fast form on each route by name
+            run 120 "fft --fast-only N=${sizes[*]} P=$p, PA_MPI_ROUTE=$route (P12)" "${mpi_gpu[@]}" -np "$p" \
+                -x NCCL_NVLS_ENABLE -x PA_MPI_ROUTE="$route" "$b/bench/fft" --fast-only \
+                --repeats="${FFT_REPEATS:-5}" "${sizes[@]}"
+        done
     done
 }
 
