@@ -6,14 +6,18 @@
  * kept in a small table: a copy takes a reference to each mapping it reads (opening it on first use) and drops it
  * when its reads are done.  When the table is full, the mapping unused longest is closed; when every entry is in
  * use, a mapping is opened for the one copy and closed after it.  The table is the process's, guarded by one lock
- * that is never held across a collective.
+ * that is never held across a collective; MPI_Finalize closes what it holds (dist_memo.c watches for it).
+ *
+ * The price of keeping: an array another process frees stays allocated on its GPU while it is mapped here, so a
+ * program that makes and frees many source arrays holds up to MAPS of them per process until they are pushed
+ * out (16: both arrays of a forward and backward exchange between 8 processes stay mapped).
  */
 #include <pthread.h>
 #include <string.h>
 
 #include "mpi_backend.h"
 
-#define MAPS 32
+#define MAPS 16
 
 typedef struct ipc_map {
     char handle[PA__IPC_HANDLE_BYTES];
@@ -77,5 +81,16 @@ void pa_mpi__ipc_release(const pa__mem_ops *mem, void *ptr, int entry)
     pthread_mutex_lock(&lock);
     if (maps[entry].ptr == ptr && maps[entry].refs > 0)
         maps[entry].refs--;
+    pthread_mutex_unlock(&lock);
+}
+
+void pa_mpi__ipc_close_all(void)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < MAPS; i++)
+        if (maps[i].ptr && maps[i].refs == 0) {
+            maps[i].mem->ipc_close(maps[i].ptr);
+            maps[i].ptr = NULL;
+        }
     pthread_mutex_unlock(&lock);
 }

@@ -76,6 +76,7 @@ static int on_finalize(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm, (void)key, (void)value, (void)extra;
     pa_mpi__memo_invalidate();
+    pa_mpi__ipc_close_all();   /* the other processes' arrays mapped for the peer route's direct pulls */
     return MPI_SUCCESS;
 }
 
