@@ -107,7 +107,8 @@ static void pulls_free(pa_mpi__dplan *p)
 /* PA_MPI_PULLS: 0 whole copies, packed pulls only, or 1 (the direct form where every process can) */
 static const char *const pull_words[] = {"0", "packed", "1"};
 
-int pa_mpi__peer_pullable(const pa_mpi__dplan *p)
+/* 1 when every peer's block of p's receive layout is one layout (the pulls can unpack it as they read). */
+static int pullable(const pa_mpi__dplan *p)
 {
     static atomic_int warned;
     if (p->nrecv == 0 || p->blk == 0 || pa__env_choice("PA_MPI_PULLS", pull_words, 3, 2, &warned) == 0)
@@ -129,7 +130,7 @@ int pa_mpi__peer_prepare(pa_mpi__dplan *p)
     pulls_free(p);
     p->peer_direct = 0;
     const pa__async_ops *as = pa__backends_async("distributed copy: the peer route's pulls");
-    if (!as || !pa_mpi__peer_pullable(p))
+    if (!as || !pullable(p))
         return PA_OK;   /* no queued device work here, or a block that is not one layout: whole copies */
     pa_mpi__pulls *u = calloc(1, sizeof *u);
     if (u)

@@ -256,8 +256,6 @@ int pa_mpi__ipc_acquire(const pa__mem_ops *mem, const char *handle, void **ptr, 
 void pa_mpi__ipc_release(const pa__mem_ops *mem, void *ptr, int entry);
 /** Closes every mapping no copy is using (at MPI_Finalize). */
 void pa_mpi__ipc_close_all(void);
-/** 1 when every peer's block of p's receive layout is one layout (the pulls can unpack it as they read). */
-int pa_mpi__peer_pullable(const pa_mpi__dplan *p);
 /** Makes a PEER plan's pulls where every peer's block of the receive layout is one layout (then the plan needs
  *  no receive buffer): p->pulls stays NULL otherwise.  \return PA_OK or an error (the planner's, no memory). */
 int pa_mpi__peer_prepare(pa_mpi__dplan *p);
