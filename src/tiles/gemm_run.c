@@ -9,20 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_table.h"
 #include "tiles_internal.h"
 
-#define NKEEP 32
-#define KEYLEN 1536
+#define KEYLEN PA__KT_KEY
 
-typedef struct kept {
-    char key[KEYLEN];
-    pa_cuda_function fn;
-    pa_gemm_info info;
-} kept;
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static kept table[NKEEP];
-static int nkept, next_slot;
+_Static_assert(sizeof(pa_gemm_info) <= PA__KT_EXTRA, "a kernel's information fits its table entry");
+static pa__kernel_table table = PA__KERNEL_TABLE_INIT;
 
 /* The layouts of the three types' dimensions, the element type, the shape and the current GPU. */
 static int key_of(const pa_type *C, const pa_type *A, const pa_type *B, const pa_gemm_config *c, int aligned,
@@ -48,15 +41,8 @@ static int kernel_of(const pa_type *C, const pa_type *A, const pa_type *B, const
 {
     char key[KEYLEN];
     int keyed = key_of(C, A, B, c, aligned, key), st;
-    pthread_mutex_lock(&lock);
-    for (int i = 0; keyed && i < nkept; i++)
-        if (strcmp(table[i].key, key) == 0) {
-            *fn = table[i].fn;
-            *info = table[i].info;
-            pthread_mutex_unlock(&lock);
-            return PA_OK;
-        }
-    pthread_mutex_unlock(&lock);
+    if (keyed && (*fn = pa__kt_find(&table, key, info, sizeof *info)) != NULL)
+        return PA_OK;
     char *src = NULL;
     if ((st = pa__gemm_generate(C, A, B, c, aligned, &src, info)) != PA_OK)
         return st;
@@ -72,17 +58,9 @@ static int kernel_of(const pa_type *C, const pa_type *A, const pa_type *B, const
         info->local_bytes = fi.local_bytes;
         info->blocks_per_sm = fi.blocks_per_sm;
     }
-    if (st != PA_OK || !keyed)
-        return st;
-    pthread_mutex_lock(&lock);
-    kept *k = &table[next_slot];
-    next_slot = (next_slot + 1) % NKEEP;
-    nkept = nkept < NKEEP ? nkept + 1 : NKEEP;
-    snprintf(k->key, KEYLEN, "%s", key);
-    k->fn = *fn;
-    k->info = *info;
-    pthread_mutex_unlock(&lock);
-    return PA_OK;
+    if (st == PA_OK && keyed)
+        pa__kt_keep(&table, key, *fn, info, sizeof *info);
+    return st;
 }
 
 int pa_gemm_dmem_async(const pa_type *C, void *c, const pa_type *A, const void *a, const pa_type *B,

@@ -15,47 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_table.h"
 #include "tiles_internal.h"
 
-#define NKEEP 32
-#define KEYLEN 1024
+#define KEYLEN PA__KT_KEY
 
-typedef struct kept {
-    char key[KEYLEN];
-    void *fn;
-    pa_cuda_fninfo fi;   /* the gemm kernel's resources (asked once: the query costs microseconds a call) */
-} kept;
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static kept table[NKEEP];
-static int nkept, next_slot;
-
-static void *find(const char *key, pa_cuda_fninfo *fi)
-{
-    void *fn = NULL;
-    pthread_mutex_lock(&lock);
-    for (int i = 0; i < nkept && fn == NULL; i++)
-        if (strcmp(table[i].key, key) == 0) {
-            fn = table[i].fn;
-            if (fi)
-                *fi = table[i].fi;
-        }
-    pthread_mutex_unlock(&lock);
-    return fn;
-}
-
-static void keep(const char *key, void *fn, const pa_cuda_fninfo *fi)
-{
-    pthread_mutex_lock(&lock);
-    snprintf(table[next_slot].key, KEYLEN, "%s", key);
-    table[next_slot].fn = fn;
-    memset(&table[next_slot].fi, 0, sizeof table[next_slot].fi);
-    if (fi)
-        table[next_slot].fi = *fi;
-    next_slot = (next_slot + 1) % NKEEP;
-    nkept = nkept < NKEEP ? nkept + 1 : NKEEP;
-    pthread_mutex_unlock(&lock);
-}
+/* the gemm kernels with their resources (asked once: the query costs microseconds a call), and the copy kernels */
+_Static_assert(sizeof(pa_cuda_fninfo) <= PA__KT_EXTRA, "a kernel's resources fit its table entry");
+static pa__kernel_table table = PA__KERNEL_TABLE_INIT;
 
 /* PA_GEMM_WGMMA: 0 off; 1 auto (silent); 2 on (reasons on stderr); 3 kmajor.  Another value warns once. */
 static int mode(void)
@@ -86,7 +53,7 @@ static int gemm_kernel(const pa__gpu_ops *g, const pa__wgmma_plan *p, const pa_t
     }
     if (at >= KEYLEN - 1)
         return pa__err(PA_ERR_RANGE, "pa_gemm_dmem (wgmma): the kernel's key is too long");
-    if ((*fn = find(key, fi)) != NULL)
+    if ((*fn = pa__kt_find(&table, key, fi, sizeof *fi)) != NULL)
         return PA_OK;
     char *src = NULL;
     int st = pa__gemm_wgmma_generate(p, C, c_pairs, &src);
@@ -99,7 +66,7 @@ static int gemm_kernel(const pa__gpu_ops *g, const pa__wgmma_plan *p, const pa_t
         if (fi->local_bytes > 0)
             fprintf(stderr, "parray: warning: pa_gemm_dmem: the wgmma kernel uses %d bytes of local memory per thread "
                     "(spills)\n", fi->local_bytes);
-        keep(key, *fn, fi);
+        pa__kt_keep(&table, key, *fn, fi, sizeof *fi);
     }
     return st;
 }
@@ -109,7 +76,7 @@ static int copy_kernel(const pa__gpu_ops *g, const pa__wgmma_op *o, int64_t kp, 
     char key[KEYLEN];
     snprintf(key, KEYLEN, "copy %lld %lld %lld %lld %lld %zu gpu%d", (long long)o->rows, (long long)o->k,
              (long long)o->srow, (long long)o->sk, (long long)kp, esz, dev);
-    if ((*fn = find(key, NULL)) != NULL)
+    if ((*fn = pa__kt_find(&table, key, NULL, 0)) != NULL)
         return PA_OK;
     char *src = pa__gemm_wgmma_copy_source(o, kp, esz);
     if (src == NULL)
@@ -117,7 +84,7 @@ static int copy_kernel(const pa__gpu_ops *g, const pa__wgmma_op *o, int64_t kp, 
     int st = g->load("pa_gemm_dmem_kmajor", src, "pa_wgmma_kmajor", 0, fn);
     free(src);
     if (st == PA_OK)
-        keep(key, *fn, NULL);
+        pa__kt_keep(&table, key, *fn, NULL, 0);
     return st;
 }
 
