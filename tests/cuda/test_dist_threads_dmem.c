@@ -3,7 +3,7 @@
  * threads).  Four pthd threads each own a column of a 16x4 matrix in dmem on GPU tid mod (number of GPUs), and
  * exchange it into rows (and back) with one collective pa_copy per thread; with several GPUs the pulls are
  * copies between GPUs.  Also an uneven pair (block of 13 <-> cyclic(2) over 3 threads), and the transposition at
- * 2^21 x 4, large enough for the pulls to be queued on several streams at once.  Each thread moves its
+ * 2^20 x 4, large enough for the pulls to be queued on several streams at once.  Each thread moves its
  * arrays to and from the host with ordinary copies; the host checks every element.  Without a GPU (or the
  * CUDA backend) the suite exits 77 (skipped).
  */
@@ -101,8 +101,8 @@ START_TEST(test_columns_to_rows)
 }
 END_TEST
 
-/* The same transposition of a (2^21 x 4) int matrix: every thread receives 2 MiB from each of the four, which
- * the pulls queue on several streams at once (copy_exchange.c, from 4 MiB a thread). */
+/* The same transposition of a (2^20 x 4) int matrix: every thread receives 1 MiB from each of the four, 4 MiB in
+ * all, which the pulls queue on several streams at once (copy_exchange.c, from 4 MiB a thread). */
 static int want_rows_large(int t, int j, int *ok)
 {
     int f = len * t + j;
@@ -112,9 +112,9 @@ static int want_rows_large(int t, int j, int *ok)
 
 START_TEST(test_columns_to_rows_large)
 {
-    len = 1 << 21, scale = 1 << 24;
+    len = 1 << 20, scale = 1 << 24;
     from = "COLS", to = "ROWS", from_local = "LD", to_local = "LD", from_host = "LH", to_host = "LH";
-    run("P = pthd [4]\nLD = dmem int [2097152]\nLH = paged int [2097152]\nCOLS = [#LD][#P]\nROWS = [#P][#LD]", "P",
+    run("P = pthd [4]\nLD = dmem int [1048576]\nLH = paged int [1048576]\nCOLS = [#LD][#P]\nROWS = [#P][#LD]", "P",
         want_rows_large);
 }
 END_TEST
