@@ -55,8 +55,43 @@ static int rank_of(const pa__chunk_exchange *x, int q)
     return x->pair_first < 0 ? q : q == x->pair_first ? 0 : 1;
 }
 
+/* 1 when nothing is packed or unpacked, in one chunk: every slice sent and received in place, the own block (if
+ * any) sent to itself.  Then there is nothing to overlap, and the group runs on the legacy default stream. */
+static int in_place_only(const pa__chunk_exchange *x)
+{
+    if (x->chunks != 1 || (x->self && !x->self_direct))
+        return 0;
+    for (int q = 0; q < x->n; q++)
+        if (q != x->me && ((x->scnt[q] && !x->send[q].direct) || (x->rcnt[q] && !x->recv[q].direct)))
+            return 0;
+    return 1;
+}
+
+/* One exchange with nothing to pack or unpack: one group on the legacy default stream (so after the caller's
+ * earlier work there, as NCCL's own calls go), waited for: none of the events and streams of the pipeline. */
+static int run_in_place(const pa__chunk_exchange *x, void *dst, const void *src)
+{
+    int ns = 0, nr = 0, me = x->me;
+    size_t e = x->elm;
+    for (int q = 0; q < x->n; q++) {
+        int64_t sc = q == me ? (x->self ? x->scnt[me] : 0) : x->scnt[q];
+        int64_t rc = q == me ? (x->self ? x->rcnt[me] : 0) : x->rcnt[q];
+        int64_t sb = q == me ? x->self_sbase : sc ? x->send[q].base : 0;
+        int64_t rb = q == me ? x->self_rbase : rc ? x->recv[q].base : 0;
+        if (sc)
+            x->xs[ns++] = (pa__xfer){rank_of(x, q), (char *)src + pa__bytes(sb, e), (size_t)pa__bytes(sc, e)};
+        if (rc)
+            x->xr[nr++] = (pa__xfer){rank_of(x, q), (char *)dst + pa__bytes(rb, e), (size_t)pa__bytes(rc, e)};
+    }
+    int st = x->dc->group(x->comm, x->xs, ns, x->xr, nr, NULL);
+    int wst = x->dc->sync(NULL);   /* also after a failed group: nothing may still run on the arrays */
+    return st != PA_OK ? st : wst;
+}
+
 int pa__chunk_exchange_run(const pa__chunk_exchange *x, void *dst, const void *src)
 {
+    if (in_place_only(x))
+        return run_in_place(x, dst, src);
     const pa__devcomm_ops *dc = x->dc;
     void *const *stream = x->st->stream;
     int st, me = x->me, C = x->chunks;
