@@ -160,7 +160,7 @@ int pa_mpi__peer_explain(const pa_mpi__dplan *p, char *buf, size_t len)
     if (p->peer_direct == 1)
         return snprintf(buf, len, " (direct: every peer's block read where it is in that peer's source array and "
                         "written into place in one pass, on up to %d streams at once; packed first for a copy in "
-                        "place)", PULL_STREAMS);
+                        "place or an array that cannot be shared)", PULL_STREAMS);
     int dense = 0;
     for (int q = 0; q < p->nprocs; q++)
         dense += p->pulls->recv[q].direct;
