@@ -45,11 +45,17 @@ consume() {
             printf 'check-cmake: %s printed\n%s\nexpected\n%s\n' "$exe" "$out" "$want" >&2
             exit 1
         fi
-        # The shared library must come from this prefix (the imported target's RPATH), not from elsewhere.
-        if [ "${exe##*/}" = consumer ] && ! ldd "$exe" | grep -q "$1/.*libparray.so"; then
-            echo "check-cmake: $exe does not load libparray.so from $1:" >&2
-            ldd "$exe" >&2
-            exit 1
+        # The shared library must come from this prefix (the imported target's RPATH), not from elsewhere.  ldd's
+        # whole output is read first: grep -q in a pipe stops reading at its match, and under pipefail ldd's
+        # SIGPIPE would then fail the test at random.
+        if [ "${exe##*/}" = consumer ]; then
+            local libs
+            libs=$(ldd "$exe")
+            if ! grep -q "$1/.*libparray.so" <<<"$libs"; then
+                echo "check-cmake: $exe does not load libparray.so from $1:" >&2
+                echo "$libs" >&2
+                exit 1
+            fi
         fi
         echo "    ran ${exe##*/}: $(tr '\n' '|' <<<"$out")"
     done

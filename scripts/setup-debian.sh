@@ -35,8 +35,9 @@ packages=(
 
 missing=()
 for pkg in "${packages[@]}"; do
-    # dpkg -s also succeeds for a removed package whose configuration files are kept, so read its status line.
-    if ! dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed'; then
+    # dpkg -s also succeeds for a removed package whose configuration files are kept, so read its status line
+    # (from its whole output: grep -q in a pipe stops reading early, and pipefail would count dpkg's SIGPIPE).
+    if ! grep -q '^Status: install ok installed' <<<"$(dpkg -s "$pkg" 2>/dev/null || true)"; then
         missing+=("$pkg")
     fi
 done
