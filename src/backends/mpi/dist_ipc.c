@@ -57,8 +57,23 @@ int pa_mpi__ipc_acquire(const pa__mem_ops *mem, const char *handle, void **ptr, 
     }
     void *p = NULL;
     if ((st = mem->ipc_open(handle, &p)) != PA_OK) {
-        pthread_mutex_unlock(&lock);
-        return st;
+        /* The allocation may be mapped here already under an older handle: its owner freed an array (whose
+         * memory the mapping kept) and was given the same allocation back.  Every mapping no copy holds is
+         * closed, and the open tried once more. */
+        int dropped = 0;
+        for (int i = 0; i < MAPS; i++)
+            if (maps[i].ptr && maps[i].refs == 0) {
+                maps[i].mem->ipc_close(maps[i].ptr);
+                maps[i].ptr = NULL;
+                dropped++;
+            }
+        if (!dropped || (st = mem->ipc_open(handle, &p)) != PA_OK) {
+            pthread_mutex_unlock(&lock);
+            return st;
+        }
+        for (at = 0; at < MAPS && maps[at].ptr; at++)   /* a free entry, or none (in use: kept for one use) */
+            ;
+        at = at < MAPS ? at : -1;
     }
     *ptr = p;
     *entry = at;
