@@ -40,6 +40,30 @@ static double round_trip(MPI_Comm comm, int rank, char *buf, int bytes, int roun
     return t[rounds / 2];
 }
 
+int pa_mpi__time_rounds(MPI_Comm comm, int rounds, int repeats, int (*round)(void *ctx), void *ctx,
+                        const char *what, double *ns)
+{
+    double t[16];
+    rounds = rounds < 1 ? 1 : rounds > 16 ? 16 : rounds;
+    for (int r = -1; r < rounds; r++) {   /* r = -1: the warm-up */
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        int st = PA_OK;
+        for (int i = 0; i < repeats && st == PA_OK; i++)
+            st = round(ctx);
+        double dt = (MPI_Wtime() - t0) / repeats, slowest = 0;
+        /* every process's round is over once this agreement is (its buffers may be used again) */
+        if (!pa_mpi__all_ok(st == PA_OK, comm))
+            return st != PA_OK ? st : pa__err(PA_ERR_SYS, "calibrate: %s failed on another process", what);
+        MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        if (r >= 0)
+            t[r] = slowest * 1e9;
+    }
+    pa__cost_sort(t, (size_t)rounds);
+    *ns = t[rounds / 2];
+    return PA_OK;
+}
+
 int pa_mpi__calibrate(pa__cost_model *m, FILE *log)
 {
     int rank, nprocs;

@@ -45,27 +45,22 @@ static int exchange(probe *b, size_t per)
     return st == PA_OK ? b->dc->sync(b->stream) : st;
 }
 
-/* The slowest process's median time, in ns, of one exchange of per bytes (rounds of repeats each, after a
- * warm-up round).  Collective; a failure on any process stops every process. */
+/* One round for pa_mpi__time_rounds: an all-to-all of per bytes to and from every peer. */
+typedef struct round_of {
+    probe *b;
+    size_t per;
+} round_of;
+
+static int exchange_round(void *ctx)
+{
+    round_of *r = ctx;
+    return exchange(r->b, r->per);
+}
+
 static int timed(probe *b, size_t per, int rounds, int repeats, double *ns)
 {
-    double t[16];
-    for (int r = -1; r < rounds; r++) {
-        MPI_Barrier(b->comm);
-        double t0 = MPI_Wtime();
-        int st = PA_OK;
-        for (int i = 0; i < repeats && st == PA_OK; i++)
-            st = exchange(b, per);
-        double dt = (MPI_Wtime() - t0) / repeats, slowest = 0;
-        if (!pa_mpi__all_ok(st == PA_OK, b->comm))
-            return st != PA_OK ? st : pa__err(PA_ERR_SYS, "calibrate: the NCCL exchange failed on another process");
-        MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, b->comm);
-        if (r >= 0)
-            t[r] = slowest * 1e9;
-    }
-    pa__cost_sort(t, (size_t)rounds);
-    *ns = t[rounds / 2];
-    return PA_OK;
+    round_of r = {b, per};
+    return pa_mpi__time_rounds(b->comm, rounds, repeats, exchange_round, &r, "the NCCL exchange", ns);
 }
 
 int pa_mpi__calibrate_nccl(pa__cost_model *m, FILE *log)

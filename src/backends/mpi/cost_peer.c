@@ -30,6 +30,7 @@ typedef struct peer_probe {
     void *cookie[2];
     void **theirs;                       /* [n]: every process's buffer mapped here (this one's: mine) */
     void *stream[STREAMS];
+    size_t per;                          /* bytes each process reads from each other */
 } peer_probe;
 
 static int make_handle(void *ctx, char *handle)
@@ -44,41 +45,22 @@ static int open_handle(void *ctx, int q, const char *handle)
     return b->dmem->ipc_open(handle, &b->theirs[q]) == PA_OK;
 }
 
-/* One all-to-all of per bytes from every process's buffer, by queued pulls, waited for. */
-static int pull_round(peer_probe *b, size_t per)
+/* One all-to-all of b->per bytes from every process's buffer, by queued pulls, waited for (a round for
+ * pa_mpi__time_rounds, which has every process wait for the others' before a buffer is read again or freed). */
+static int pull_round(void *ctx)
 {
+    peer_probe *b = ctx;
     int st = PA_OK, ns = b->n < STREAMS ? b->n : STREAMS;
     for (int k = 1; k < b->n && st == PA_OK; k++) {   /* the peers only: the route's own block stays home */
         int q = (b->rank + k) % b->n;
-        st = b->as->copy(b->into + (size_t)q * per, (const char *)b->theirs[q] + (size_t)b->rank * per, per,
-                         b->stream[k % ns]);
+        st = b->as->copy(b->into + (size_t)q * b->per, (const char *)b->theirs[q] + (size_t)b->rank * b->per,
+                         b->per, b->stream[k % ns]);
     }
     for (int i = 0; i < ns; i++) {
         int wst = pa__stream_wait(b->stream[i]);
         st = st != PA_OK ? st : wst;
     }
     return st;
-}
-
-/* The slowest process's median time (ns) of one round.  Collective; a failure on any process stops every one. */
-static int timed(peer_probe *b, MPI_Comm comm, size_t per, double *ns)
-{
-    double t[5];
-    for (int r = -1; r < 5; r++) {
-        MPI_Barrier(comm);
-        double t0 = MPI_Wtime();
-        int st = pull_round(b, per);
-        double dt = MPI_Wtime() - t0, slowest = 0;
-        MPI_Barrier(comm);   /* every read done before any buffer is read again or freed */
-        if (!pa_mpi__all_ok(st == PA_OK, comm))
-            return st != PA_OK ? st : pa__err(PA_ERR_SYS, "calibrate: a peer copy failed on another process");
-        MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-        if (r >= 0)
-            t[r] = slowest * 1e9;
-    }
-    pa__cost_sort(t, 5);
-    *ns = t[2];
-    return PA_OK;
 }
 
 int pa_mpi__calibrate_peer(pa__cost_model *m, FILE *log)
@@ -115,9 +97,9 @@ int pa_mpi__calibrate_peer(pa__cost_model *m, FILE *log)
                 fprintf(log, "  peer: the processes are not on one host or a mapping was refused, the peer rate "
                         "keeps its value\n");
         } else {
-            size_t per = BIG_BYTES / (size_t)b.n / 256 * 256;
+            size_t per = b.per = BIG_BYTES / (size_t)b.n / 256 * 256;
             double ns_round = 0;
-            if ((st = timed(&b, comm, per, &ns_round)) == PA_OK) {
+            if ((st = pa_mpi__time_rounds(comm, 5, 1, pull_round, &b, "a peer copy", &ns_round)) == PA_OK) {
                 double got = (double)per * (b.n - 1), moving = ns_round - m->gpu_call;
                 double bw = got / (moving > 1 ? moving : 1);
                 m->gpu_peer_bw = bw < 0.1 ? 0.1 : bw > 5000 ? 5000 : bw;

@@ -232,6 +232,12 @@ int pa_mpi__nccl_check(const pa_mpi__dplan *p, MPI_Comm comm, int comm_dev, int 
 void pa_mpi__nccl_test_pointer_device(pa_mpi__pointer_device_fn fn);
 /** Measures the NCCL route's constants (cost_nccl.c) where every process has a GPU of its own. */
 int pa_mpi__calibrate_nccl(struct pa__cost_model *m, FILE *log);
+/** The slowest process's median time (ns) of one call of round(ctx), over `rounds` rounds (at most 16) of
+ *  `repeats` calls each after a warm-up round, the processes meeting before each round and agreeing after it.
+ *  Collective over comm; a failure on any process stops every one (`what` names the round).  \return PA_OK or the
+ *  error. */
+int pa_mpi__time_rounds(MPI_Comm comm, int rounds, int repeats, int (*round)(void *ctx), void *ctx,
+                        const char *what, double *ns);
 /** Measures the peer route's rate (gpu_peer_bw: every process pulling its share of every other's device buffer
  *  at once, cost_peer.c) where the processes share a host and device memory; elsewhere keeps it and logs why.
  *  Collective.  \return PA_OK or an error. */
