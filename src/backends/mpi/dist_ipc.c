@@ -31,6 +31,19 @@ static ipc_map maps[MAPS];
 static unsigned long long clock_;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Closes every mapping no copy holds (the lock held).  \return how many. */
+static int drop_unused(void)
+{
+    int n = 0;
+    for (int i = 0; i < MAPS; i++)
+        if (maps[i].ptr && maps[i].refs == 0) {
+            maps[i].mem->ipc_close(maps[i].ptr);
+            maps[i].ptr = NULL;
+            n++;
+        }
+    return n;
+}
+
 int pa_mpi__ipc_acquire(const pa__mem_ops *mem, const char *handle, void **ptr, int *entry)
 {
     pthread_mutex_lock(&lock);
@@ -60,14 +73,7 @@ int pa_mpi__ipc_acquire(const pa__mem_ops *mem, const char *handle, void **ptr, 
         /* The allocation may be mapped here already under an older handle: its owner freed an array (whose
          * memory the mapping kept) and was given the same allocation back.  Every mapping no copy holds is
          * closed, and the open tried once more. */
-        int dropped = 0;
-        for (int i = 0; i < MAPS; i++)
-            if (maps[i].ptr && maps[i].refs == 0) {
-                maps[i].mem->ipc_close(maps[i].ptr);
-                maps[i].ptr = NULL;
-                dropped++;
-            }
-        if (!dropped || (st = mem->ipc_open(handle, &p)) != PA_OK) {
+        if (!drop_unused() || (st = mem->ipc_open(handle, &p)) != PA_OK) {
             pthread_mutex_unlock(&lock);
             return st;
         }
@@ -102,10 +108,6 @@ void pa_mpi__ipc_release(const pa__mem_ops *mem, void *ptr, int entry)
 void pa_mpi__ipc_close_all(void)
 {
     pthread_mutex_lock(&lock);
-    for (int i = 0; i < MAPS; i++)
-        if (maps[i].ptr && maps[i].refs == 0) {
-            maps[i].mem->ipc_close(maps[i].ptr);
-            maps[i].ptr = NULL;
-        }
+    drop_unused();
     pthread_mutex_unlock(&lock);
 }
