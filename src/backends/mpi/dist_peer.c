@@ -198,20 +198,30 @@ static int queue_wait(pa_mpi__dplan *p)
     return st;
 }
 
+/* Queues the k-th pull (each process starts at a different peer, q = rank + k): the block at element sbase of
+ * from into element dbase of dst, by plan, or one device copy where the plan is NULL (both sides dense). */
+static int pull_one(pa_mpi__dplan *p, int k, const pa__plan *plan, void *dst, int64_t dbase, const void *from,
+                    int64_t sbase)
+{
+    pa_mpi__pulls *u = p->pulls;
+    void *s = u->stream[k % (p->nprocs < PULL_STREAMS ? p->nprocs : PULL_STREAMS)];
+    if (plan)
+        return pa__plan_exec_async(plan, dst, dbase, from, sbase, s);
+    return u->as->copy((char *)dst + pa__bytes(dbase, p->elm), (const char *)from + pa__bytes(sbase, p->elm),
+                       (size_t)p->blk * p->elm, s);
+}
+
 /* Every peer's block for this process, unpacked straight out of its mapped send buffer (queued on the pull
  * streams), then waited for.  \return PA_OK or the first error. */
 static int pull_all(pa_mpi__dplan *p, void *dst)
 {
     pa_mpi__pulls *u = p->pulls;
-    int st = queue_start(p), n = p->nprocs < PULL_STREAMS ? p->nprocs : PULL_STREAMS;
+    int st = queue_start(p);
     size_t bytes = (size_t)p->blk * p->elm;
     for (int k = 0; k < p->nprocs && st == PA_OK; k++) {
-        int q = (p->rank + k) % p->nprocs;   /* each process starts at a different peer */
-        const pa__slice *r = &u->recv[q];
+        int q = (p->rank + k) % p->nprocs;
         const char *from = (const char *)p->peer_sbuf[q] + (size_t)p->rank * bytes;
-        void *s = u->stream[k % n];
-        st = r->plan ? pa__plan_exec_async(r->plan, dst, r->base, from, 0, s)
-                     : u->as->copy((char *)dst + pa__bytes(r->base, p->elm), from, bytes, s);
+        st = pull_one(p, k, u->recv[q].plan, dst, u->recv[q].base, from, 0);
     }
     int wst = queue_wait(p);
     return st != PA_OK ? st : wst;
@@ -343,15 +353,11 @@ static int direct_run(pa_mpi__dplan *p, MPI_Comm comm, void *dst, const void *sr
     }
     if (pa_mpi__all_ok(mapped, comm)) {
         *done = 1;
-        int k = 0, ns = n < PULL_STREAMS ? n : PULL_STREAMS;
         if ((st = queue_start(p)) == PA_OK)
-            for (k = 0; k < n && st == PA_OK; k++) {
-                int q = (me + k) % n;   /* each process starts at a different peer */
+            for (int k = 0; k < n && st == PA_OK; k++) {
+                int q = (me + k) % n;
                 const char *from = q == me ? (const char *)src : (const char *)u->mapped[q] + u->wire[q].off;
-                void *s = u->stream[k % ns];
-                st = u->dplan[q] ? pa__plan_exec_async(u->dplan[q], dst, u->dbase[q], from, u->sbase[q], s)
-                                 : u->as->copy((char *)dst + pa__bytes(u->dbase[q], p->elm),
-                                               from + pa__bytes(u->sbase[q], p->elm), (size_t)p->blk * p->elm, s);
+                st = pull_one(p, k, u->dplan[q], dst, u->dbase[q], from, u->sbase[q]);
             }
         int wst = queue_wait(p);
         st = st != PA_OK ? st : wst;
