@@ -67,22 +67,40 @@ static int in_place_only(const pa__chunk_exchange *x)
     return 1;
 }
 
+/* The transfers of chunk c into x->xs and x->xr (*ns and *nr of them): every peer's slice, read from or written
+ * to the array itself where direct, else the packed buffers; in the first chunk, where both of its sides are
+ * contiguous, the own block sent to itself (as NCCL's own all-to-all does). */
+static void chunk_xfers(const pa__chunk_exchange *x, int c, void *dst, const void *src, int *ns, int *nr)
+{
+    int me = x->me, C = x->chunks;
+    size_t e = x->elm;
+    *ns = *nr = 0;
+    if (c == 0 && x->self && x->self_direct) {
+        size_t bytes = (size_t)pa__bytes(x->scnt[me], e);
+        x->xs[(*ns)++] = (pa__xfer){rank_of(x, me), (char *)src + pa__bytes(x->self_sbase, e), bytes};
+        x->xr[(*nr)++] = (pa__xfer){rank_of(x, me), (char *)dst + pa__bytes(x->self_rbase, e), bytes};
+    }
+    for (int q = 0; q < x->n; q++) {
+        if (q == me)
+            continue;
+        const pa__slice *s = x->scnt[q] ? &x->send[q * C + c] : NULL, *r = x->rcnt[q] ? &x->recv[q * C + c] : NULL;
+        if (s)
+            x->xs[(*ns)++] = (pa__xfer){rank_of(x, q), s->direct ? (char *)src + pa__bytes(s->base, e)
+                                                                  : x->sbuf + pa__bytes(s->pos, e),
+                                        (size_t)pa__bytes(s->n, e)};
+        if (r)
+            x->xr[(*nr)++] = (pa__xfer){rank_of(x, q), r->direct ? (char *)dst + pa__bytes(r->base, e)
+                                                                  : x->rbuf + pa__bytes(r->pos, e),
+                                        (size_t)pa__bytes(r->n, e)};
+    }
+}
+
 /* One exchange with nothing to pack or unpack: one group on the legacy default stream (so after the caller's
  * earlier work there, as NCCL's own calls go), waited for: none of the events and streams of the pipeline. */
 static int run_in_place(const pa__chunk_exchange *x, void *dst, const void *src)
 {
-    int ns = 0, nr = 0, me = x->me;
-    size_t e = x->elm;
-    for (int q = 0; q < x->n; q++) {
-        int64_t sc = q == me ? (x->self ? x->scnt[me] : 0) : x->scnt[q];
-        int64_t rc = q == me ? (x->self ? x->rcnt[me] : 0) : x->rcnt[q];
-        int64_t sb = q == me ? x->self_sbase : sc ? x->send[q].base : 0;
-        int64_t rb = q == me ? x->self_rbase : rc ? x->recv[q].base : 0;
-        if (sc)
-            x->xs[ns++] = (pa__xfer){rank_of(x, q), (char *)src + pa__bytes(sb, e), (size_t)pa__bytes(sc, e)};
-        if (rc)
-            x->xr[nr++] = (pa__xfer){rank_of(x, q), (char *)dst + pa__bytes(rb, e), (size_t)pa__bytes(rc, e)};
-    }
+    int ns, nr;
+    chunk_xfers(x, 0, dst, src, &ns, &nr);
     int st = x->dc->group(x->comm, x->xs, ns, x->xr, nr, NULL);
     int wst = x->dc->sync(NULL);   /* also after a failed group: nothing may still run on the arrays */
     return st != PA_OK ? st : wst;
@@ -95,34 +113,19 @@ int pa__chunk_exchange_run(const pa__chunk_exchange *x, void *dst, const void *s
     const pa__devcomm_ops *dc = x->dc;
     void *const *stream = x->st->stream;
     int st, me = x->me, C = x->chunks;
-    size_t e = x->elm;
     st = dc->record(x->st->ev_start, NULL);   /* after the caller's earlier work on the legacy default stream */
     for (int i = 0; i < PA__NSTREAMS && st == PA_OK; i++)
         st = dc->wait(stream[i], x->st->ev_start);
     if (st == PA_OK && x->self && !x->self_direct)
         st = pa__plan_exec_async(x->self, dst, x->self_rbase, src, x->self_sbase, stream[PA__S_SELF]);
     for (int c = 0; c < C && st == PA_OK; c++) {
-        int ns = 0, nr = 0;
-        if (c == 0 && x->self && x->self_direct) {   /* as NCCL's own all-to-all does: a send to itself */
-            size_t bytes = (size_t)pa__bytes(x->scnt[me], e);
-            x->xs[ns++] = (pa__xfer){rank_of(x, me), (char *)src + pa__bytes(x->self_sbase, e), bytes};
-            x->xr[nr++] = (pa__xfer){rank_of(x, me), (char *)dst + pa__bytes(x->self_rbase, e), bytes};
-        }
-        for (int q = 0; q < x->n && st == PA_OK; q++) {
-            if (q == me)
-                continue;
-            const pa__slice *s = x->scnt[q] ? &x->send[q * C + c] : NULL, *r = x->rcnt[q] ? &x->recv[q * C + c] : NULL;
+        int ns, nr;
+        for (int q = 0; q < x->n && st == PA_OK; q++) {   /* chunk c of every peer's slice packed */
+            const pa__slice *s = q != me && x->scnt[q] ? &x->send[q * C + c] : NULL;
             if (s && s->plan)
                 st = pa__plan_exec_async(s->plan, x->sbuf, s->pos, src, s->base, stream[PA__S_PACK]);
-            if (s)
-                x->xs[ns++] = (pa__xfer){rank_of(x, q), s->direct ? (char *)src + pa__bytes(s->base, e)
-                                                                  : x->sbuf + pa__bytes(s->pos, e),
-                                         (size_t)pa__bytes(s->n, e)};
-            if (r)
-                x->xr[nr++] = (pa__xfer){rank_of(x, q), r->direct ? (char *)dst + pa__bytes(r->base, e)
-                                                                  : x->rbuf + pa__bytes(r->pos, e),
-                                         (size_t)pa__bytes(r->n, e)};
         }
+        chunk_xfers(x, c, dst, src, &ns, &nr);
         if (st == PA_OK)
             st = dc->record(x->st->ev_packed[c], stream[PA__S_PACK]);
         if (st == PA_OK)
